@@ -1,0 +1,56 @@
+# Finds every dependency from Debian 12 packages; a missing one stops configure with the
+# package to install (scripts/install-deps.sh installs them all).
+
+function(rocprof_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "rocprof-mpi needs ${what}: install the Debian package '${package}' "
+                        "(or run scripts/install-deps.sh)")
+  endif()
+endfunction()
+
+find_package(Threads REQUIRED)
+
+find_package(fmt CONFIG QUIET)
+rocprof_require(fmt_FOUND "fmt" "libfmt-dev")
+
+find_package(GTest CONFIG QUIET)
+if(NOT GTest_FOUND)
+  find_package(GTest QUIET)
+endif()
+rocprof_require(GTest_FOUND "GoogleTest" "libgtest-dev")
+
+find_package(benchmark CONFIG QUIET)
+rocprof_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
+
+find_package(MPI QUIET COMPONENTS C)
+rocprof_require(MPI_C_FOUND "an MPI implementation (Open MPI)" "libopenmpi-dev")
+
+set(HDF5_PREFER_PARALLEL OFF)
+find_package(HDF5 QUIET COMPONENTS C)
+rocprof_require(HDF5_FOUND "HDF5 (serial)" "libhdf5-dev")
+
+find_package(PkgConfig QUIET)
+rocprof_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
+pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd)
+rocprof_require(ZSTD_FOUND "zstd" "libzstd-dev")
+
+find_path(ROCPROF_HSA_INCLUDE_DIR hsa/hsa_api_trace.h)
+find_library(ROCPROF_HSA_LIBRARY hsa-runtime64)
+if(ROCPROF_HSA_INCLUDE_DIR AND ROCPROF_HSA_LIBRARY)
+  set(ROCPROF_HSA_FOUND TRUE)
+endif()
+rocprof_require(ROCPROF_HSA_FOUND "the ROCm HSA runtime headers and library" "libhsa-runtime-dev")
+
+find_path(ROCPROF_HIP_INCLUDE_DIR hip/amd_detail/hip_prof_str.h)
+find_library(ROCPROF_HIP_LIBRARY amdhip64)
+if(ROCPROF_HIP_INCLUDE_DIR AND ROCPROF_HIP_LIBRARY)
+  set(ROCPROF_HIP_FOUND TRUE)
+endif()
+rocprof_require(ROCPROF_HIP_FOUND "the HIP runtime headers and library (HIP 5.2)" "libamdhip64-dev")
+
+# Debian's python3 (the one with python3-h5py); generators use the standard library only.
+if(EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python used by generators and tests")
+endif()
+find_package(Python3 QUIET COMPONENTS Interpreter)
+rocprof_require(Python3_Interpreter_FOUND "Python 3" "python3")

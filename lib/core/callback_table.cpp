@@ -1,0 +1,49 @@
+#include "lib/core/callback_table.hpp"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace rocprof::core {
+namespace {
+// Entries replaced or disabled stay here until exit: a traced call on another thread may
+// have loaded the pointer just before it was swapped out.
+std::mutex g_retired_mutex;
+std::vector<std::unique_ptr<CallbackEntry>>& retired_entries() {
+  static auto* entries = new std::vector<std::unique_ptr<CallbackEntry>>();
+  return *entries;
+}
+
+void retire(const CallbackEntry* entry) {
+  if (entry == nullptr) return;
+  const std::lock_guard lock(g_retired_mutex);
+  retired_entries().emplace_back(const_cast<CallbackEntry*>(entry));
+}
+}  // namespace
+
+bool CallbackTable::enable(std::uint32_t domain, std::uint32_t op,
+                           activity_rtapi_callback_t function, void* arg) {
+  const auto* entry = new CallbackEntry{function, arg};
+  retire(slots_[domain][op].exchange(entry, std::memory_order_acq_rel));
+  return true;
+}
+
+bool CallbackTable::disable(std::uint32_t domain, std::uint32_t op) {
+  const CallbackEntry* old = slots_[domain][op].exchange(nullptr, std::memory_order_acq_rel);
+  retire(old);
+  return old != nullptr;
+}
+
+bool CallbackTable::any_enabled(std::uint32_t domain) const noexcept {
+  for (const auto& slot : slots_[domain])
+    if (slot.load(std::memory_order_relaxed) != nullptr) return true;
+  return false;
+}
+
+CallbackTable& callback_table() noexcept {
+  // Never destroyed: runtimes may still call in from their own exit handlers.
+  static auto* table = new CallbackTable();
+  return *table;
+}
+
+}  // namespace rocprof::core

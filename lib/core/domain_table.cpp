@@ -1,0 +1,127 @@
+#include "lib/core/domain_table.hpp"
+
+#include <array>
+#include <cstring>
+#include <iterator>
+
+#include <roctracer/roctracer_ext.h>
+#include <roctracer/roctracer_hip.h>
+#include <roctracer/roctracer_hsa.h>
+#include <roctracer/roctracer_roctx.h>
+
+namespace rocprof::core {
+namespace {
+
+// HSA API names in HSA_API_ID_* order, generated from the installed hsa_api_trace.h.
+constexpr const char* kHsaApiNames[] = {
+#define ROCPROF_HSA_API(name) #name,
+#include "hsa_api_names.inc"
+#undef ROCPROF_HSA_API
+};
+static_assert(std::size(kHsaApiNames) == HSA_API_ID_NUMBER,
+              "generated HSA name list and enum disagree");
+
+constexpr const char* kAsyncOpNames[] = {"DISPATCH", "COPY", "BARRIER", "RESERVED1"};
+constexpr const char* kExtOpNames[] = {"MARK", "EXTERN_ID"};
+constexpr const char* kRoctxNames[] = {"roctxMarkA", "roctxRangePushA", "roctxRangePop",
+                                       "roctxRangeStartA", "roctxRangeStop"};
+static_assert(std::size(kRoctxNames) == ROCTX_API_ID_NUMBER);
+constexpr const char* kHsaEvtNames[] = {"ALLOCATE", "DEVICE", "MEMCOPY",
+                                        "SUBMIT",   "KSYMBOL", "CODEOBJ"};
+static_assert(std::size(kHsaEvtNames) == HSA_EVT_ID_NUMBER);
+
+// HIP command kinds (the HipVdiCommandKind values of HIP 5.2) and the names the HIP runtime
+// gives them, so HIP_OPS records can be labelled without loading the runtime.
+struct HipCommandKind {
+  std::uint32_t kind;
+  const char* name;
+};
+constexpr HipCommandKind kHipCommandKinds[] = {
+    {0x11F0, "KernelExecution"},     {0x11F3, "CopyDeviceToHost"},
+    {0x11F4, "CopyHostToDevice"},    {0x11F5, "CopyDeviceToDevice"},
+    {0x1201, "CopyDeviceToHost2D"},  {0x1202, "CopyHostToDevice2D"},
+    {0x1203, "CopyDeviceToDevice2D"}, {0x1207, "FillBuffer"},
+};
+
+constexpr std::array<const char*, ACTIVITY_DOMAIN_NUMBER> kDomainNames = {
+    "HSA_API", "HSA_OPS", "HIP_OPS", "HIP_API", "KFD_API", "EXT_API", "ROCTX", "HSA_EVT"};
+
+const char* hip_api_op_name(std::uint32_t op) noexcept {
+  if (op < HIP_API_ID_FIRST || op > HIP_API_ID_LAST) return nullptr;
+  const char* name = hip_api_name(op);
+  // hip_api_name answers "unknown" for ids the installed runtime left unassigned.
+  return std::strcmp(name, "unknown") == 0 ? nullptr : name;
+}
+
+template <std::size_t N>
+const char* from_list(const char* const (&names)[N], std::uint32_t op) noexcept {
+  return op < N ? names[op] : nullptr;
+}
+
+}  // namespace
+
+bool is_known_domain(std::uint32_t domain) noexcept { return domain < ACTIVITY_DOMAIN_NUMBER; }
+
+bool is_supported_domain(std::uint32_t domain) noexcept {
+  return is_known_domain(domain) && domain != ACTIVITY_DOMAIN_KFD_API;
+}
+
+std::uint32_t op_count(std::uint32_t domain) noexcept {
+  switch (domain) {
+    case ACTIVITY_DOMAIN_HSA_API: return HSA_API_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HSA_OPS: return HSA_OP_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HIP_OPS: return HIP_OP_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HIP_API: return HIP_API_ID_LAST + 1;
+    case ACTIVITY_DOMAIN_EXT_API: return std::size(kExtOpNames);
+    case ACTIVITY_DOMAIN_ROCTX: return ROCTX_API_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HSA_EVT: return HSA_EVT_ID_NUMBER;
+    default: return 0;
+  }
+}
+static_assert(HIP_API_ID_LAST + 1 <= kMaxOpsPerDomain && HSA_API_ID_NUMBER <= kMaxOpsPerDomain,
+              "raise kMaxOpsPerDomain for the installed runtime headers");
+
+bool is_valid_op(std::uint32_t domain, std::uint32_t op) noexcept {
+  return op_name(domain, op, 0) != nullptr;
+}
+
+const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) noexcept {
+  switch (domain) {
+    case ACTIVITY_DOMAIN_HSA_API: return from_list(kHsaApiNames, op);
+    case ACTIVITY_DOMAIN_HSA_OPS: return from_list(kAsyncOpNames, op);
+    case ACTIVITY_DOMAIN_HIP_OPS:
+      if (kind != 0) {
+        for (const auto& command : kHipCommandKinds)
+          if (command.kind == kind) return command.name;
+      }
+      return op < HIP_OP_ID_NUMBER ? kAsyncOpNames[op] : nullptr;
+    case ACTIVITY_DOMAIN_HIP_API: return hip_api_op_name(op);
+    case ACTIVITY_DOMAIN_EXT_API: return from_list(kExtOpNames, op);
+    case ACTIVITY_DOMAIN_ROCTX: return from_list(kRoctxNames, op);
+    case ACTIVITY_DOMAIN_HSA_EVT: return from_list(kHsaEvtNames, op);
+    default: return nullptr;
+  }
+}
+
+std::optional<OpCode> op_code(std::uint32_t domain, const char* name) noexcept {
+  if (name == nullptr) return std::nullopt;
+  if (domain == ACTIVITY_DOMAIN_HIP_OPS) {
+    for (const auto& command : kHipCommandKinds)
+      if (std::strcmp(command.name, name) == 0) {
+        const bool is_copy = command.kind != 0x11F0;
+        return OpCode{is_copy ? HIP_OP_ID_COPY : HIP_OP_ID_DISPATCH, command.kind};
+      }
+  }
+  const std::uint32_t count = op_count(domain);
+  for (std::uint32_t op = 0; op < count; ++op) {
+    const char* candidate = op_name(domain, op, 0);
+    if (candidate != nullptr && std::strcmp(candidate, name) == 0) return OpCode{op, 0};
+  }
+  return std::nullopt;
+}
+
+const char* domain_name(std::uint32_t domain) noexcept {
+  return is_known_domain(domain) ? kDomainNames[domain] : "unknown";
+}
+
+}  // namespace rocprof::core

@@ -1,0 +1,374 @@
+#include "lib/core/pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace rocprof::core {
+namespace {
+constexpr std::size_t kRecordSize = sizeof(activity_record_t);
+static_assert(kRecordSize == 64, "activity_record_t must keep its 64-byte stride");
+
+// How many empty chunks the pool thread keeps ready for each producer. A producer that
+// finds its ring empty drops records, so the pool thread is woken before that happens.
+constexpr std::uint32_t kSparesTarget = 6;
+constexpr std::uint32_t kWakeWhenSparesAtMost = 3;
+// The pool thread also wakes by itself this often, to deliver aged chunks.
+constexpr auto kIdleWake = std::chrono::milliseconds(10);
+// Memory a pool may hold in chunks before producers start dropping; ROCPROF_POOL_MAX_BYTES
+// overrides it (read when the pool opens).
+constexpr std::size_t kDefaultChunkMemoryLimit = std::size_t{64} << 20;
+
+std::size_t chunk_memory_limit() {
+  if (const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (end != text && *end == '\0' && value > 0) return value;
+  }
+  return kDefaultChunkMemoryLimit;
+}
+
+void default_allocator(char** ptr, std::size_t size, void* /*arg*/) {
+  if (size == 0) {
+    std::free(*ptr);
+    *ptr = nullptr;
+  } else {
+    *ptr = static_cast<char*>(*ptr == nullptr ? std::malloc(size) : std::realloc(*ptr, size));
+  }
+}
+}  // namespace
+
+void Chunk::reset(std::uint64_t next_sequence, ProducerSlot* new_owner) noexcept {
+  sequence = next_sequence;
+  owner = new_owner;
+}
+
+bool SpareRing::push(Chunk* chunk) noexcept {
+  const std::uint32_t tail = tail_.load(std::memory_order_relaxed);
+  if (tail - head_.load(std::memory_order_acquire) == kCapacity) return false;
+  items_[tail % kCapacity] = chunk;
+  tail_.store(tail + 1, std::memory_order_release);  // publishes the item to the producer
+  return true;
+}
+
+Chunk* SpareRing::pop() noexcept {
+  const std::uint32_t head = head_.load(std::memory_order_relaxed);
+  if (head == tail_.load(std::memory_order_acquire)) return nullptr;
+  Chunk* chunk = items_[head % kCapacity];
+  head_.store(head + 1, std::memory_order_release);  // hands the slot back to the pool thread
+  return chunk;
+}
+
+std::uint32_t SpareRing::size() const noexcept {
+  return tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire);
+}
+
+Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid)
+    : properties_(properties), index_(index), uid_(uid) {
+  if (properties_.alloc_fun == nullptr) properties_.alloc_fun = default_allocator;
+  chunk_limit_ = std::max<std::size_t>(16, chunk_memory_limit() / properties_.buffer_size);
+}
+
+Pool::~Pool() {
+  for (ProducerSlot* slot : slots_) {
+    if (slot->current != nullptr) free_chunk(slot->current);
+    while (Chunk* spare = slot->spares.pop()) free_chunk(spare);
+    delete slot;
+  }
+  for (Chunk* chunk : free_chunks_) free_chunk(chunk);
+}
+
+bool Pool::start() {
+  try {
+    thread_ = std::thread([this] { run(); });
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+// ---- producer side ----
+
+ProducerSlot* Pool::slot_for(ThreadState& state) {
+  auto& ref = state.pool_slots[index_];
+  if (ref.pool_uid == uid_) [[likely]]
+    return ref.slot;
+  return register_producer(state);
+}
+
+ProducerSlot* Pool::register_producer(ThreadState& state) {
+  // Cold path, once per thread and pool: the slot and its first chunks are made here so
+  // the thread's first records are not dropped while the pool thread catches up.
+  auto* slot = new (std::nothrow) ProducerSlot();
+  if (slot == nullptr) return nullptr;
+  slot->pool = this;
+  {
+    const std::lock_guard lock(slots_mutex_);
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      Chunk* chunk = allocate_chunk();
+      if (chunk == nullptr) break;
+      slot->spares.push(chunk);
+    }
+    slots_.push_back(slot);
+  }
+  state.pool_slots[index_] = {uid_, slot};
+  return slot;
+}
+
+void Pool::push_full(Chunk* chunk) noexcept {
+  Chunk* head = full_head_.load(std::memory_order_relaxed);
+  do {
+    chunk->next_full = head;
+    // Release: the pool thread must see the chunk's records once it pops the chunk.
+  } while (!full_head_.compare_exchange_weak(head, chunk, std::memory_order_release,
+                                             std::memory_order_relaxed));
+}
+
+void Pool::wake() noexcept {
+  work_pending_.store(true, std::memory_order_relaxed);
+  // Only a sleeping pool thread needs the futex; a lost wake-up costs at most kIdleWake.
+  if (sleeping_.load(std::memory_order_relaxed)) wake_cv_.notify_one();
+}
+
+Chunk* Pool::rotate(ProducerSlot* slot) noexcept {
+  if (slot->current != nullptr) push_full(slot->current);
+  Chunk* next = slot->spares.pop();
+  // A thread that outran the pool thread takes a fresh chunk itself rather than lose
+  // records, up to the pool's memory limit. This is the slow path of a burst; steady-state
+  // recording reuses chunks and allocates nothing.
+  if (next == nullptr) next = allocate_chunk();
+  if (next != nullptr) next->reset(slot->next_sequence++, slot);
+  slot->current = next;
+  // Release after push_full: a pool thread that sees the new chunk also sees the old one
+  // in the queue, which keeps this thread's records in order during a flush.
+  slot->published_current.store(next, std::memory_order_release);
+  if (next == nullptr || slot->spares.size() <= kWakeWhenSparesAtMost) wake();
+  return next;
+}
+
+bool Pool::write(ThreadState& state, const activity_record_t* records, std::uint32_t count,
+                 const char* message) noexcept {
+  ProducerSlot* slot = slot_for(state);
+  if (slot == nullptr) [[unlikely]]
+    return false;
+  std::size_t message_bytes = 0;
+  if (message != nullptr) message_bytes = strnlen(message, kMaxMessageBytes - 1) + 1;
+
+  Chunk* chunk = slot->current;
+  const auto fits = [&](const Chunk* c) {
+    return (c->records + count) * kRecordSize + message_bytes <= c->string_offset;
+  };
+  if (chunk == nullptr || !fits(chunk)) [[unlikely]] {
+    chunk = rotate(slot);
+    if (chunk == nullptr) {
+      slot->dropped.fetch_add(count, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  char* record_area = chunk->data + chunk->records * kRecordSize;
+  std::memcpy(record_area, records, count * kRecordSize);
+  if (message != nullptr) {
+    chunk->string_offset -= static_cast<std::uint32_t>(message_bytes);
+    char* copy = chunk->data + chunk->string_offset;
+    std::memcpy(copy, message, message_bytes - 1);
+    copy[message_bytes - 1] = '\0';
+    auto* last = reinterpret_cast<activity_record_t*>(record_area) + (count - 1);
+    last->mark_message = copy;
+  }
+  chunk->records += count;
+  // Release: records and strings above become visible to the pool thread with the count.
+  chunk->committed.store(chunk->records, std::memory_order_release);
+  return true;
+}
+
+void Pool::detach(ProducerSlot* slot) noexcept {
+  if (slot->current != nullptr) push_full(slot->current);
+  slot->current = nullptr;
+  slot->published_current.store(nullptr, std::memory_order_release);
+  slot->detached.store(true, std::memory_order_release);
+  wake();
+}
+
+// ---- pool thread ----
+
+Chunk* Pool::allocate_chunk() {
+  // Any thread: the count is atomic, and alloc_fun must be thread-safe (malloc is).
+  if (allocated_chunks_.fetch_add(1, std::memory_order_relaxed) >= chunk_limit_) {
+    allocated_chunks_.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  auto* chunk = new (std::nothrow) Chunk();
+  char* data = nullptr;
+  if (chunk != nullptr) properties_.alloc_fun(&data, properties_.buffer_size, properties_.alloc_arg);
+  if (data == nullptr) {
+    delete chunk;
+    allocated_chunks_.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  chunk->data = data;
+  chunk->capacity_bytes = static_cast<std::uint32_t>(properties_.buffer_size);
+  chunk->string_offset = chunk->capacity_bytes;
+  return chunk;
+}
+
+void Pool::free_chunk(Chunk* chunk) {
+  properties_.alloc_fun(&chunk->data, 0, properties_.alloc_arg);
+  delete chunk;
+}
+
+void Pool::deliver(Chunk* chunk, std::uint32_t upto) {
+  if (upto <= chunk->delivered) return;
+  const char* begin = chunk->data + chunk->delivered * kRecordSize;
+  const char* end = chunk->data + upto * kRecordSize;
+  properties_.buffer_callback_fun(begin, end, properties_.buffer_callback_arg);
+  delivered_records_.fetch_add(upto - chunk->delivered, std::memory_order_relaxed);
+  chunk->delivered = upto;
+}
+
+void Pool::finish_sealed(Chunk* chunk) {
+  // Sealed: the producer will not touch it again, so the committed count is final.
+  deliver(chunk, chunk->committed.load(std::memory_order_acquire));
+  chunk->owner->consumed_sequence = chunk->sequence + 1;
+  chunk->records = 0;
+  chunk->string_offset = chunk->capacity_bytes;
+  chunk->delivered = 0;
+  chunk->committed.store(0, std::memory_order_relaxed);
+  chunk->owner = nullptr;
+  free_chunks_.push_back(chunk);
+}
+
+void Pool::drain_full_queue() {
+  Chunk* list = full_head_.exchange(nullptr, std::memory_order_acquire);
+  // The stack is newest-first; reverse it so each thread's chunks go out in order.
+  Chunk* ordered = nullptr;
+  while (list != nullptr) {
+    Chunk* next = list->next_full;
+    list->next_full = ordered;
+    ordered = list;
+    list = next;
+  }
+  while (ordered != nullptr) {
+    Chunk* next = ordered->next_full;
+    finish_sealed(ordered);
+    ordered = next;
+  }
+}
+
+void Pool::deliver_partials() {
+  std::vector<ProducerSlot*> slots;
+  {
+    const std::lock_guard lock(slots_mutex_);
+    slots = slots_;
+  }
+  drain_full_queue();
+  for (ProducerSlot* slot : slots) {
+    Chunk* chunk = slot->published_current.load(std::memory_order_acquire);
+    if (chunk == nullptr) continue;
+    // Older sealed chunks of this thread must go first; they are already in the queue.
+    if (chunk->sequence > slot->consumed_sequence) drain_full_queue();
+    // The drain may have finished this very chunk (sealed after we loaded it).
+    if (chunk->sequence < slot->consumed_sequence) continue;
+    deliver(chunk, chunk->committed.load(std::memory_order_acquire));
+  }
+}
+
+void Pool::refill_spares() {
+  const std::lock_guard lock(slots_mutex_);
+  for (ProducerSlot* slot : slots_) {
+    if (slot->detached.load(std::memory_order_acquire)) continue;
+    while (slot->spares.size() < kSparesTarget) {
+      Chunk* chunk = nullptr;
+      if (!free_chunks_.empty()) {
+        chunk = free_chunks_.back();
+        free_chunks_.pop_back();
+      } else {
+        chunk = allocate_chunk();
+      }
+      if (chunk == nullptr) return;
+      if (!slot->spares.push(chunk)) {
+        free_chunks_.push_back(chunk);
+        break;
+      }
+    }
+  }
+}
+
+void Pool::reap_detached() {
+  const std::lock_guard lock(slots_mutex_);
+  for (auto it = slots_.begin(); it != slots_.end();) {
+    ProducerSlot* slot = *it;
+    if (!slot->detached.load(std::memory_order_acquire)) {
+      ++it;
+      continue;
+    }
+    // The exiting thread queued its last chunk before setting `detached`; finish it now,
+    // while the slot that chunk points to still exists.
+    drain_full_queue();
+    while (Chunk* spare = slot->spares.pop()) free_chunks_.push_back(spare);
+    reaped_dropped_.fetch_add(slot->dropped.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+    delete slot;
+    it = slots_.erase(it);
+  }
+}
+
+void Pool::run() {
+  this_thread_state().is_pool_thread = true;
+  for (;;) {
+    std::uint64_t flush_target = 0;
+    bool stopping = false;
+    {
+      std::unique_lock lock(wake_mutex_);
+      if (!stop_requested_ && flush_requested_ == flush_completed_ &&
+          !work_pending_.load(std::memory_order_relaxed)) {
+        sleeping_.store(true, std::memory_order_relaxed);
+        wake_cv_.wait_for(lock, kIdleWake);
+        sleeping_.store(false, std::memory_order_relaxed);
+      }
+      flush_target = flush_requested_;
+      stopping = stop_requested_;
+    }
+    work_pending_.store(false, std::memory_order_relaxed);
+    drain_full_queue();
+    reap_detached();
+    refill_spares();
+    if (flush_target != flush_completed_ || stopping) {
+      deliver_partials();
+      const std::lock_guard lock(wake_mutex_);
+      flush_completed_ = flush_target;
+      flush_cv_.notify_all();
+    }
+    if (stopping) return;
+  }
+}
+
+void Pool::flush() {
+  if (std::this_thread::get_id() == thread_.get_id()) {
+    deliver_partials();  // called from our own buffer callback
+    return;
+  }
+  std::unique_lock lock(wake_mutex_);
+  const std::uint64_t ticket = ++flush_requested_;
+  wake_cv_.notify_one();
+  flush_cv_.wait(lock, [&] { return flush_completed_ >= ticket; });
+}
+
+void Pool::shutdown() {
+  {
+    const std::lock_guard lock(wake_mutex_);
+    stop_requested_ = true;
+  }
+  wake_cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::uint64_t Pool::dropped_records() const noexcept {
+  auto& self = const_cast<Pool&>(*this);
+  const std::lock_guard lock(self.slots_mutex_);
+  std::uint64_t total = reaped_dropped_.load(std::memory_order_relaxed);
+  for (const ProducerSlot* slot : slots_) total += slot->dropped.load(std::memory_order_relaxed);
+  return total;
+}
+
+}  // namespace rocprof::core

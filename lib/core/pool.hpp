@@ -1,0 +1,153 @@
+// An activity pool: per-thread chunks filled lock-free by application threads and delivered
+// in order to the user's buffer callback by the pool's own thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <roctracer/roctracer.h>
+
+#include "lib/core/thread_state.hpp"
+
+namespace rocprof::core {
+
+class Pool;
+
+// One buffer of `buffer_size` bytes: records grow up from the start, copied strings grow
+// down from the end, so a delivered buffer is exactly [begin, end) of fixed-stride records.
+struct Chunk {
+  char* data = nullptr;
+  std::uint32_t capacity_bytes = 0;
+  std::uint64_t sequence = 0;  // per producer slot, tells the pool thread the order
+  Chunk* next_full = nullptr;  // link in the pool's queue of sealed chunks
+  ProducerSlot* owner = nullptr;
+  // Producer side.
+  std::uint32_t records = 0;        // records written
+  std::uint32_t string_offset = 0;  // start of the lowest copied string
+  // Published record count: release-stored after each write, read by the pool thread.
+  std::atomic<std::uint32_t> committed{0};
+  // Pool-thread side: records already handed to the buffer callback.
+  std::uint32_t delivered = 0;
+
+  void reset(std::uint64_t next_sequence, ProducerSlot* new_owner) noexcept;
+};
+
+// A fixed ring the pool thread fills with empty chunks and one producer takes from.
+class SpareRing {
+ public:
+  static constexpr std::uint32_t kCapacity = 8;
+  bool push(Chunk* chunk) noexcept;  // pool thread only
+  Chunk* pop() noexcept;             // producer only
+  std::uint32_t size() const noexcept;
+
+ private:
+  Chunk* items_[kCapacity] = {};
+  std::atomic<std::uint32_t> head_{0};  // next to pop (producer)
+  std::atomic<std::uint32_t> tail_{0};  // next to push (pool thread)
+};
+
+// What one thread owns inside one pool.
+class ProducerSlot {
+ public:
+  Pool* pool = nullptr;
+  Chunk* current = nullptr;                   // producer-owned
+  std::atomic<Chunk*> published_current{nullptr};  // read by the pool thread on flush
+  SpareRing spares;
+  std::uint64_t next_sequence = 0;            // producer-owned
+  std::uint64_t consumed_sequence = 0;        // pool-thread-owned: sealed chunks finished
+  std::atomic<std::uint64_t> dropped{0};
+  std::atomic<bool> detached{false};          // the thread has exited
+};
+
+class Pool {
+ public:
+  // Validated properties; buffer_size already rounded.
+  Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Starts the pool thread; false if it could not be created.
+  bool start();
+
+  // Hot path. Writes `count` (1 or 2) consecutive records and an optional string that
+  // record[count-1].mark_message will point to. Never blocks: returns false and counts the
+  // records as dropped when no chunk space is left. Must run inside enter/leave_hot_path.
+  bool write(ThreadState& state, const activity_record_t* records, std::uint32_t count,
+             const char* message) noexcept;
+
+  // Delivers everything completed so far; returns after the callbacks ran.
+  void flush();
+  // Final flush and pool thread exit; the caller has already made the pool unreachable.
+  // Not callable from the pool's own thread.
+  void shutdown();
+
+  std::uint64_t dropped_records() const noexcept;
+  std::uint64_t delivered_records() const noexcept {
+    return delivered_records_.load(std::memory_order_relaxed);
+  }
+  std::uint32_t index() const noexcept { return index_; }
+  std::uint64_t uid() const noexcept { return uid_; }
+  // True on the pool's own thread (inside its buffer callback).
+  bool on_pool_thread() const noexcept { return std::this_thread::get_id() == thread_.get_id(); }
+  std::size_t buffer_size() const noexcept { return properties_.buffer_size; }
+
+  // Called from a thread's exit path: seals its chunks so the pool thread delivers them.
+  void detach(ProducerSlot* slot) noexcept;
+
+  // Longest string copied into a chunk; longer messages are truncated.
+  static constexpr std::size_t kMaxMessageBytes = 1024;
+  static constexpr std::size_t kMinBufferSize = 4096;
+  static constexpr std::size_t kMaxBufferSize = std::size_t{1} << 30;
+
+ private:
+  ProducerSlot* slot_for(ThreadState& state);
+  ProducerSlot* register_producer(ThreadState& state);
+  Chunk* rotate(ProducerSlot* slot) noexcept;
+  void push_full(Chunk* chunk) noexcept;
+  void wake() noexcept;
+
+  // Pool thread.
+  void run();
+  void drain_full_queue();
+  void deliver_partials();
+  void deliver(Chunk* chunk, std::uint32_t upto);
+  void finish_sealed(Chunk* chunk);
+  void refill_spares();
+  void reap_detached();
+  Chunk* allocate_chunk();
+  void free_chunk(Chunk* chunk);
+
+  roctracer_properties_t properties_;
+  const std::uint32_t index_;
+  const std::uint64_t uid_;
+
+  std::atomic<Chunk*> full_head_{nullptr};  // Treiber stack of sealed chunks (LIFO)
+
+  std::mutex slots_mutex_;  // guards slots_ (registration is the cold path)
+  std::vector<ProducerSlot*> slots_;
+
+  // Pool-thread state.
+  std::vector<Chunk*> free_chunks_;
+  std::atomic<std::size_t> allocated_chunks_{0};
+  std::size_t chunk_limit_ = 0;
+  std::atomic<std::uint64_t> delivered_records_{0};
+  std::atomic<std::uint64_t> reaped_dropped_{0};
+
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> work_pending_{false};
+  std::uint64_t flush_requested_ = 0;  // guarded by wake_mutex_
+  std::uint64_t flush_completed_ = 0;  // guarded by wake_mutex_
+  std::condition_variable flush_cv_;
+  bool stop_requested_ = false;  // guarded by wake_mutex_
+  std::thread thread_;
+  std::thread::id thread_id_;
+};
+
+}  // namespace rocprof::core

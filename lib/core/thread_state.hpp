@@ -1,0 +1,62 @@
+// Everything the tracer keeps per application thread. Only the owning thread writes it,
+// except `busy`, which pool teardown reads to know when the thread left the hot path.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace rocprof::core {
+
+class ProducerSlot;
+
+inline constexpr std::uint32_t kMaxPools = 64;
+inline constexpr std::uint32_t kExternalIdDepth = 256;
+inline constexpr std::uint32_t kRangeDepth = 256;
+
+struct ThreadState {
+  // 1 while the thread is between reading an activity route and finishing its write.
+  std::atomic<std::uint32_t> busy{0};
+  std::uint32_t tid = 0;
+  // Set on pool threads: they deliver buffers and never record (no recursion, no deadlock).
+  bool is_pool_thread = false;
+
+  // Correlation ids come from a process-wide counter in blocks, so the common case is a
+  // thread-local increment instead of a contended atomic.
+  std::uint64_t next_correlation_id = 0;
+  std::uint64_t correlation_block_end = 0;
+
+  std::uint64_t external_ids[kExternalIdDepth];
+  std::uint32_t external_depth = 0;
+
+  // Correlation ids of open roctxRangePushA ranges, so the pop record carries the push's id.
+  std::uint64_t range_ids[kRangeDepth];
+  std::uint32_t range_depth = 0;  // may exceed kRangeDepth; deeper ids are not kept
+
+  // The producer slot this thread uses for each open pool, valid while uid matches.
+  struct PoolSlotRef {
+    std::uint64_t pool_uid = 0;
+    ProducerSlot* slot = nullptr;
+  };
+  PoolSlotRef pool_slots[kMaxPools];
+};
+
+// The calling thread's state, created and registered on first use.
+ThreadState& this_thread_state() noexcept;
+
+// Next correlation id for the calling thread (unique in the process, increasing per thread).
+std::uint64_t next_correlation_id(ThreadState& state) noexcept;
+
+// Marks the calling thread as inside / outside the recording hot path. Entering costs a
+// relaxed store plus a compiler fence when the kernel offers membarrier (the slow side pays
+// for ordering), a full fence otherwise.
+void enter_hot_path(ThreadState& state) noexcept;
+inline void leave_hot_path(ThreadState& state) noexcept {
+  state.busy.store(0, std::memory_order_release);
+}
+
+// Returns once no thread is inside a hot-path section that began before the call. Callers
+// first unpublish what they are about to free; threads entering later cannot see it.
+// Takes the thread registry lock for its duration.
+void wait_for_hot_path_quiescence();
+
+}  // namespace rocprof::core

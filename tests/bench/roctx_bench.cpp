@@ -1,0 +1,78 @@
+// Cost of ROC-TX events and external-id push/pop through libroctx64 + libroctracer64:
+// (a) nothing enabled, (b) a ROCTX callback, (c) activity into a pool; 1..N threads.
+// Report: median ns per event (per iteration: one mark, one push+pop pair, one id pair).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <mutex>
+
+#include <roctracer/roctracer.h>
+#include <roctracer/roctracer_ext.h>
+#include <roctracer/roctracer_roctx.h>
+#include <roctracer/roctx.h>
+
+namespace {
+
+enum Mode { kNothing = 0, kCallback = 1, kActivity = 2 };
+
+std::atomic<std::uint64_t> g_callback_count{0};
+std::atomic<std::uint64_t> g_delivered{0};
+roctracer_pool_t* g_pool = nullptr;
+std::mutex g_setup_mutex;
+
+void count_callback(uint32_t, uint32_t, const void*, void*) {
+  g_callback_count.fetch_add(1, std::memory_order_relaxed);
+}
+void count_buffer(const char* begin, const char* end, void*) {
+  g_delivered.fetch_add((end - begin) / sizeof(activity_record_t), std::memory_order_relaxed);
+}
+
+void setup(Mode mode) {
+  const std::lock_guard lock(g_setup_mutex);
+  roctracer_disable_callback();
+  roctracer_disable_activity();
+  if (mode == kCallback) roctracer_enable_domain_callback(ACTIVITY_DOMAIN_ROCTX, count_callback, nullptr);
+  if (mode == kActivity) {
+    if (g_pool == nullptr) {
+      roctracer_properties_t properties{};
+      properties.buffer_size = 1 << 16;
+      properties.buffer_callback_fun = count_buffer;
+      roctracer_open_pool_expl(&properties, &g_pool);
+    }
+    roctracer_enable_domain_activity_expl(ACTIVITY_DOMAIN_ROCTX, g_pool);
+  }
+}
+
+void BM_RangePushPop(benchmark::State& state) {
+  if (state.thread_index() == 0) setup(static_cast<Mode>(state.range(0)));
+  for (auto _ : state) {
+    roctxRangePushA("range");
+    roctxRangePop();
+  }
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+
+void BM_Mark(benchmark::State& state) {
+  if (state.thread_index() == 0) setup(static_cast<Mode>(state.range(0)));
+  for (auto _ : state) roctxMarkA("mark");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_ExternalIdPushPop(benchmark::State& state) {
+  if (state.thread_index() == 0) setup(static_cast<Mode>(state.range(0)));
+  activity_correlation_id_t id = 0;
+  for (auto _ : state) {
+    roctracer_activity_push_external_correlation_id(++id);
+    roctracer_activity_pop_external_correlation_id(nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Mode names in the output: /0 nothing, /1 callback, /2 activity.
+BENCHMARK(BM_RangePushPop)->DenseRange(0, 2)->ThreadRange(1, 4)->UseRealTime();
+BENCHMARK(BM_Mark)->DenseRange(0, 2)->ThreadRange(1, 4)->UseRealTime();
+BENCHMARK(BM_ExternalIdPushPop)->DenseRange(0, 2)->ThreadRange(1, 4)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
