@@ -142,16 +142,16 @@ roctracer_status_t enable_activity(std::uint32_t domain, std::uint32_t first, st
   return ROCTRACER_STATUS_SUCCESS;
 }
 
-roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first,
-                                    std::uint32_t last, bool require_enabled) {
+roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
+                                    bool require_enabled) {
   auto& r = registry();
   const std::lock_guard lock(r.mutex);
   bool any = false;
   for (std::uint32_t op = first; op <= last; ++op)
     any |= r.routes[domain][op].exchange(nullptr, std::memory_order_relaxed) != nullptr;
   if (require_enabled && !any)
-    return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT,
-                "activity for {} op {} was not enabled", domain_name(domain), first);
+    return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "activity for {} op {} was not enabled",
+                domain_name(domain), first);
   return ROCTRACER_STATUS_SUCCESS;
 }
 

@@ -25,8 +25,8 @@ roctracer_pool_t* default_pool(roctracer_pool_t* replacement, bool replace);
 roctracer_status_t enable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
                                    roctracer_pool_t* pool);
 // Clear routes; with `require_enabled`, fails when the single op had no route.
-roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first,
-                                    std::uint32_t last, bool require_enabled);
+roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
+                                    bool require_enabled);
 bool any_activity_enabled(std::uint32_t domain) noexcept;
 
 struct PoolCounters {

@@ -26,7 +26,7 @@ constexpr const char* kExtOpNames[] = {"MARK", "EXTERN_ID"};
 constexpr const char* kRoctxNames[] = {"roctxMarkA", "roctxRangePushA", "roctxRangePop",
                                        "roctxRangeStartA", "roctxRangeStop"};
 static_assert(std::size(kRoctxNames) == ROCTX_API_ID_NUMBER);
-constexpr const char* kHsaEvtNames[] = {"ALLOCATE", "DEVICE", "MEMCOPY",
+constexpr const char* kHsaEvtNames[] = {"ALLOCATE", "DEVICE",  "MEMCOPY",
                                         "SUBMIT",   "KSYMBOL", "CODEOBJ"};
 static_assert(std::size(kHsaEvtNames) == HSA_EVT_ID_NUMBER);
 
@@ -37,9 +37,9 @@ struct HipCommandKind {
   const char* name;
 };
 constexpr HipCommandKind kHipCommandKinds[] = {
-    {0x11F0, "KernelExecution"},     {0x11F3, "CopyDeviceToHost"},
-    {0x11F4, "CopyHostToDevice"},    {0x11F5, "CopyDeviceToDevice"},
-    {0x1201, "CopyDeviceToHost2D"},  {0x1202, "CopyHostToDevice2D"},
+    {0x11F0, "KernelExecution"},      {0x11F3, "CopyDeviceToHost"},
+    {0x11F4, "CopyHostToDevice"},     {0x11F5, "CopyDeviceToDevice"},
+    {0x1201, "CopyDeviceToHost2D"},   {0x1202, "CopyHostToDevice2D"},
     {0x1203, "CopyDeviceToDevice2D"}, {0x1207, "FillBuffer"},
 };
 
@@ -68,14 +68,22 @@ bool is_supported_domain(std::uint32_t domain) noexcept {
 
 std::uint32_t op_count(std::uint32_t domain) noexcept {
   switch (domain) {
-    case ACTIVITY_DOMAIN_HSA_API: return HSA_API_ID_NUMBER;
-    case ACTIVITY_DOMAIN_HSA_OPS: return HSA_OP_ID_NUMBER;
-    case ACTIVITY_DOMAIN_HIP_OPS: return HIP_OP_ID_NUMBER;
-    case ACTIVITY_DOMAIN_HIP_API: return HIP_API_ID_LAST + 1;
-    case ACTIVITY_DOMAIN_EXT_API: return std::size(kExtOpNames);
-    case ACTIVITY_DOMAIN_ROCTX: return ROCTX_API_ID_NUMBER;
-    case ACTIVITY_DOMAIN_HSA_EVT: return HSA_EVT_ID_NUMBER;
-    default: return 0;
+    case ACTIVITY_DOMAIN_HSA_API:
+      return HSA_API_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HSA_OPS:
+      return HSA_OP_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HIP_OPS:
+      return HIP_OP_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HIP_API:
+      return HIP_API_ID_LAST + 1;
+    case ACTIVITY_DOMAIN_EXT_API:
+      return std::size(kExtOpNames);
+    case ACTIVITY_DOMAIN_ROCTX:
+      return ROCTX_API_ID_NUMBER;
+    case ACTIVITY_DOMAIN_HSA_EVT:
+      return HSA_EVT_ID_NUMBER;
+    default:
+      return 0;
   }
 }
 static_assert(HIP_API_ID_LAST + 1 <= kMaxOpsPerDomain && HSA_API_ID_NUMBER <= kMaxOpsPerDomain,
@@ -87,19 +95,26 @@ bool is_valid_op(std::uint32_t domain, std::uint32_t op) noexcept {
 
 const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) noexcept {
   switch (domain) {
-    case ACTIVITY_DOMAIN_HSA_API: return from_list(kHsaApiNames, op);
-    case ACTIVITY_DOMAIN_HSA_OPS: return from_list(kAsyncOpNames, op);
+    case ACTIVITY_DOMAIN_HSA_API:
+      return from_list(kHsaApiNames, op);
+    case ACTIVITY_DOMAIN_HSA_OPS:
+      return from_list(kAsyncOpNames, op);
     case ACTIVITY_DOMAIN_HIP_OPS:
       if (kind != 0) {
         for (const auto& command : kHipCommandKinds)
           if (command.kind == kind) return command.name;
       }
       return op < HIP_OP_ID_NUMBER ? kAsyncOpNames[op] : nullptr;
-    case ACTIVITY_DOMAIN_HIP_API: return hip_api_op_name(op);
-    case ACTIVITY_DOMAIN_EXT_API: return from_list(kExtOpNames, op);
-    case ACTIVITY_DOMAIN_ROCTX: return from_list(kRoctxNames, op);
-    case ACTIVITY_DOMAIN_HSA_EVT: return from_list(kHsaEvtNames, op);
-    default: return nullptr;
+    case ACTIVITY_DOMAIN_HIP_API:
+      return hip_api_op_name(op);
+    case ACTIVITY_DOMAIN_EXT_API:
+      return from_list(kExtOpNames, op);
+    case ACTIVITY_DOMAIN_ROCTX:
+      return from_list(kRoctxNames, op);
+    case ACTIVITY_DOMAIN_HSA_EVT:
+      return from_list(kHsaEvtNames, op);
+    default:
+      return nullptr;
   }
 }
 

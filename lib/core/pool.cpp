@@ -200,7 +200,8 @@ Chunk* Pool::allocate_chunk() {
   }
   auto* chunk = new (std::nothrow) Chunk();
   char* data = nullptr;
-  if (chunk != nullptr) properties_.alloc_fun(&data, properties_.buffer_size, properties_.alloc_arg);
+  if (chunk != nullptr)
+    properties_.alloc_fun(&data, properties_.buffer_size, properties_.alloc_arg);
   if (data == nullptr) {
     delete chunk;
     allocated_chunks_.fetch_sub(1, std::memory_order_relaxed);

@@ -54,13 +54,13 @@ class SpareRing {
 class ProducerSlot {
  public:
   Pool* pool = nullptr;
-  Chunk* current = nullptr;                   // producer-owned
+  Chunk* current = nullptr;                        // producer-owned
   std::atomic<Chunk*> published_current{nullptr};  // read by the pool thread on flush
   SpareRing spares;
-  std::uint64_t next_sequence = 0;            // producer-owned
-  std::uint64_t consumed_sequence = 0;        // pool-thread-owned: sealed chunks finished
+  std::uint64_t next_sequence = 0;      // producer-owned
+  std::uint64_t consumed_sequence = 0;  // pool-thread-owned: sealed chunks finished
   std::atomic<std::uint64_t> dropped{0};
-  std::atomic<bool> detached{false};          // the thread has exited
+  std::atomic<bool> detached{false};  // the thread has exited
 };
 
 class Pool {

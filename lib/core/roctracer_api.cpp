@@ -111,8 +111,8 @@ ROCTRACER_API const char* roctracer_op_string(uint32_t domain, uint32_t op, uint
   return name;
 }
 
-ROCTRACER_API roctracer_status_t roctracer_op_code(uint32_t domain, const char* str,
-                                                   uint32_t* op, uint32_t* kind) {
+ROCTRACER_API roctracer_status_t roctracer_op_code(uint32_t domain, const char* str, uint32_t* op,
+                                                   uint32_t* kind) {
   if (auto status = check_domain(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
   if (str == nullptr || op == nullptr)
     return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "op name and op output must not be NULL");
@@ -139,8 +139,7 @@ ROCTRACER_API roctracer_status_t roctracer_set_properties(roctracer_domain_t dom
   });
 }
 
-ROCTRACER_API roctracer_status_t roctracer_enable_op_callback(activity_domain_t domain,
-                                                              uint32_t op,
+ROCTRACER_API roctracer_status_t roctracer_enable_op_callback(activity_domain_t domain, uint32_t op,
                                                               activity_rtapi_callback_t callback,
                                                               void* arg) {
   return guarded([&] {
@@ -185,8 +184,8 @@ ROCTRACER_API roctracer_status_t roctracer_disable_op_callback(activity_domain_t
       return status;
     if (auto status = check_op(domain, op); status != ROCTRACER_STATUS_SUCCESS) return status;
     if (!callback_table().disable(domain, op))
-      return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT,
-                  "no callback was enabled for {} op {}", domain_name(domain), op);
+      return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "no callback was enabled for {} op {}",
+                  domain_name(domain), op);
     return ROCTRACER_STATUS_SUCCESS;
   });
 }
@@ -332,16 +331,16 @@ ROCTRACER_API roctracer_status_t roctracer_get_timestamp(roctracer_timestamp_t* 
 ROCTRACER_API void roctracer_start(void) { set_tracing_running(true); }
 ROCTRACER_API void roctracer_stop(void) { set_tracing_running(false); }
 
-ROCTRACER_API roctracer_status_t roctracer_activity_push_external_correlation_id(
-    activity_correlation_id_t id) {
+ROCTRACER_API roctracer_status_t
+roctracer_activity_push_external_correlation_id(activity_correlation_id_t id) {
   if (!push_external_id(this_thread_state(), id))
     return fail(ROCTRACER_STATUS_ERROR, "external correlation id stack is full ({} entries)",
                 kExternalIdDepth);
   return ROCTRACER_STATUS_SUCCESS;
 }
 
-ROCTRACER_API roctracer_status_t roctracer_activity_pop_external_correlation_id(
-    activity_correlation_id_t* last_id) {
+ROCTRACER_API roctracer_status_t
+roctracer_activity_pop_external_correlation_id(activity_correlation_id_t* last_id) {
   if (!pop_external_id(this_thread_state(), last_id))
     return fail(ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID,
                 "pop without a matching push: the external correlation id stack is empty");

@@ -38,8 +38,10 @@ std::uint64_t correlation_for(ThreadState& state, std::uint32_t op, roctx_api_da
     case ROCTX_API_ID_roctxRangeStartA:
       data.args.id = next_correlation_id(state);
       return data.args.id;
-    case ROCTX_API_ID_roctxRangeStop: return data.args.id;
-    default: return next_correlation_id(state);
+    case ROCTX_API_ID_roctxRangeStop:
+      return data.args.id;
+    default:
+      return next_correlation_id(state);
   }
 }
 
@@ -53,15 +55,14 @@ int on_roctx_call(activity_domain_t domain, std::uint32_t op, void* opaque) {
   if (!tracing_running()) return 0;
   if (const CallbackEntry* callback = callback_table().find(domain, op))
     callback->function(domain, op, &data, callback->arg);
-  activity_record_t record{};
-  record.domain = ACTIVITY_DOMAIN_ROCTX;
-  record.kind = level;
-  record.op = op;
-  record.correlation_id = correlation_id;
-  record.begin_ns = record.end_ns = now_ns();
-  record.process_id = g_process_id;
-  record.thread_id = state.tid;
-  record_activity(state, record, data.args.message);
+  record_activity(state, ACTIVITY_DOMAIN_ROCTX, op, data.args.message,
+                  [&](activity_record_t& record) {
+                    record.kind = level;
+                    record.correlation_id = correlation_id;
+                    record.begin_ns = record.end_ns = now_ns();
+                    record.process_id = g_process_id;
+                    record.thread_id = state.tid;
+                  });
   return 0;
 }
 

@@ -17,8 +17,7 @@
 extern "C" {
 #endif
 
-typedef int (*roctx_tracer_callback_t)(activity_domain_t domain, uint32_t operation_id,
-                                       void* data);
+typedef int (*roctx_tracer_callback_t)(activity_domain_t domain, uint32_t operation_id, void* data);
 
 #define ROCTX_TRACER_HOOK_SYMBOL "roctxRegisterTracerCallback"
 typedef void (*roctx_register_tracer_callback_fn)(roctx_tracer_callback_t callback);

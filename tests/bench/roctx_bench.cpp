@@ -31,7 +31,8 @@ void setup(Mode mode) {
   const std::lock_guard lock(g_setup_mutex);
   roctracer_disable_callback();
   roctracer_disable_activity();
-  if (mode == kCallback) roctracer_enable_domain_callback(ACTIVITY_DOMAIN_ROCTX, count_callback, nullptr);
+  if (mode == kCallback)
+    roctracer_enable_domain_callback(ACTIVITY_DOMAIN_ROCTX, count_callback, nullptr);
   if (mode == kActivity) {
     if (g_pool == nullptr) {
       roctracer_properties_t properties{};

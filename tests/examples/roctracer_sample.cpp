@@ -11,13 +11,13 @@
 #include <cstdlib>
 #include <thread>
 
-#define ROCTRACER_CALL(call)                                                           \
-  do {                                                                                 \
-    int err = call;                                                                    \
-    if (err != 0) {                                                                    \
-      std::fprintf(stderr, "%s failed: %s\n", #call, roctracer_error_string());        \
-      std::abort();                                                                    \
-    }                                                                                  \
+#define ROCTRACER_CALL(call)                                                    \
+  do {                                                                          \
+    int err = call;                                                             \
+    if (err != 0) {                                                             \
+      std::fprintf(stderr, "%s failed: %s\n", #call, roctracer_error_string()); \
+      std::abort();                                                             \
+    }                                                                           \
   } while (0)
 
 static unsigned long g_callbacks = 0;
@@ -44,9 +44,9 @@ void activity_callback(const char* begin, const char* end, void* arg) {
       std::fprintf(stdout, "\t%s\tcorrelation_id(%lu) external_id(%lu)\n", name,
                    record->correlation_id, record->external_id);
     } else {
-      std::fprintf(stdout, "\t%s\tcorrelation_id(%lu) time_ns(%lu:%lu) tid(%u) message(%s)\n",
-                   name, record->correlation_id, record->begin_ns, record->end_ns,
-                   record->thread_id, record->mark_message ? record->mark_message : "");
+      std::fprintf(stdout, "\t%s\tcorrelation_id(%lu) time_ns(%lu:%lu) tid(%u) message(%s)\n", name,
+                   record->correlation_id, record->begin_ns, record->end_ns, record->thread_id,
+                   record->mark_message ? record->mark_message : "");
     }
     ++g_records;
     ROCTRACER_CALL(roctracer_next_record(record, &record));

@@ -73,7 +73,8 @@ roctracer_status_t close_from_own_callback() {
   // Re-raise the pool thread's message here so the table checks its text.
   roctracer_properties_t bad{};
   roctracer_open_pool(&bad);
-  return message.find("own buffer callback") != std::string::npos ? result : ROCTRACER_STATUS_SUCCESS;
+  return message.find("own buffer callback") != std::string::npos ? result
+                                                                  : ROCTRACER_STATUS_SUCCESS;
 }
 
 const BadInputCase kCases[] = {
@@ -82,15 +83,19 @@ const BadInputCase kCases[] = {
      [] { return roctracer_enable_op_callback(kBadDomain, 0, noop_callback, nullptr); },
      ROCTRACER_STATUS_ERROR_INVALID_DOMAIN_ID, "unknown domain"},
     {"enable_op_callback_kfd_domain",
-     [] { return roctracer_enable_op_callback(ACTIVITY_DOMAIN_KFD_API, 0, noop_callback, nullptr); },
+     [] {
+       return roctracer_enable_op_callback(ACTIVITY_DOMAIN_KFD_API, 0, noop_callback, nullptr);
+     },
      ROCTRACER_STATUS_ERROR_INVALID_DOMAIN_ID, "not supported"},
     {"enable_op_callback_async_domain",
-     [] { return roctracer_enable_op_callback(ACTIVITY_DOMAIN_HIP_OPS, 0, noop_callback, nullptr); },
+     [] {
+       return roctracer_enable_op_callback(ACTIVITY_DOMAIN_HIP_OPS, 0, noop_callback, nullptr);
+     },
      ROCTRACER_STATUS_ERROR_INVALID_DOMAIN_ID, "no API callbacks"},
     {"enable_op_callback_op_out_of_range",
      [] {
-       return roctracer_enable_op_callback(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_NUMBER, noop_callback,
-                                           nullptr);
+       return roctracer_enable_op_callback(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_NUMBER,
+                                           noop_callback, nullptr);
      },
      ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "not an operation"},
     {"enable_op_callback_hip_id_none",
@@ -216,9 +221,8 @@ const BadInputCase kCases[] = {
      ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID, "empty"},
     {"push_external_id_past_capacity", push_past_capacity, ROCTRACER_STATUS_ERROR, "full"},
     // Names and codes.
-    {"op_string_unknown_domain",
-     [] { return status_of_string(roctracer_op_string(99, 0, 0)); }, ROCTRACER_STATUS_ERROR,
-     "unknown domain"},
+    {"op_string_unknown_domain", [] { return status_of_string(roctracer_op_string(99, 0, 0)); },
+     ROCTRACER_STATUS_ERROR, "unknown domain"},
     {"op_string_op_out_of_range",
      [] { return status_of_string(roctracer_op_string(ACTIVITY_DOMAIN_ROCTX, 5, 0)); },
      ROCTRACER_STATUS_ERROR, "not an operation"},
@@ -244,14 +248,12 @@ const BadInputCase kCases[] = {
      },
      ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "hipNoSuchCall"},
     // Everything else.
-    {"set_properties_unknown_domain",
-     [] { return roctracer_set_properties(kBadDomain, nullptr); },
+    {"set_properties_unknown_domain", [] { return roctracer_set_properties(kBadDomain, nullptr); },
      ROCTRACER_STATUS_ERROR_INVALID_DOMAIN_ID, "unknown domain"},
     {"set_properties_ext_null",
      [] { return roctracer_set_properties(ACTIVITY_DOMAIN_EXT_API, nullptr); },
      ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "EXT_API"},
-    {"next_record_null",
-     [] { return roctracer_next_record(nullptr, nullptr); },
+    {"next_record_null", [] { return roctracer_next_record(nullptr, nullptr); },
      ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "NULL"},
     {"get_timestamp_null", [] { return roctracer_get_timestamp(nullptr); },
      ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "NULL"},

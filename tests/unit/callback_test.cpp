@@ -23,8 +23,8 @@ struct CallLog {
     auto* self = static_cast<CallLog*>(arg);
     const auto* roctx = static_cast<const roctx_api_data_t*>(data);
     const std::lock_guard lock(self->mutex);
-    self->calls.push_back({domain, op, roctx->args.message ? roctx->args.message : "<null>",
-                           roctx->args.id});
+    self->calls.push_back(
+        {domain, op, roctx->args.message ? roctx->args.message : "<null>", roctx->args.id});
   }
 };
 

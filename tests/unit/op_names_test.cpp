@@ -63,7 +63,8 @@ TEST(OpNames, EveryHsaTableFunctionHasItsName) {
   std::ifstream header(HSA_API_TRACE_PATH);
   ASSERT_TRUE(header) << HSA_API_TRACE_PATH;
   // Members may wrap onto the next line, so match over the whole text.
-  const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  const std::string text((std::istreambuf_iterator<char>(header)),
+                         std::istreambuf_iterator<char>());
   const std::regex member(R"(decltype\((\w+)\)\s*\*\s*(\w+)_fn\s*;)");
   std::set<std::string> names;
   for (std::sregex_iterator it(text.begin(), text.end(), member), end; it != end; ++it)

@@ -84,8 +84,7 @@ typedef activity_rtapi_callback_t roctracer_rtapi_callback_t;
 
 /* Enable `callback` for one op / every op of a domain / every op of every domain. A later
  * enable of the same op replaces the earlier callback and argument. */
-ROCTRACER_API roctracer_status_t roctracer_enable_op_callback(activity_domain_t domain,
-                                                              uint32_t op,
+ROCTRACER_API roctracer_status_t roctracer_enable_op_callback(activity_domain_t domain, uint32_t op,
                                                               activity_rtapi_callback_t callback,
                                                               void* arg);
 ROCTRACER_API roctracer_status_t roctracer_enable_domain_callback(

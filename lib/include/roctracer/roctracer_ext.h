@@ -14,10 +14,7 @@ extern "C" {
 #endif
 
 /* Ops of ACTIVITY_DOMAIN_EXT_API. */
-typedef enum {
-  ACTIVITY_EXT_OP_MARK = 0,
-  ACTIVITY_EXT_OP_EXTERN_ID = 1
-} activity_ext_op_t;
+typedef enum { ACTIVITY_EXT_OP_MARK = 0, ACTIVITY_EXT_OP_EXTERN_ID = 1 } activity_ext_op_t;
 
 /* Properties of ACTIVITY_DOMAIN_EXT_API (roctracer_set_properties): functions called by
  * roctracer_start and roctracer_stop, after the tracer changed state. Either may be NULL. */
@@ -35,13 +32,13 @@ ROCTRACER_API void roctracer_stop(void);
 
 /* Push `id` on the calling thread's external-id stack. The stack holds 256 entries; a push
  * beyond that returns ROCTRACER_STATUS_ERROR and changes nothing. */
-ROCTRACER_API roctracer_status_t roctracer_activity_push_external_correlation_id(
-    activity_correlation_id_t id);
+ROCTRACER_API roctracer_status_t
+roctracer_activity_push_external_correlation_id(activity_correlation_id_t id);
 
 /* Pop the calling thread's top external id into *last_id (when not NULL). On an empty stack
  * returns ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID and leaves *last_id. */
-ROCTRACER_API roctracer_status_t roctracer_activity_pop_external_correlation_id(
-    activity_correlation_id_t* last_id);
+ROCTRACER_API roctracer_status_t
+roctracer_activity_pop_external_correlation_id(activity_correlation_id_t* last_id);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -10,6 +10,7 @@
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <hip/hip_runtime_api.h>
+/* hip_prof_str.h uses the HIP types declared above; keep it second. */
 #include <hip/amd_detail/hip_prof_str.h>
 
 #include "roctracer.h"

@@ -9,8 +9,8 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
-#include "roctracer.h"
 #include "hsa_prof_str.h"
+#include "roctracer.h"
 
 /* Ops of ACTIVITY_DOMAIN_HSA_OPS. */
 enum hsa_op_id_t {

@@ -34,10 +34,7 @@ typedef void (*activity_rtapi_callback_t)(uint32_t domain, uint32_t cid, const v
 typedef uint32_t activity_kind_t;
 typedef uint32_t activity_op_t;
 
-typedef enum {
-  ACTIVITY_API_PHASE_ENTER = 0,
-  ACTIVITY_API_PHASE_EXIT = 1
-} activity_api_phase_t;
+typedef enum { ACTIVITY_API_PHASE_ENTER = 0, ACTIVITY_API_PHASE_EXIT = 1 } activity_api_phase_t;
 
 /* Correlation ids tie an API call to the records it caused; unique within a process. */
 typedef uint64_t activity_correlation_id_t;
@@ -84,8 +81,8 @@ typedef struct activity_record_s {
 } activity_record_t;
 
 /* Hooks a runtime uses to produce records; kept for source compatibility. */
-typedef void (*activity_sync_callback_t)(uint32_t cid, activity_record_t* record,
-                                         const void* data, void* arg);
+typedef void (*activity_sync_callback_t)(uint32_t cid, activity_record_t* record, const void* data,
+                                         void* arg);
 typedef void (*activity_async_callback_t)(uint32_t op, void* record, void* arg);
 
 #endif /* ROCPROF_MPI_EXT_PROF_PROTOCOL_H */
