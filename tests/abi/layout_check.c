@@ -84,6 +84,9 @@ ROCPROF_STATIC_ASSERT(HSA_EVT_ID_ALLOCATE == 0 && HSA_EVT_ID_CODEOBJ == 5 && HSA
 ROCPROF_STATIC_ASSERT(HSA_API_ID_hsa_init == 0 && HSA_API_ID_hsa_shut_down == 1, "hsa api ids");
 ROCPROF_STATIC_ASSERT(offsetof(hsa_api_data_t, phase) == 8, "hsa phase");
 ROCPROF_STATIC_ASSERT(offsetof(hsa_api_data_t, args) == 24, "hsa args");
+/* roctracer's layout for the HSA 1.x tables of ROCm 5.2 (core, AMD, image): 88-byte args. */
+ROCPROF_STATIC_ASSERT(sizeof(((hsa_api_data_t*)0)->args) == 88, "hsa args size");
+ROCPROF_STATIC_ASSERT(offsetof(hsa_api_data_t, phase_data) == 112, "hsa phase_data");
 ROCPROF_STATIC_ASSERT(offsetof(hip_api_data_t, phase) == 8, "hip phase");
 
 /* Every prototype is reachable from C with its declared signature. */

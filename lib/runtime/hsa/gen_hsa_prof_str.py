@@ -33,6 +33,11 @@ TABLE_HEADER = "hsa_api_trace.h"
 
 # Table order defines the id space; it differs from the order the structs appear in the file.
 TABLES = ("CoreApiTable", "AmdExtTable", "ImageExtTable", "FinalizerExtTable")
+# Tables whose functions get ids and names but no member in hsa_api_data_t.args. roctracer
+# never traced the (deprecated HSAIL) finalizer, and hsa_ext_program_finalize takes a 144-byte
+# struct by value: adding it would grow the union from 88 to 192 bytes and move phase_data,
+# breaking tools built against roctracer's layout.
+IDS_ONLY_TABLES = ("FinalizerExtTable",)
 
 # Where prototypes are looked up, in priority order. hsa_api_trace.h comes last: it declares a
 # few tool-only AMD functions (queue interception) that no public C header declares.
@@ -455,6 +460,8 @@ def render_header(tables: Sequence[ApiTable], protos: Dict[str, Prototype],
     out += [f"    {ret} {retval_member(ret)};" for ret in rets]
     out += ["  };", "  union {"]
     for table in tables:
+        if table.name in IDS_ONLY_TABLES:
+            continue
         out.append(f"    /* {table.name} */")
         for name in table.functions:
             proto = protos[name]
