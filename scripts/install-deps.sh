@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git python3 binutils
+  build-essential cmake ninja-build pkg-config git python3 binutils clang-format
   libfmt-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
   libhsa-runtime-dev libamdhip64-dev

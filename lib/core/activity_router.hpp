@@ -18,12 +18,12 @@ Pool* activity_route(std::uint32_t domain, std::uint32_t op) noexcept;
 
 // Management, all status-returning and thread-safe (serialised by one mutex).
 roctracer_status_t open_pool(const roctracer_properties_t* properties, roctracer_pool_t** out);
-roctracer_status_t close_pool(roctracer_pool_t* pool);
-roctracer_status_t flush_pool(roctracer_pool_t* pool);
+roctracer_status_t close_pool(roctracer_pool_t* handle);
+roctracer_status_t flush_pool(roctracer_pool_t* handle);
 roctracer_pool_t* default_pool(roctracer_pool_t* replacement, bool replace);
 // Route ops [first, last] of `domain` (only valid ops) to `pool` (NULL: default).
 roctracer_status_t enable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
-                                   roctracer_pool_t* pool);
+                                   roctracer_pool_t* handle);
 // Clear routes; with `require_enabled`, fails when the single op had no route.
 roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
                                     bool require_enabled);
@@ -33,7 +33,7 @@ struct PoolCounters {
   std::uint64_t delivered;
   std::uint64_t dropped;
 };
-roctracer_status_t pool_counters(roctracer_pool_t* pool, PoolCounters* out);
+roctracer_status_t pool_counters(roctracer_pool_t* handle, PoolCounters* out);
 
 // Thread exit: hands the thread's partly filled chunks to their pools.
 void detach_thread_from_pools(ThreadState& state);

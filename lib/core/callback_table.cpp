@@ -23,7 +23,9 @@ void retire(const CallbackEntry* entry) {
 
 bool CallbackTable::enable(std::uint32_t domain, std::uint32_t op,
                            activity_rtapi_callback_t function, void* arg) {
-  const auto* entry = new CallbackEntry{function, arg};
+  // A throw here (out of memory) is caught by the C shim and returned as a status.
+  const auto* entry =
+      new CallbackEntry{function, arg};  // NOLINT(bugprone-unhandled-exception-at-new)
   retire(slots_[domain][op].exchange(entry, std::memory_order_acq_rel));
   return true;
 }
@@ -42,7 +44,9 @@ bool CallbackTable::any_enabled(std::uint32_t domain) const noexcept {
 
 CallbackTable& callback_table() noexcept {
   // Never destroyed: runtimes may still call in from their own exit handlers.
-  static auto* table = new CallbackTable();
+  // Lazily built on first use (a 16 KiB table of null slots); failing to allocate it at
+  // start-up is not recoverable in any useful way.
+  static auto* table = new CallbackTable();  // NOLINT(bugprone-unhandled-exception-at-new)
   return *table;
 }
 

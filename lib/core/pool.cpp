@@ -21,7 +21,8 @@ constexpr auto kIdleWake = std::chrono::milliseconds(10);
 constexpr std::size_t kDefaultChunkMemoryLimit = std::size_t{64} << 20;
 
 std::size_t chunk_memory_limit() {
-  if (const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES")) {
+  // Read when a pool opens, not on a hot path; nothing in the library calls setenv.
+  if (const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES")) {  // NOLINT(concurrency-mt-unsafe)
     char* end = nullptr;
     const unsigned long long value = std::strtoull(text, &end, 10);
     if (end != text && *end == '\0' && value > 0) return value;
@@ -213,7 +214,7 @@ Chunk* Pool::allocate_chunk() {
   return chunk;
 }
 
-void Pool::free_chunk(Chunk* chunk) {
+void Pool::free_chunk(Chunk* chunk) const {
   properties_.alloc_fun(&chunk->data, 0, properties_.alloc_arg);
   delete chunk;
 }

@@ -120,7 +120,7 @@ class Pool {
   void refill_spares();
   void reap_detached();
   Chunk* allocate_chunk();
-  void free_chunk(Chunk* chunk);
+  void free_chunk(Chunk* chunk) const;
 
   roctracer_properties_t properties_;
   const std::uint32_t index_;
