@@ -24,7 +24,9 @@ std::vector<ThreadState*>& registry() {
   return *threads;
 }
 
-thread_local ThreadState* tl_state = nullptr;
+// initial-exec: one instruction to reach; the pointer fits the static TLS surplus glibc keeps
+// for libraries loaded later with dlopen (HSA_TOOLS_LIB loads us that way).
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState* tl_state = nullptr;
 pthread_key_t g_exit_key;
 
 bool register_membarrier() {

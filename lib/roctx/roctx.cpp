@@ -13,7 +13,7 @@ namespace {
 std::atomic<roctx_tracer_callback_t> g_tracer{nullptr};
 // Range ids used while no tracer assigns them.
 std::atomic<roctx_range_id_t> g_next_range_id{1};
-thread_local int tl_depth = 0;
+__attribute__((tls_model("initial-exec"))) thread_local int tl_depth = 0;
 
 // Acquire pairs with the release in registration: a tracer is fully set up before its hook
 // can be called.
