@@ -1,0 +1,65 @@
+// How a runtime backend reports one synchronous API call (HIP_API, HSA_API, HSA_EVT): enter
+// and exit callbacks sharing a correlation id, and an activity record with the call's
+// begin/end time when the op is routed to a pool. Backends fill the runtime's own callback
+// data type (hip_api_data_t, hsa_api_data_t), which starts with correlation_id and phase.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "lib/core/callback_table.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/core/recorder.hpp"
+#include "lib/core/tracer_state.hpp"
+
+namespace rocprof::core {
+
+// State kept on the caller's stack between enter and exit.
+struct ApiCallScope {
+  std::uint32_t domain;
+  std::uint32_t op;
+  std::uint64_t correlation_id;
+  std::uint64_t begin_ns;
+  bool traced;
+};
+
+// Call before the runtime function runs. `data` must have `correlation_id` and `phase`.
+template <typename CallbackData>
+ApiCallScope enter_api_call(std::uint32_t domain, std::uint32_t op, CallbackData& data) noexcept {
+  ApiCallScope scope{domain, op, 0, 0, false};
+  if (!tracing_running()) return scope;
+  const CallbackEntry* callback = callback_table().find(domain, op);
+  const bool recorded = activity_route(domain, op) != nullptr;
+  if (callback == nullptr && !recorded) return scope;
+  ThreadState& state = this_thread_state();
+  scope.traced = true;
+  scope.correlation_id = next_correlation_id(state);
+  data.correlation_id = scope.correlation_id;
+  data.phase = ACTIVITY_API_PHASE_ENTER;
+  if (callback != nullptr) callback->function(domain, op, &data, callback->arg);
+  scope.begin_ns = now_ns();
+  return scope;
+}
+
+// Call after the runtime function returned (with its result already stored in `data`).
+template <typename CallbackData>
+void exit_api_call(const ApiCallScope& scope, CallbackData& data) noexcept {
+  if (!scope.traced) return;
+  const std::uint64_t end_ns = now_ns();
+  ThreadState& state = this_thread_state();
+  data.correlation_id = scope.correlation_id;
+  data.phase = ACTIVITY_API_PHASE_EXIT;
+  if (const CallbackEntry* callback = callback_table().find(scope.domain, scope.op))
+    callback->function(scope.domain, scope.op, &data, callback->arg);
+  static const auto process_id = static_cast<std::uint32_t>(getpid());
+  record_activity(state, scope.domain, scope.op, nullptr, [&](activity_record_t& record) {
+    record.correlation_id = scope.correlation_id;
+    record.begin_ns = scope.begin_ns;
+    record.end_ns = end_ns;
+    record.process_id = process_id;
+    record.thread_id = state.tid;
+  });
+}
+
+}  // namespace rocprof::core
