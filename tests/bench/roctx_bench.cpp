@@ -21,9 +21,7 @@ std::atomic<std::uint64_t> g_delivered{0};
 roctracer_pool_t* g_pool = nullptr;
 std::mutex g_setup_mutex;
 
-void count_callback(uint32_t, uint32_t, const void*, void*) {
-  ++tl_callback_count;
-}
+void count_callback(uint32_t, uint32_t, const void*, void*) { ++tl_callback_count; }
 void count_buffer(const char* begin, const char* end, void*) {
   g_delivered.fetch_add((end - begin) / sizeof(activity_record_t), std::memory_order_relaxed);
 }
