@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace rocprof::core {
 namespace {
 constexpr std::size_t kRecordSize = sizeof(activity_record_t);
@@ -66,7 +68,7 @@ std::uint32_t SpareRing::size() const noexcept {
 }
 
 Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid)
-    : properties_(properties), index_(index), uid_(uid) {
+    : properties_(properties), index_(index), uid_(uid), owner_pid_(getpid()) {
   if (properties_.alloc_fun == nullptr) properties_.alloc_fun = default_allocator;
   chunk_limit_ = std::max<std::size_t>(16, chunk_memory_limit() / properties_.buffer_size);
 }
@@ -346,6 +348,7 @@ void Pool::run() {
 }
 
 void Pool::flush() {
+  if (getpid() != owner_pid_) return;
   if (std::this_thread::get_id() == thread_.get_id()) {
     deliver_partials();  // called from our own buffer callback
     return;
@@ -357,6 +360,7 @@ void Pool::flush() {
 }
 
 void Pool::shutdown() {
+  if (getpid() != owner_pid_) return;  // no pool thread here to stop
   {
     const std::lock_guard lock(wake_mutex_);
     stop_requested_ = true;

@@ -80,7 +80,8 @@ class Pool {
   bool write(ThreadState& state, const activity_record_t* records, std::uint32_t count,
              const char* message) noexcept;
 
-  // Delivers everything completed so far; returns after the callbacks ran.
+  // Delivers everything completed so far; returns after the callbacks ran. In a forked child
+  // (which has no pool thread) it returns at once.
   void flush();
   // Final flush and pool thread exit; the caller has already made the pool unreachable.
   // Not callable from the pool's own thread.
@@ -147,7 +148,8 @@ class Pool {
   std::condition_variable flush_cv_;
   bool stop_requested_ = false;  // guarded by wake_mutex_
   std::thread thread_;
-  std::thread::id thread_id_;
+  // A forked child inherits the pool but not its thread: it must never wait for it.
+  const int owner_pid_;
 };
 
 }  // namespace rocprof::core

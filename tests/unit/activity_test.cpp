@@ -1,7 +1,9 @@
 // Activity pools fed by ROC-TX: record contents, external ids, default and explicit pools,
 // flush, close, thread exit, custom allocators, drops under a slow consumer.
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <atomic>
 #include <chrono>
@@ -306,6 +308,29 @@ TEST_F(Activity, TinyBufferSizeIsRoundedUpAndWorks) {
   for (int i = 0; i < 500; ++i) roctxMarkA("tiny");
   roctracer_flush_activity_expl(pool);
   EXPECT_EQ(collector.records().size(), 500u);
+}
+
+TEST_F(Activity, ForkedChildThatRecordsAndExitsDoesNotHang) {
+  RecordCollector collector;
+  roctracer_pool_t* pool = open_pool(collector);
+  roctracer_enable_domain_activity_expl(ACTIVITY_DOMAIN_ROCTX, pool);
+  roctxMarkA("parent");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    for (int i = 0; i < 10000; ++i) roctxMarkA("child");
+    std::exit(7);  // runs the library's exit flush: must not wait for the parent's pool thread
+  }
+  int status = 0;
+  for (int waited_ms = 0; waited_ms < 10000; waited_ms += 10) {
+    if (waitpid(child, &status, WNOHANG) == child) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (waitpid(child, &status, WNOHANG) == 0) kill(child, SIGKILL);
+  ASSERT_TRUE(WIFEXITED(status)) << "child hung or crashed";
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  roctracer_flush_activity_expl(pool);
+  ASSERT_EQ(collector.records().size(), 1u);  // the parent's own record only
 }
 
 }  // namespace
