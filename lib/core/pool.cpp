@@ -93,13 +93,6 @@ bool Pool::start() {
 
 // ---- producer side ----
 
-ProducerSlot* Pool::slot_for(ThreadState& state) {
-  auto& ref = state.pool_slots[index_];
-  if (ref.pool_uid == uid_) [[likely]]
-    return ref.slot;
-  return register_producer(state);
-}
-
 ProducerSlot* Pool::register_producer(ThreadState& state) {
   // Cold path, once per thread and pool: the slot and its first chunks are made here so
   // the thread's first records are not dropped while the pool thread catches up.
@@ -148,41 +141,6 @@ Chunk* Pool::rotate(ProducerSlot* slot) noexcept {
   slot->published_current.store(next, std::memory_order_release);
   if (next == nullptr || slot->spares.size() <= kWakeWhenSparesAtMost) wake();
   return next;
-}
-
-bool Pool::write(ThreadState& state, const activity_record_t* records, std::uint32_t count,
-                 const char* message) noexcept {
-  ProducerSlot* slot = slot_for(state);
-  if (slot == nullptr) [[unlikely]]
-    return false;
-  std::size_t message_bytes = 0;
-  if (message != nullptr) message_bytes = strnlen(message, kMaxMessageBytes - 1) + 1;
-
-  Chunk* chunk = slot->current;
-  const auto fits = [&](const Chunk* c) {
-    return (c->records + count) * kRecordSize + message_bytes <= c->string_offset;
-  };
-  if (chunk == nullptr || !fits(chunk)) [[unlikely]] {
-    chunk = rotate(slot);
-    if (chunk == nullptr) {
-      slot->dropped.fetch_add(count, std::memory_order_relaxed);
-      return false;
-    }
-  }
-  char* record_area = chunk->data + chunk->records * kRecordSize;
-  std::memcpy(record_area, records, count * kRecordSize);
-  if (message != nullptr) {
-    chunk->string_offset -= static_cast<std::uint32_t>(message_bytes);
-    char* copy = chunk->data + chunk->string_offset;
-    std::memcpy(copy, message, message_bytes - 1);
-    copy[message_bytes - 1] = '\0';
-    auto* last = reinterpret_cast<activity_record_t*>(record_area) + (count - 1);
-    last->mark_message = copy;
-  }
-  chunk->records += count;
-  // Release: records and strings above become visible to the pool thread with the count.
-  chunk->committed.store(chunk->records, std::memory_order_release);
-  return true;
 }
 
 void Pool::detach(ProducerSlot* slot) noexcept {

@@ -74,11 +74,44 @@ class Pool {
   // Starts the pool thread; false if it could not be created.
   bool start();
 
-  // Hot path. Writes `count` (1 or 2) consecutive records and an optional string that
-  // record[count-1].mark_message will point to. Never blocks: returns false and counts the
-  // records as dropped when no chunk space is left. Must run inside enter/leave_hot_path.
-  bool write(ThreadState& state, const activity_record_t* records, std::uint32_t count,
-             const char* message) noexcept;
+  // Space for `count` consecutive records and a `message_bytes` string in the calling
+  // thread's chunk. Filled in place by the caller, then made visible with publish().
+  struct Reservation {
+    activity_record_t* records;
+    char* message;
+    Chunk* chunk;
+  };
+
+  // Hot path: no lock, no system call; returns false and counts the records as dropped when
+  // no chunk space can be had. Must run inside enter/leave_hot_path.
+  bool reserve(ThreadState& state, std::uint32_t count, std::size_t message_bytes,
+               Reservation& out) noexcept {
+    const auto& ref = state.pool_slots[index_];
+    ProducerSlot* slot = ref.pool_uid == uid_ ? ref.slot : register_producer(state);
+    if (slot == nullptr) [[unlikely]]
+      return false;
+    Chunk* chunk = slot->current;
+    const std::size_t need = message_bytes + std::size_t{count} * sizeof(activity_record_t);
+    if (chunk == nullptr ||
+        chunk->records * sizeof(activity_record_t) + need > chunk->string_offset) [[unlikely]] {
+      chunk = rotate(slot);
+      if (chunk == nullptr) {
+        slot->dropped.fetch_add(count, std::memory_order_relaxed);
+        return false;
+      }
+    }
+    out.records = reinterpret_cast<activity_record_t*>(chunk->data) + chunk->records;
+    chunk->records += count;
+    chunk->string_offset -= static_cast<std::uint32_t>(message_bytes);
+    out.message = chunk->data + chunk->string_offset;
+    out.chunk = chunk;
+    return true;
+  }
+
+  // Release: the reserved records and string become visible to the pool thread.
+  static void publish(const Reservation& reservation) noexcept {
+    reservation.chunk->committed.store(reservation.chunk->records, std::memory_order_release);
+  }
 
   // Delivers everything completed so far; returns after the callbacks ran. In a forked child
   // (which has no pool thread) it returns at once.
@@ -106,7 +139,6 @@ class Pool {
   static constexpr std::size_t kMaxBufferSize = std::size_t{1} << 30;
 
  private:
-  ProducerSlot* slot_for(ThreadState& state);
   ProducerSlot* register_producer(ThreadState& state);
   Chunk* rotate(ProducerSlot* slot) noexcept;
   void push_full(Chunk* chunk) noexcept;

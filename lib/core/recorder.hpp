@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include <roctracer/roctracer_ext.h>
 
@@ -23,19 +24,32 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
     return;
   enter_hot_path(state);
   if (Pool* pool = activity_route(domain, op)) {
-    activity_record_t pair[2] = {};
-    activity_record_t& record = pair[1];
-    record.domain = domain;
-    record.op = op;
-    fill(record);
-    if (state.external_depth == 0) {
-      pool->write(state, &record, 1, message);
-    } else {
-      pair[0].domain = ACTIVITY_DOMAIN_EXT_API;
-      pair[0].op = ACTIVITY_EXT_OP_EXTERN_ID;
-      pair[0].correlation_id = record.correlation_id;
-      pair[0].external_id = state.external_ids[state.external_depth - 1];
-      pool->write(state, pair, 2, message);
+    const std::uint32_t count = state.external_depth == 0 ? 1 : 2;
+    const std::size_t message_length =
+        message == nullptr ? 0 : strnlen(message, Pool::kMaxMessageBytes - 1);
+    const std::size_t message_bytes = message == nullptr ? 0 : message_length + 1;
+    Pool::Reservation space{};
+    if (pool->reserve(state, count, message_bytes, space)) {
+      // Written in place: no staging copy on the stack.
+      activity_record_t& record = space.records[count - 1];
+      record = activity_record_t{};
+      record.domain = domain;
+      record.op = op;
+      fill(record);
+      if (count == 2) {
+        activity_record_t& external = space.records[0];
+        external = activity_record_t{};
+        external.domain = ACTIVITY_DOMAIN_EXT_API;
+        external.op = ACTIVITY_EXT_OP_EXTERN_ID;
+        external.correlation_id = record.correlation_id;
+        external.external_id = state.external_ids[state.external_depth - 1];
+      }
+      if (message != nullptr) {
+        std::memcpy(space.message, message, message_length);
+        space.message[message_length] = '\0';
+        record.mark_message = space.message;
+      }
+      Pool::publish(space);
     }
   }
   leave_hot_path(state);
