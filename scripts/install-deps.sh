@@ -8,6 +8,7 @@ packages=(
   libfmt-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
   libhsa-runtime-dev libamdhip64-dev
+  python3-h5py python3-hdf5plugin
 )
 
 missing=()
