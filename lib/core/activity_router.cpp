@@ -155,12 +155,6 @@ roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first, s
   return ROCTRACER_STATUS_SUCCESS;
 }
 
-bool any_activity_enabled(std::uint32_t domain) noexcept {
-  for (const auto& route : registry().routes[domain])
-    if (route.load(std::memory_order_relaxed) != nullptr) return true;
-  return false;
-}
-
 roctracer_status_t pool_counters(roctracer_pool_t* handle, PoolCounters* out) {
   if (out == nullptr) return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "output is NULL");
   auto& r = registry();

@@ -27,7 +27,6 @@ roctracer_status_t enable_activity(std::uint32_t domain, std::uint32_t first, st
 // Clear routes; with `require_enabled`, fails when the single op had no route.
 roctracer_status_t disable_activity(std::uint32_t domain, std::uint32_t first, std::uint32_t last,
                                     bool require_enabled);
-bool any_activity_enabled(std::uint32_t domain) noexcept;
 
 struct PoolCounters {
   std::uint64_t delivered;

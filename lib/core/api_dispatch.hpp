@@ -4,8 +4,6 @@
 // data type (hip_api_data_t, hsa_api_data_t), which starts with correlation_id and phase.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdint>
 
 #include "lib/core/callback_table.hpp"
@@ -52,12 +50,11 @@ void exit_api_call(const ApiCallScope& scope, CallbackData& data) noexcept {
   data.phase = ACTIVITY_API_PHASE_EXIT;
   if (const CallbackEntry* callback = callback_table().find(scope.domain, scope.op))
     callback->function(scope.domain, scope.op, &data, callback->arg);
-  static const auto process_id = static_cast<std::uint32_t>(getpid());
   record_activity(state, scope.domain, scope.op, nullptr, [&](activity_record_t& record) {
     record.correlation_id = scope.correlation_id;
     record.begin_ns = scope.begin_ns;
     record.end_ns = end_ns;
-    record.process_id = process_id;
+    record.process_id = state.pid;
     record.thread_id = state.tid;
   });
 }

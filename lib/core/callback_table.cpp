@@ -36,12 +36,6 @@ bool CallbackTable::disable(std::uint32_t domain, std::uint32_t op) {
   return old != nullptr;
 }
 
-bool CallbackTable::any_enabled(std::uint32_t domain) const noexcept {
-  for (const auto& slot : slots_[domain])
-    if (slot.load(std::memory_order_relaxed) != nullptr) return true;
-  return false;
-}
-
 CallbackTable& callback_table() noexcept {
   // Never destroyed: runtimes may still call in from their own exit handlers.
   // Lazily built on first use (a 16 KiB table of null slots); failing to allocate it at

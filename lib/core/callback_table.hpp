@@ -29,9 +29,6 @@ class CallbackTable {
               void* arg);
   bool disable(std::uint32_t domain, std::uint32_t op);
 
-  // True when any op of `domain` has a callback.
-  bool any_enabled(std::uint32_t domain) const noexcept;
-
  private:
   std::atomic<const CallbackEntry*> slots_[ACTIVITY_DOMAIN_NUMBER][kMaxOpsPerDomain] = {};
 };

@@ -328,8 +328,7 @@ void Pool::shutdown() {
 }
 
 std::uint64_t Pool::dropped_records() const noexcept {
-  auto& self = const_cast<Pool&>(*this);
-  const std::lock_guard lock(self.slots_mutex_);
+  const std::lock_guard lock(slots_mutex_);
   std::uint64_t total = reaped_dropped_.load(std::memory_order_relaxed);
   for (const ProducerSlot* slot : slots_) total += slot->dropped.load(std::memory_order_relaxed);
   return total;

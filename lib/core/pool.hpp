@@ -128,7 +128,6 @@ class Pool {
   std::uint64_t uid() const noexcept { return uid_; }
   // True on the pool's own thread (inside its buffer callback).
   bool on_pool_thread() const noexcept { return std::this_thread::get_id() == thread_.get_id(); }
-  std::size_t buffer_size() const noexcept { return properties_.buffer_size; }
 
   // Called from a thread's exit path: seals its chunks so the pool thread delivers them.
   void detach(ProducerSlot* slot) noexcept;
@@ -161,7 +160,7 @@ class Pool {
 
   std::atomic<Chunk*> full_head_{nullptr};  // Treiber stack of sealed chunks (LIFO)
 
-  std::mutex slots_mutex_;  // guards slots_ (registration is the cold path)
+  mutable std::mutex slots_mutex_;  // guards slots_ (registration is the cold path)
   std::vector<ProducerSlot*> slots_;
 
   // Pool-thread state.

@@ -1,7 +1,6 @@
 #include "lib/core/roctx_bridge.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <mutex>
 
@@ -15,8 +14,6 @@
 
 namespace rocprof::core {
 namespace {
-
-const std::uint32_t g_process_id = static_cast<std::uint32_t>(getpid());
 
 // The correlation id of a ROC-TX record names the range it belongs to: push and pop records
 // of one range share it, as do start and stop records (the range id itself).
@@ -60,7 +57,7 @@ int on_roctx_call(activity_domain_t domain, std::uint32_t op, void* opaque) {
                     record.kind = level;
                     record.correlation_id = correlation_id;
                     record.begin_ns = record.end_ns = now_ns();
-                    record.process_id = g_process_id;
+                    record.process_id = state.pid;
                     record.thread_id = state.tid;
                   });
   return 0;

@@ -49,9 +49,19 @@ void on_thread_exit(void* opaque) {
 
 const bool g_exit_key_ready = pthread_key_create(&g_exit_key, on_thread_exit) == 0;
 
+// The forking thread is the only one that exists in the child; its ids changed.
+void refresh_ids_in_child() {
+  if (tl_state == nullptr) return;
+  tl_state->tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+  tl_state->pid = static_cast<std::uint32_t>(getpid());
+}
+[[maybe_unused]] const bool g_atfork_ready =
+    pthread_atfork(nullptr, nullptr, refresh_ids_in_child) == 0;
+
 ThreadState* create_state() {
   auto* state = new ThreadState();
   state->tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+  state->pid = static_cast<std::uint32_t>(getpid());
   {
     const std::lock_guard lock(g_registry_mutex);
     registry().push_back(state);

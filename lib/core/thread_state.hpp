@@ -16,7 +16,8 @@ inline constexpr std::uint32_t kRangeDepth = 256;
 struct ThreadState {
   // 1 while the thread is between reading an activity route and finishing its write.
   std::atomic<std::uint32_t> busy{0};
-  std::uint32_t tid = 0;
+  std::uint32_t tid = 0;  // Linux thread id
+  std::uint32_t pid = 0;  // process id (both refreshed in a forked child)
   // Set on pool threads: they deliver buffers and never record (no recursion, no deadlock).
   bool is_pool_thread = false;
 

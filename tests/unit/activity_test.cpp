@@ -334,3 +334,37 @@ TEST_F(Activity, ForkedChildThatRecordsAndExitsDoesNotHang) {
 }
 
 }  // namespace
+
+namespace {
+
+// After fork the child's records must carry the child's own process and thread ids.
+TEST_F(Activity, ForkedChildRecordsCarryItsOwnIds) {
+  // A callback makes this thread known to the tracer (its ids cached) before forking.
+  ASSERT_EQ(roctracer_enable_op_callback(
+                ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA,
+                [](uint32_t, uint32_t, const void*, void*) {}, nullptr),
+            ROCTRACER_STATUS_SUCCESS);
+  roctxMarkA("parent");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    RecordCollector collector;
+    roctracer_properties_t properties = collector.properties();
+    roctracer_pool_t* pool = nullptr;
+    if (roctracer_open_pool_expl(&properties, &pool) != ROCTRACER_STATUS_SUCCESS) std::_Exit(2);
+    roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool);
+    roctxMarkA("in child");
+    roctracer_close_pool_expl(pool);
+    const auto records = collector.records();
+    const bool ok = records.size() == 1 &&
+                    records[0].record.process_id == static_cast<uint32_t>(getpid()) &&
+                    records[0].record.thread_id == gettid_u32();
+    std::_Exit(ok ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: pool failed to open, 3: wrong ids or count";
+}
+
+}  // namespace

@@ -50,8 +50,8 @@ TEST_F(ApiDispatch, EnterAndExitCallbacksShareOneCorrelationId) {
             ROCTRACER_STATUS_SUCCESS);
   void* first = nullptr;
   void* second = nullptr;
-  simulated_hipMalloc(&first, 128);
-  simulated_hipMalloc(&second, 256);
+  ASSERT_EQ(simulated_hipMalloc(&first, 128), hipSuccess);
+  ASSERT_EQ(simulated_hipMalloc(&second, 256), hipSuccess);
   ASSERT_EQ(phases.size(), 4u);
   EXPECT_EQ(phases[0].phase, static_cast<uint32_t>(ACTIVITY_API_PHASE_ENTER));
   EXPECT_EQ(phases[1].phase, static_cast<uint32_t>(ACTIVITY_API_PHASE_EXIT));
@@ -77,7 +77,7 @@ TEST_F(ApiDispatch, ActivityRecordSpansTheCallAndFollowsItsExternalId) {
   roctracer_get_timestamp(&before);
   roctracer_activity_push_external_correlation_id(77);
   void* ptr = nullptr;
-  simulated_hipMalloc(&ptr, 64);
+  ASSERT_EQ(simulated_hipMalloc(&ptr, 64), hipSuccess);
   roctracer_activity_pop_external_correlation_id(nullptr);
   roctracer_get_timestamp(&after);
   roctracer_flush_activity_expl(pool);
