@@ -33,6 +33,8 @@ find_package(PkgConfig QUIET)
 rocprof_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
 pkg_check_modules(ZSTD QUIET IMPORTED_TARGET libzstd)
 rocprof_require(ZSTD_FOUND "zstd" "libzstd-dev")
+find_package(ZLIB QUIET)
+rocprof_require(ZLIB_FOUND "zlib" "zlib1g-dev")
 
 find_path(ROCPROF_HSA_INCLUDE_DIR hsa/hsa_api_trace.h)
 find_library(ROCPROF_HSA_LIBRARY hsa-runtime64)

@@ -1,0 +1,167 @@
+#include "lib/format/rank_file_reader.hpp"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "lib/format/zstd_filter.hpp"
+
+namespace rocprof::format {
+
+FormatError::FormatError(const std::string& path, const std::string& problem)
+    : std::runtime_error(fmt::format("{}: {}", path, problem)), path_(path) {}
+
+void RankFileReader::fail(const std::string& problem) const {
+  const std::string detail = hdf5_error_text();
+  throw FormatError(path_, detail.empty() ? problem : fmt::format("{} ({})", problem, detail));
+}
+
+RankFileReader::RankFileReader(const std::string& path) : path_(path) {
+  const QuietErrors quiet;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0)
+    throw FormatError(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  if (info.st_size == 0) throw FormatError(path, "empty file (the writer never got to write it)");
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw FormatError(path, "not an HDF5 file (no HDF5 signature; wrong file or damaged header)");
+  register_zstd_filter();
+  file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file_.valid()) fail("cannot open as HDF5 (truncated or damaged)");
+
+  const hid_t root = file_.get();
+  std::string format;
+  if (!read_attribute(root, "format", format) || format != kFormatName)
+    fail(fmt::format("not a rocprof-mpi rank file (attribute 'format' is '{}', expected '{}')",
+                     format, kFormatName));
+  std::vector<std::uint32_t> version;
+  if (!read_attribute(root, "format_version", version) || version.size() != 2)
+    fail("missing or malformed attribute 'format_version'");
+  if (version[0] != kFormatVersionMajor)
+    fail(fmt::format("format version {}.{} is not supported (this reader reads {}.x)", version[0],
+                     version[1], kFormatVersionMajor));
+  version_minor_ = version[1];
+
+  // Metadata: missing optional text is left empty; missing numbers are an error.
+  read_attribute(root, "tool_version", metadata_.tool_version);
+  read_attribute(root, "job_id", metadata_.job_id);
+  read_attribute(root, "hostname", metadata_.hostname);
+  read_attribute(root, "command_line", metadata_.command_line);
+  read_attribute(root, "clock", metadata_.clock);
+  read_attribute(root, "compression", metadata_.compression);
+  std::uint32_t complete = 0;
+  if (!read_attribute(root, "rank", metadata_.rank) ||
+      !read_attribute(root, "size", metadata_.size) ||
+      !read_attribute(root, "pid", metadata_.pid) ||
+      !read_attribute(root, "start_realtime_ns", metadata_.start_realtime_ns) ||
+      !read_attribute(root, "start_clock_ns", metadata_.start_clock_ns) ||
+      !read_attribute(root, "flush_interval_ms", metadata_.flush_interval_ms) ||
+      !read_attribute(root, "complete", complete) ||
+      !read_attribute(root, "records_dropped", status_.records_dropped) ||
+      !read_attribute(root, "last_flush_clock_ns", status_.last_flush_clock_ns))
+    fail("missing or malformed metadata attributes (rank, size, pid, start time, status)");
+  status_.complete = complete != 0;
+  std::uint32_t chunk_rows = 0;
+  if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != kChunkRows)
+    fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, kChunkRows));
+
+  for (const Table* table : all_tables()) {
+    TableHandles handles;
+    if (H5Lexists(root, table->name, H5P_DEFAULT) <= 0) {
+      if (version_minor_ >= kFormatVersionMinor)
+        fail(fmt::format("table '{}' is missing", table->name));
+      tables_.push_back(std::move(handles));  // absent in an older minor version: empty
+      continue;
+    }
+    handles.group = Handle(H5Gopen2(root, table->name, H5P_DEFAULT));
+    if (!handles.group.valid()) fail(fmt::format("'{}' is not a group", table->name));
+    bool first = true;
+    for (const Column& column : table->columns) {
+      Handle dataset(H5Dopen2(handles.group.get(), column.name, H5P_DEFAULT));
+      if (!dataset.valid()) fail(fmt::format("column {}/{} is missing", table->name, column.name));
+      const Handle type(H5Dget_type(dataset.get()));
+      const Handle space(H5Dget_space(dataset.get()));
+      const bool float_column = column.type == ColumnType::kF64;
+      const H5T_class_t expected_class = float_column ? H5T_FLOAT : H5T_INTEGER;
+      if (H5Tget_class(type.get()) != expected_class ||
+          H5Tget_size(type.get()) != column_type_size(column.type) ||
+          H5Sget_simple_extent_ndims(space.get()) != 1)
+        fail(fmt::format("column {}/{} is not a 1-D {} dataset", table->name, column.name,
+                         column_type_name(column.type)));
+      hsize_t rows = 0;
+      H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
+      handles.rows = first ? rows : std::min<std::uint64_t>(handles.rows, rows);
+      first = false;
+      handles.columns.push_back(std::move(dataset));
+    }
+    tables_.push_back(std::move(handles));
+  }
+
+  const Handle strings(H5Dopen2(root, kStringsDataset, H5P_DEFAULT));
+  if (!strings.valid()) fail("the string table is missing");
+  const Handle type(H5Dget_type(strings.get()));
+  const Handle space(H5Dget_space(strings.get()));
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0)
+    fail("the string table is not a variable-length string dataset");
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count < 1) fail("the string table is empty (id 0 must be the empty string)");
+  std::vector<char*> texts(static_cast<std::size_t>(count), nullptr);
+  const Handle memory_type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(memory_type.get(), H5T_VARIABLE);
+  H5Tset_cset(memory_type.get(), H5T_CSET_UTF8);
+  if (H5Dread(strings.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
+    fail("cannot read the string table");
+  strings_.reserve(texts.size());
+  for (char* text : texts) {
+    strings_.emplace_back(text == nullptr ? "" : text);
+    H5free_memory(text);
+  }
+}
+
+std::uint64_t RankFileReader::row_count(const Table& table) const {
+  const auto tables = all_tables();
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    if (tables[i] == &table) return tables_[i].rows;
+  return 0;
+}
+
+const std::string& RankFileReader::string(StringId id) const {
+  if (id >= strings_.size())
+    throw FormatError(path_, fmt::format("string id {} is outside the string table ({} strings)",
+                                         id, strings_.size()));
+  return strings_[id];
+}
+
+void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
+                               std::byte* rows) const {
+  if (count == 0) return;
+  const auto tables = all_tables();
+  std::size_t index = 0;
+  while (index < tables.size() && tables[index] != &table) ++index;
+  const TableHandles& handles = tables_.at(index);
+  if (first + count > handles.rows)
+    throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
+                                         first + count, table.name, handles.rows));
+  const QuietErrors quiet;
+  std::memset(rows, 0, count * table.row_size);
+  const hsize_t start = first;
+  const hsize_t length = count;
+  const Handle memory_space(H5Screate_simple(1, &length, nullptr));
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    const Column& column = table.columns[c];
+    const std::size_t width = column_type_size(column.type);
+    scratch_.resize(count * width);
+    const hid_t dataset = handles.columns[c].get();
+    const Handle file_space(H5Dget_space(dataset));
+    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
+    if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),
+                H5P_DEFAULT, scratch_.data()) < 0)
+      fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
+                       first + count, table.name, column.name));
+    for (std::uint64_t r = 0; r < count; ++r)
+      std::memcpy(rows + r * table.row_size + column.offset, scratch_.data() + r * width, width);
+  }
+}
+
+}  // namespace rocprof::format

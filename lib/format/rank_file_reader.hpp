@@ -1,0 +1,106 @@
+// Reads rank files (docs/FORMAT.md) by streaming: rows come a chunk at a time, never the
+// whole file. Used by the tests and the merge tool. One reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lib/format/hdf5_util.hpp"
+#include "lib/format/rank_metadata.hpp"
+#include "lib/format/records.hpp"
+#include "lib/format/schema.hpp"
+
+namespace rocprof::format {
+
+// A file that is missing, not a rank file, of an unsupported version, or damaged. what()
+// names the file and the problem.
+class FormatError : public std::runtime_error {
+ public:
+  FormatError(const std::string& path, const std::string& problem);
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class RankFileReader {
+ public:
+  // Opens and validates `path` (format name and major version, every table's columns and
+  // types, the string table). Throws FormatError.
+  explicit RankFileReader(const std::string& path);
+
+  const std::string& path() const noexcept { return path_; }
+  const RankMetadata& metadata() const noexcept { return metadata_; }
+  const RankFileStatus& status() const noexcept { return status_; }
+  std::uint32_t version_minor() const noexcept { return version_minor_; }
+
+  // Rows of a table (the shortest column, should a killed writer have left them unequal).
+  std::uint64_t row_count(const Table& table) const;
+  template <typename Row>
+  std::uint64_t row_count() const {
+    return row_count(table_of<Row>());
+  }
+
+  // Reads rows [first, first + count) of Row's table into `out` (resized). Throws
+  // FormatError if a chunk cannot be decoded.
+  template <typename Row>
+  void read(std::uint64_t first, std::uint64_t count, std::vector<Row>& out) const {
+    out.resize(count);
+    read_rows(table_of<Row>(), first, count, reinterpret_cast<std::byte*>(out.data()));
+  }
+  // Every row of a table; for tests and small tables.
+  template <typename Row>
+  std::vector<Row> read_all() const {
+    std::vector<Row> rows;
+    read(0, row_count<Row>(), rows);
+    return rows;
+  }
+
+  // The string table is small: loaded at open. Unknown ids throw FormatError.
+  const std::string& string(StringId id) const;
+  std::size_t string_count() const noexcept { return strings_.size(); }
+
+ private:
+  struct TableHandles {
+    Handle group;
+    std::vector<Handle> columns;  // empty when the table is absent (older minor version)
+    std::uint64_t rows = 0;
+  };
+  void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
+                 std::byte* rows) const;
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  std::string path_;
+  Handle file_;
+  RankMetadata metadata_;
+  RankFileStatus status_;
+  std::uint32_t version_minor_ = 0;
+  std::vector<TableHandles> tables_;
+  std::vector<std::string> strings_;
+  mutable std::vector<std::byte> scratch_;
+};
+
+// Streams a table block by block: `while (cursor.next(rows)) ...`.
+template <typename Row>
+class TableCursor {
+ public:
+  explicit TableCursor(const RankFileReader& reader, std::uint64_t block_rows = kChunkRows)
+      : reader_(reader), total_(reader.row_count<Row>()), block_rows_(block_rows) {}
+  bool next(std::vector<Row>& rows) {
+    if (position_ >= total_) return false;
+    const std::uint64_t count = std::min(block_rows_, total_ - position_);
+    reader_.read(position_, count, rows);
+    position_ += count;
+    return true;
+  }
+
+ private:
+  const RankFileReader& reader_;
+  std::uint64_t total_;
+  std::uint64_t block_rows_;
+  std::uint64_t position_ = 0;
+};
+
+}  // namespace rocprof::format

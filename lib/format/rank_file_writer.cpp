@@ -1,0 +1,281 @@
+#include "lib/format/rank_file_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace rocprof::format {
+namespace {
+
+// Strings are few and short; no filter applies to variable-length data anyway.
+constexpr hsize_t kStringChunk = 1024;
+
+bool reserve_path(const std::string& path, std::string& error) {
+  // O_EXCL: of two processes given the same name, exactly one gets it.
+  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = fmt::format("cannot create {}: {}", path, std::strerror(errno));
+    return false;
+  }
+  ::close(fd);
+  return true;
+}
+
+Handle vlen_string_type() {
+  Handle type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  return type;
+}
+
+Handle create_extensible(hid_t parent, const char* name, hid_t type, hsize_t chunk,
+                         const Compression* compression, std::size_t element_size) {
+  const hsize_t zero = 0;
+  const hsize_t unlimited = H5S_UNLIMITED;
+  const Handle space(H5Screate_simple(1, &zero, &unlimited));
+  const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+  H5Pset_chunk(properties.get(), 1, &chunk);
+  if (compression != nullptr) {
+    // Chunks are always written whole; variable-length strings may not skip the fill value.
+    H5Pset_fill_time(properties.get(), H5D_FILL_TIME_NEVER);
+    if (!add_filters(properties.get(), *compression, element_size)) return Handle();
+  }
+  return Handle(
+      H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
+}
+
+}  // namespace
+
+std::unique_ptr<RankFileWriter> RankFileWriter::create(const std::string& path,
+                                                       const RankMetadata& metadata,
+                                                       const Compression& compression,
+                                                       std::string& error) {
+  if (!reserve_path(path, error)) return nullptr;
+  std::unique_ptr<RankFileWriter> writer(new RankFileWriter(path, compression));
+  if (!writer->initialise(metadata)) {
+    error = writer->error();
+    return nullptr;
+  }
+  return writer;
+}
+
+RankFileWriter::RankFileWriter(std::string path, const Compression& compression)
+    : path_(std::move(path)), compression_(compression), encoder_(compression) {}
+
+RankFileWriter::~RankFileWriter() = default;
+
+bool RankFileWriter::fail(std::string_view what) {
+  const std::string detail = hdf5_error_text();
+  error_ = detail.empty() ? fmt::format("{}: {}", path_, what)
+                          : fmt::format("{}: {} ({})", path_, what, detail);
+  failed_ = true;
+  return false;
+}
+
+bool RankFileWriter::initialise(const RankMetadata& metadata) {
+  const QuietErrors quiet;
+  const Handle create_properties(H5Pcreate(H5P_FILE_CREATE));
+  // Freed space is never reused: the chunks the last flush points to stay intact on disk.
+  H5Pset_file_space_strategy(create_properties.get(), H5F_FSPACE_STRATEGY_NONE, 0, 1);
+  const Handle access_properties(H5Pcreate(H5P_FILE_ACCESS));
+  // Earliest object formats, so HDF5 1.8 tools read the files; the file space setting alone
+  // needs superblock version 2, which (unlike version 3) leaves no "open for writing" flag
+  // behind that would make readers refuse a file whose writer was killed.
+  H5Pset_libver_bounds(access_properties.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+  file_ = Handle(
+      H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, create_properties.get(), access_properties.get()));
+  if (!file_.valid()) return fail("cannot create the HDF5 file");
+
+  // Metadata reaches the disk only in flush(), never half-way between two flushes.
+  H5AC_cache_config_t cache{};
+  cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Fget_mdc_config(file_.get(), &cache) >= 0) {
+    cache.evictions_enabled = false;
+    cache.incr_mode = H5C_incr__off;
+    cache.flash_incr_mode = H5C_flash_incr__off;
+    cache.decr_mode = H5C_decr__off;
+    if (H5Fset_mdc_config(file_.get(), &cache) < 0)
+      return fail("cannot configure the metadata cache");
+  }
+
+  const hid_t root = file_.get();
+  const std::vector<std::uint32_t> version = {kFormatVersionMajor, kFormatVersionMinor};
+  bool ok = write_attribute(root, "format", std::string(kFormatName)) &&
+            write_attribute(root, "format_version", version) &&
+            write_attribute(root, "tool_version", metadata.tool_version) &&
+            write_attribute(root, "job_id", metadata.job_id) &&
+            write_attribute(root, "rank", metadata.rank) &&
+            write_attribute(root, "size", metadata.size) &&
+            write_attribute(root, "hostname", metadata.hostname) &&
+            write_attribute(root, "pid", metadata.pid) &&
+            write_attribute(root, "command_line", metadata.command_line) &&
+            write_attribute(root, "start_realtime_ns", metadata.start_realtime_ns) &&
+            write_attribute(root, "start_clock_ns", metadata.start_clock_ns) &&
+            write_attribute(root, "clock", metadata.clock) &&
+            write_attribute(root, "compression", metadata.compression) &&
+            write_attribute(root, "flush_interval_ms", metadata.flush_interval_ms) &&
+            write_attribute(root, "chunk_rows", static_cast<std::uint32_t>(kChunkRows)) &&
+            write_status(RankFileStatus{});
+  if (!ok) return fail("cannot write the file attributes");
+
+  for (const Table* table : all_tables()) {
+    TableState state;
+    state.table = table;
+    state.group = Handle(H5Gcreate2(root, table->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (!state.group.valid()) return fail(fmt::format("cannot create group {}", table->name));
+    for (const Column& column : table->columns) {
+      Handle dataset =
+          create_extensible(state.group.get(), column.name, column_hdf5_type(column.type),
+                            kChunkRows, &compression_, column_type_size(column.type));
+      if (!dataset.valid())
+        return fail(fmt::format("cannot create dataset {}/{}", table->name, column.name));
+      state.columns.push_back(std::move(dataset));
+    }
+    state.tail.resize(kChunkRows * table->row_size);
+    tables_.push_back(std::move(state));
+  }
+  const Handle string_type = vlen_string_type();
+  strings_ = create_extensible(root, kStringsDataset, string_type.get(), kStringChunk, nullptr, 0);
+  if (!strings_.valid()) return fail("cannot create the string table");
+  intern("");  // id 0
+  return flush(RankFileStatus{});
+}
+
+std::size_t RankFileWriter::table_index(const Table& table) const noexcept {
+  const auto tables = all_tables();
+  return static_cast<std::size_t>(std::find(tables.begin(), tables.end(), &table) - tables.begin());
+}
+
+bool RankFileWriter::append_rows(std::size_t table, const std::byte* rows, std::size_t count) {
+  if (failed_) return false;
+  TableState& state = tables_[table];
+  const std::size_t row_size = state.table->row_size;
+  while (count > 0) {
+    const std::size_t take = std::min(count, kChunkRows - state.tail_rows);
+    std::memcpy(state.tail.data() + state.tail_rows * row_size, rows, take * row_size);
+    state.tail_rows += take;
+    state.tail_dirty = true;
+    rows += take * row_size;
+    count -= take;
+    if (state.tail_rows == kChunkRows) {
+      if (!write_chunk(state, kChunkRows)) return false;
+      ++state.full_chunks;
+      state.tail_rows = 0;
+      state.tail_dirty = false;
+    }
+  }
+  return true;
+}
+
+bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
+  const QuietErrors quiet;
+  const hsize_t first = state.full_chunks * kChunkRows;
+  const hsize_t extent = first + rows;
+  const std::size_t row_size = state.table->row_size;
+  for (std::size_t c = 0; c < state.columns.size(); ++c) {
+    const Column& column = state.table->columns[c];
+    const std::size_t width = column_type_size(column.type);
+    // A whole chunk always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
+    column_scratch_.assign(kChunkRows * width, std::byte{0});
+    const std::byte* source = state.tail.data() + column.offset;
+    std::byte* target = column_scratch_.data();
+    for (std::size_t r = 0; r < rows; ++r)
+      std::memcpy(target + r * width, source + r * row_size, width);
+    const std::span<const std::byte> stored = encoder_.encode(column_scratch_, width);
+    if (stored.empty()) return fail("compression failed");
+    const hid_t dataset = state.columns[c].get();
+    if (H5Dset_extent(dataset, &extent) < 0 ||
+        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+      return fail(fmt::format("cannot write {}/{}", state.table->name, column.name));
+  }
+  return true;
+}
+
+StringId RankFileWriter::intern(std::string_view text) {
+  if (const auto found = string_ids_.find(text); found != string_ids_.end()) return found->second;
+  const auto id = static_cast<StringId>(string_ids_.size());
+  string_ids_.emplace(std::string(text), id);
+  strings_pending_.emplace_back(text);
+  return id;
+}
+
+bool RankFileWriter::write_strings() {
+  if (strings_pending_.empty()) return true;
+  const QuietErrors quiet;
+  const hsize_t first = strings_written_;
+  const hsize_t count = strings_pending_.size();
+  const hsize_t extent = first + count;
+  if (H5Dset_extent(strings_.get(), &extent) < 0) return fail("cannot extend the string table");
+  const Handle file_space(H5Dget_space(strings_.get()));
+  H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr);
+  const Handle memory_space(H5Screate_simple(1, &count, nullptr));
+  std::vector<const char*> texts;
+  texts.reserve(strings_pending_.size());
+  for (const auto& text : strings_pending_) texts.push_back(text.c_str());
+  const Handle type = vlen_string_type();
+  if (H5Dwrite(strings_.get(), type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
+               texts.data()) < 0)
+    return fail("cannot write the string table");
+  strings_written_ = extent;
+  strings_pending_.clear();
+  return true;
+}
+
+bool RankFileWriter::write_status(const RankFileStatus& status) {
+  const hid_t root = file_.get();
+  return write_attribute(root, "complete", static_cast<std::uint32_t>(status.complete ? 1 : 0)) &&
+         write_attribute(root, "records_dropped", status.records_dropped) &&
+         write_attribute(root, "last_flush_clock_ns", status.last_flush_clock_ns);
+}
+
+bool RankFileWriter::flush(const RankFileStatus& status) {
+  if (failed_) return false;
+  const QuietErrors quiet;
+  for (TableState& state : tables_) {
+    if (!state.tail_dirty || state.tail_rows == 0) continue;
+    if (!write_chunk(state, state.tail_rows)) return false;
+    state.tail_dirty = false;
+  }
+  if (!write_strings()) return false;
+  if (!write_status(status)) return fail("cannot update the file status");
+  if (H5Fflush(file_.get(), H5F_SCOPE_LOCAL) < 0) return fail("cannot flush");
+  return true;
+}
+
+bool RankFileWriter::close(RankFileStatus status) {
+  status.complete = true;
+  if (!flush(status)) return false;
+  const QuietErrors quiet;
+  for (TableState& state : tables_) {
+    state.columns.clear();
+    state.group.reset();
+  }
+  strings_.reset();
+  const hid_t file = file_.get();
+  if (H5Fclose(file) < 0) {
+    (void)file_.release_without_close();
+    return fail("cannot close");
+  }
+  (void)file_.release_without_close();
+  failed_ = true;  // nothing more may be written
+  error_ = fmt::format("{}: already closed", path_);
+  return true;
+}
+
+std::uint64_t RankFileWriter::rows(const Table& table) const noexcept {
+  const TableState& state = tables_[table_index(table)];
+  return state.full_chunks * kChunkRows + state.tail_rows;
+}
+
+std::uint64_t RankFileWriter::bytes_on_disk() const noexcept {
+  hsize_t size = 0;
+  if (file_.valid()) H5Fget_filesize(file_.get(), &size);
+  return size;
+}
+
+}  // namespace rocprof::format

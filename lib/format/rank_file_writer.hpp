@@ -1,0 +1,106 @@
+// Writes one rank file (docs/FORMAT.md). Used by the recorder's writer thread only: not
+// thread-safe, and it may block on I/O.
+//
+// Crash safety: the file is created with superblock version 2, a "never reuse file space"
+// strategy, and metadata cache evictions off. Between flushes nothing on disk that the last
+// flush's metadata points to is modified (new and rewritten chunks go to fresh space at the
+// end), so a process killed at any moment outside flush() leaves the file exactly as of the
+// last flush, readable by stock HDF5 tools without repair.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/format/compression.hpp"
+#include "lib/format/hdf5_util.hpp"
+#include "lib/format/rank_metadata.hpp"
+#include "lib/format/records.hpp"
+#include "lib/format/schema.hpp"
+
+namespace rocprof::format {
+
+class RankFileWriter {
+ public:
+  // Creates `path`, which must not exist (so two processes can never share a file). Returns
+  // nullptr with `error` set on failure; `error` names the path and the reason.
+  static std::unique_ptr<RankFileWriter> create(const std::string& path,
+                                                const RankMetadata& metadata,
+                                                const Compression& compression, std::string& error);
+  ~RankFileWriter();
+  RankFileWriter(const RankFileWriter&) = delete;
+  RankFileWriter& operator=(const RankFileWriter&) = delete;
+
+  // Appends rows; full chunks are encoded and written at once, the rest waits for flush().
+  template <typename Row>
+  bool append(std::span<const Row> rows) {
+    return append_rows(table_index(table_of<Row>()),
+                       reinterpret_cast<const std::byte*>(rows.data()), rows.size());
+  }
+  template <typename Row>
+  bool append(const Row& row) {
+    return append(std::span<const Row>(&row, 1));
+  }
+
+  // The id of `text` in this file's string table (added on first use).
+  StringId intern(std::string_view text);
+
+  // Makes everything appended so far durable (partial chunks, new strings, status).
+  bool flush(const RankFileStatus& status);
+  // Final flush with `complete` set, then closes the file. The writer is unusable after.
+  bool close(RankFileStatus status);
+
+  // Why the last failing call failed (path included).
+  const std::string& error() const noexcept { return error_; }
+  const std::string& path() const noexcept { return path_; }
+  std::uint64_t rows(const Table& table) const noexcept;
+  std::uint64_t bytes_on_disk() const noexcept;
+
+ private:
+  struct TableState {
+    const Table* table = nullptr;
+    Handle group;
+    std::vector<Handle> columns;
+    std::uint64_t full_chunks = 0;  // chunks written whole; never rewritten
+    std::vector<std::byte> tail;    // rows after the last full chunk
+    std::size_t tail_rows = 0;
+    bool tail_dirty = false;  // tail changed since it was last written
+  };
+
+  RankFileWriter(std::string path, const Compression& compression);
+  bool initialise(const RankMetadata& metadata);
+  std::size_t table_index(const Table& table) const noexcept;
+  bool append_rows(std::size_t table, const std::byte* rows, std::size_t count);
+  bool write_chunk(TableState& state, std::size_t rows);
+  bool write_strings();
+  bool write_status(const RankFileStatus& status);
+  bool fail(std::string_view what);
+
+  std::string path_;
+  Compression compression_;
+  ChunkEncoder encoder_;
+  Handle file_;
+  std::vector<TableState> tables_;
+  std::vector<std::byte> column_scratch_;
+
+  Handle strings_;
+  std::vector<std::string> strings_pending_;  // interned since the last write
+  std::uint64_t strings_written_ = 0;
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> string_ids_;
+
+  std::string error_;
+  bool failed_ = false;
+};
+
+}  // namespace rocprof::format

@@ -1,0 +1,140 @@
+// The record model of a rank file: one plain row type per record kind. The writer (the
+// recorder in every traced process) and every reader (tests, the merge tool) use these types
+// and the table descriptions in schema.hpp; docs/FORMAT.md is their normative description.
+#pragma once
+
+#include <cstdint>
+
+namespace rocprof::format {
+
+// Version of the rank-file layout. Readers accept files of the same major version and any
+// minor version (a minor bump only adds tables, columns or attributes).
+inline constexpr std::uint32_t kFormatVersionMajor = 1;
+inline constexpr std::uint32_t kFormatVersionMinor = 0;
+inline constexpr const char* kFormatName = "rocprof-mpi rank file";
+
+// String ids index the file's string table; id 0 is the empty string ("none").
+using StringId = std::uint32_t;
+
+// Direction of a memory copy, decoded from the API call's arguments.
+enum class CopyDirection : std::uint8_t {
+  kNone = 0,
+  kHostToHost = 1,
+  kHostToDevice = 2,
+  kDeviceToHost = 3,
+  kDeviceToDevice = 4,
+  kDefault = 5,  // the runtime infers it (hipMemcpyDefault)
+};
+
+// A synchronous host API call (HIP_API, HSA_API domains).
+struct ApiCallRow {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint64_t correlation_id;
+  std::uint64_t external_id;  // innermost external id when the call began, 0 if none
+  std::uint64_t stream;       // stream / queue handle argument, 0 if none
+  std::uint64_t bytes;        // bytes of a copy or allocation argument, 0 if none
+  std::uint32_t thread_id;    // Linux thread id
+  std::uint32_t op;           // operation id inside the domain
+  StringId kernel_name;       // launched kernel, 0 if none
+  std::uint32_t grid[3];      // launch grid, zeros if none
+  std::uint32_t block[3];     // launch block, zeros if none
+  std::uint8_t domain;        // activity_domain_t
+  CopyDirection copy_direction;
+};
+
+// Asynchronous device work (HIP_OPS, HSA_OPS): dispatches, copies, barriers.
+struct ActivityRow {
+  std::uint64_t begin_ns;  // host clock
+  std::uint64_t end_ns;
+  std::uint64_t correlation_id;  // the API call that issued it
+  std::uint64_t queue_id;
+  std::uint64_t bytes;  // bytes of a copy, 0 otherwise
+  std::uint32_t op;     // DISPATCH / COPY / BARRIER
+  std::uint32_t kind;   // runtime command kind
+  std::int32_t device_id;
+  StringId kernel_name;  // 0 if none
+  std::uint8_t domain;
+};
+
+// correlation id -> external id (the ACTIVITY_DOMAIN_EXT_API records).
+struct ExternalCorrelationRow {
+  std::uint64_t correlation_id;
+  std::uint64_t external_id;
+};
+
+enum class MarkerOp : std::uint8_t {
+  kMark = 0,        // roctxMarkA
+  kPush = 1,        // roctxRangePushA
+  kPop = 2,         // roctxRangePop
+  kStart = 3,       // roctxRangeStartA
+  kStop = 4,        // roctxRangeStop
+  kRegionPush = 5,  // user-API region begin
+  kRegionPop = 6,   // user-API region end
+};
+
+// Markers and ranges: one row per call; a push and its pop (or start and stop) share `id`.
+struct MarkerRow {
+  std::uint64_t timestamp_ns;
+  std::uint64_t id;
+  std::uint32_t thread_id;
+  std::uint32_t level;  // nesting level of a push / pop, else 0
+  StringId message;     // 0 for pop and stop
+  MarkerOp op;
+};
+
+// One MPI call of this rank.
+struct MpiCallRow {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint64_t external_id;   // the id the call pushed (rank-qualified by the reader)
+  std::uint64_t communicator;  // job-wide communicator id, 0 if none
+  std::uint64_t request;       // request of a non-blocking call or its completion, 0 if none
+  std::uint64_t bytes_sent;
+  std::uint64_t bytes_received;
+  std::uint32_t thread_id;
+  StringId function;  // "MPI_Send", ...
+  std::int32_t peer;  // world rank of the partner or root; -1 if none
+  std::int32_t tag;   // -1 if none
+};
+
+// A device or host counter value.
+struct CounterSampleRow {
+  std::uint64_t timestamp_ns;
+  double value;
+  std::uint32_t session;  // counter_sessions.session
+  StringId counter;       // counter name
+};
+
+// A counter collection session (device profiling session, sampler).
+struct CounterSessionRow {
+  std::uint64_t start_ns;
+  std::uint32_t session;
+  std::int32_t device_id;  // -1 for host counters
+  StringId name;
+};
+
+// One clock-synchronisation measurement against the reference rank.
+struct ClockSampleRow {
+  std::uint64_t local_ns;  // this rank's clock at the measurement's midpoint
+  std::int64_t offset_ns;  // reference clock minus local clock
+  std::uint64_t round_trip_ns;
+  std::uint64_t uncertainty_ns;
+  std::int32_t reference_rank;
+};
+
+// Name of an operation id seen in the file, so readers need no roctracer to label ops.
+struct OpNameRow {
+  std::uint32_t op;
+  StringId name;
+  std::uint8_t domain;
+};
+
+// Name of a host thread seen in the file (from /proc at first sight; may be empty).
+struct ThreadRow {
+  std::uint64_t first_seen_ns;
+  std::uint32_t thread_id;
+  StringId name;
+};
+
+}  // namespace rocprof::format

@@ -1,0 +1,220 @@
+#include "lib/format/schema.hpp"
+
+#include <array>
+#include <cstddef>
+
+namespace rocprof::format {
+namespace {
+
+#define ROCPROF_COLUMN(row, field, type) \
+  Column { #field, ColumnType::type, static_cast < std::uint32_t>(offsetof(row, field)) }
+#define ROCPROF_ARRAY_COLUMN(row, field, index, name, type)                                \
+  Column {                                                                                 \
+    name, ColumnType::type,                                                                \
+        static_cast<std::uint32_t>(offsetof(row, field) + (index) * sizeof(std::uint32_t)) \
+  }
+
+constexpr std::array kApiCallColumns = {
+    ROCPROF_COLUMN(ApiCallRow, begin_ns, kU64),
+    ROCPROF_COLUMN(ApiCallRow, end_ns, kU64),
+    ROCPROF_COLUMN(ApiCallRow, correlation_id, kU64),
+    ROCPROF_COLUMN(ApiCallRow, external_id, kU64),
+    ROCPROF_COLUMN(ApiCallRow, stream, kU64),
+    ROCPROF_COLUMN(ApiCallRow, bytes, kU64),
+    ROCPROF_COLUMN(ApiCallRow, thread_id, kU32),
+    ROCPROF_COLUMN(ApiCallRow, op, kU32),
+    ROCPROF_COLUMN(ApiCallRow, kernel_name, kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, grid, 0, "grid_x", kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, grid, 1, "grid_y", kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, grid, 2, "grid_z", kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, block, 0, "block_x", kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, block, 1, "block_y", kU32),
+    ROCPROF_ARRAY_COLUMN(ApiCallRow, block, 2, "block_z", kU32),
+    ROCPROF_COLUMN(ApiCallRow, domain, kU8),
+    ROCPROF_COLUMN(ApiCallRow, copy_direction, kU8),
+};
+
+constexpr std::array kActivityColumns = {
+    ROCPROF_COLUMN(ActivityRow, begin_ns, kU64),       ROCPROF_COLUMN(ActivityRow, end_ns, kU64),
+    ROCPROF_COLUMN(ActivityRow, correlation_id, kU64), ROCPROF_COLUMN(ActivityRow, queue_id, kU64),
+    ROCPROF_COLUMN(ActivityRow, bytes, kU64),          ROCPROF_COLUMN(ActivityRow, op, kU32),
+    ROCPROF_COLUMN(ActivityRow, kind, kU32),           ROCPROF_COLUMN(ActivityRow, device_id, kI32),
+    ROCPROF_COLUMN(ActivityRow, kernel_name, kU32),    ROCPROF_COLUMN(ActivityRow, domain, kU8),
+};
+
+constexpr std::array kExternalColumns = {
+    ROCPROF_COLUMN(ExternalCorrelationRow, correlation_id, kU64),
+    ROCPROF_COLUMN(ExternalCorrelationRow, external_id, kU64),
+};
+
+constexpr std::array kMarkerColumns = {
+    ROCPROF_COLUMN(MarkerRow, timestamp_ns, kU64), ROCPROF_COLUMN(MarkerRow, id, kU64),
+    ROCPROF_COLUMN(MarkerRow, thread_id, kU32),    ROCPROF_COLUMN(MarkerRow, level, kU32),
+    ROCPROF_COLUMN(MarkerRow, message, kU32),      ROCPROF_COLUMN(MarkerRow, op, kU8),
+};
+
+constexpr std::array kMpiColumns = {
+    ROCPROF_COLUMN(MpiCallRow, begin_ns, kU64),
+    ROCPROF_COLUMN(MpiCallRow, end_ns, kU64),
+    ROCPROF_COLUMN(MpiCallRow, external_id, kU64),
+    ROCPROF_COLUMN(MpiCallRow, communicator, kU64),
+    ROCPROF_COLUMN(MpiCallRow, request, kU64),
+    ROCPROF_COLUMN(MpiCallRow, bytes_sent, kU64),
+    ROCPROF_COLUMN(MpiCallRow, bytes_received, kU64),
+    ROCPROF_COLUMN(MpiCallRow, thread_id, kU32),
+    ROCPROF_COLUMN(MpiCallRow, function, kU32),
+    ROCPROF_COLUMN(MpiCallRow, peer, kI32),
+    ROCPROF_COLUMN(MpiCallRow, tag, kI32),
+};
+
+constexpr std::array kCounterColumns = {
+    ROCPROF_COLUMN(CounterSampleRow, timestamp_ns, kU64),
+    ROCPROF_COLUMN(CounterSampleRow, value, kF64),
+    ROCPROF_COLUMN(CounterSampleRow, session, kU32),
+    ROCPROF_COLUMN(CounterSampleRow, counter, kU32),
+};
+
+constexpr std::array kSessionColumns = {
+    ROCPROF_COLUMN(CounterSessionRow, start_ns, kU64),
+    ROCPROF_COLUMN(CounterSessionRow, session, kU32),
+    ROCPROF_COLUMN(CounterSessionRow, device_id, kI32),
+    ROCPROF_COLUMN(CounterSessionRow, name, kU32),
+};
+
+constexpr std::array kClockColumns = {
+    ROCPROF_COLUMN(ClockSampleRow, local_ns, kU64),
+    ROCPROF_COLUMN(ClockSampleRow, offset_ns, kI64),
+    ROCPROF_COLUMN(ClockSampleRow, round_trip_ns, kU64),
+    ROCPROF_COLUMN(ClockSampleRow, uncertainty_ns, kU64),
+    ROCPROF_COLUMN(ClockSampleRow, reference_rank, kI32),
+};
+
+constexpr std::array kOpNameColumns = {
+    ROCPROF_COLUMN(OpNameRow, op, kU32),
+    ROCPROF_COLUMN(OpNameRow, name, kU32),
+    ROCPROF_COLUMN(OpNameRow, domain, kU8),
+};
+
+constexpr std::array kThreadColumns = {
+    ROCPROF_COLUMN(ThreadRow, first_seen_ns, kU64),
+    ROCPROF_COLUMN(ThreadRow, thread_id, kU32),
+    ROCPROF_COLUMN(ThreadRow, name, kU32),
+};
+
+#undef ROCPROF_COLUMN
+#undef ROCPROF_ARRAY_COLUMN
+
+constexpr Table kApiCalls{"api_calls", sizeof(ApiCallRow), kApiCallColumns};
+constexpr Table kActivities{"activities", sizeof(ActivityRow), kActivityColumns};
+constexpr Table kExternal{"external_correlations", sizeof(ExternalCorrelationRow),
+                          kExternalColumns};
+constexpr Table kMarkers{"markers", sizeof(MarkerRow), kMarkerColumns};
+constexpr Table kMpiCalls{"mpi_calls", sizeof(MpiCallRow), kMpiColumns};
+constexpr Table kCounterSamples{"counter_samples", sizeof(CounterSampleRow), kCounterColumns};
+constexpr Table kCounterSessions{"counter_sessions", sizeof(CounterSessionRow), kSessionColumns};
+constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockColumns};
+constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns};
+constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns};
+
+constexpr std::array<const Table*, 10> kAllTables = {
+    &kApiCalls,       &kActivities,      &kExternal,     &kMarkers, &kMpiCalls,
+    &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames, &kThreads,
+};
+
+}  // namespace
+
+std::size_t column_type_size(ColumnType type) noexcept {
+  switch (type) {
+    case ColumnType::kU8:
+      return 1;
+    case ColumnType::kU32:
+    case ColumnType::kI32:
+      return 4;
+    case ColumnType::kU64:
+    case ColumnType::kI64:
+    case ColumnType::kF64:
+      return 8;
+  }
+  return 0;
+}
+
+hid_t column_hdf5_type(ColumnType type) noexcept {
+  switch (type) {
+    case ColumnType::kU8:
+      return H5T_STD_U8LE;
+    case ColumnType::kU32:
+      return H5T_STD_U32LE;
+    case ColumnType::kU64:
+      return H5T_STD_U64LE;
+    case ColumnType::kI32:
+      return H5T_STD_I32LE;
+    case ColumnType::kI64:
+      return H5T_STD_I64LE;
+    case ColumnType::kF64:
+      return H5T_IEEE_F64LE;
+  }
+  return H5I_INVALID_HID;
+}
+
+std::string_view column_type_name(ColumnType type) noexcept {
+  switch (type) {
+    case ColumnType::kU8:
+      return "uint8";
+    case ColumnType::kU32:
+      return "uint32";
+    case ColumnType::kU64:
+      return "uint64";
+    case ColumnType::kI32:
+      return "int32";
+    case ColumnType::kI64:
+      return "int64";
+    case ColumnType::kF64:
+      return "float64";
+  }
+  return "?";
+}
+
+std::span<const Table* const> all_tables() noexcept { return kAllTables; }
+
+template <>
+const Table& table_of<ApiCallRow>() noexcept {
+  return kApiCalls;
+}
+template <>
+const Table& table_of<ActivityRow>() noexcept {
+  return kActivities;
+}
+template <>
+const Table& table_of<ExternalCorrelationRow>() noexcept {
+  return kExternal;
+}
+template <>
+const Table& table_of<MarkerRow>() noexcept {
+  return kMarkers;
+}
+template <>
+const Table& table_of<MpiCallRow>() noexcept {
+  return kMpiCalls;
+}
+template <>
+const Table& table_of<CounterSampleRow>() noexcept {
+  return kCounterSamples;
+}
+template <>
+const Table& table_of<CounterSessionRow>() noexcept {
+  return kCounterSessions;
+}
+template <>
+const Table& table_of<ClockSampleRow>() noexcept {
+  return kClockSamples;
+}
+template <>
+const Table& table_of<OpNameRow>() noexcept {
+  return kOpNames;
+}
+template <>
+const Table& table_of<ThreadRow>() noexcept {
+  return kThreads;
+}
+
+}  // namespace rocprof::format

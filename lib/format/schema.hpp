@@ -1,0 +1,49 @@
+// How each row type of records.hpp is stored: a group per table, one 1-D dataset per column.
+// The writer and the reader both walk these descriptions, so the layout exists only here.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "lib/format/records.hpp"
+
+namespace rocprof::format {
+
+enum class ColumnType : std::uint8_t { kU8, kU32, kU64, kI32, kI64, kF64 };
+
+struct Column {
+  const char* name;
+  ColumnType type;
+  std::uint32_t offset;  // byte offset of the field in the row struct
+};
+
+struct Table {
+  const char* name;  // HDF5 group name under the file root
+  std::size_t row_size;
+  std::span<const Column> columns;
+};
+
+std::size_t column_type_size(ColumnType type) noexcept;
+// The native HDF5 type used in memory and in the file (little-endian on x86-64).
+hid_t column_hdf5_type(ColumnType type) noexcept;
+std::string_view column_type_name(ColumnType type) noexcept;
+
+// The table each row type is stored in.
+template <typename Row>
+const Table& table_of() noexcept;
+
+// Every table, in file order.
+std::span<const Table* const> all_tables() noexcept;
+
+// Rows of a column chunk: large enough for good compression, small enough that a reader
+// streams a file in small steps. Fixed for format 1.x (recorded as each dataset's chunk).
+inline constexpr std::size_t kChunkRows = 16384;
+
+// Group holding the string table (dataset "strings" of variable-length UTF-8 strings).
+inline constexpr const char* kStringsDataset = "strings";
+
+}  // namespace rocprof::format

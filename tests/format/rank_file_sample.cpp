@@ -1,0 +1,167 @@
+#include "tests/format/rank_file_sample.hpp"
+
+#include <stdexcept>
+
+namespace rocprof::test {
+
+using namespace rocprof::format;
+
+RankMetadata sample_metadata() {
+  RankMetadata metadata;
+  metadata.tool_version = "0.1.0-test";
+  metadata.job_id = "4242";
+  metadata.rank = 3;
+  metadata.size = 8;
+  metadata.hostname = "node-a";
+  metadata.pid = 12345;
+  metadata.command_line = {"./app", "--with space", "ünïcode"};
+  metadata.start_realtime_ns = 1'763'800'000'000'000'000ull;
+  metadata.start_clock_ns = 5'000'000'000ull;
+  metadata.compression = "zstd:1";
+  metadata.flush_interval_ms = 1000;
+  return metadata;
+}
+
+SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
+  SampleRows s;
+  const StringId kernel = writer.intern("jacobi_kernel(double*, int)");
+  std::uint64_t t = 5'000'000'000ull;
+  for (std::size_t i = 0; i < api_rows; ++i) {
+    auto row = zeroed<ApiCallRow>();
+    row.begin_ns = t += 700 + (i * 7919) % 300;
+    row.end_ns = row.begin_ns + 150 + i % 97;
+    row.correlation_id = i + 1;
+    row.external_id = i / 100;
+    row.thread_id = 4000 + static_cast<std::uint32_t>(i % 3);
+    row.domain = 3;
+    row.op = static_cast<std::uint32_t>(i % 11);
+    if (i % 10 == 0) {
+      row.kernel_name = kernel;
+      row.grid[0] = 256;
+      row.grid[1] = 2;
+      row.grid[2] = 1;
+      row.block[0] = 64;
+      row.block[1] = 1;
+      row.block[2] = 1;
+      row.stream = 0x7f00'1000;
+    }
+    if (i % 10 == 5) {
+      row.bytes = 1 << 20;
+      row.copy_direction = CopyDirection::kHostToDevice;
+    }
+    s.api_calls.push_back(row);
+  }
+  for (int i = 0; i < 300; ++i) {
+    auto row = zeroed<ActivityRow>();
+    row.begin_ns = 6'000'000'000ull + 1000ull * i;
+    row.end_ns = row.begin_ns + 800;
+    row.correlation_id = 10ull * i + 1;
+    row.queue_id = 0x5000 + i % 2;
+    row.op = i % 3;
+    row.kind = 4000 + i % 2;
+    row.device_id = i % 4;
+    row.kernel_name = i % 3 == 0 ? kernel : 0;
+    row.bytes = i % 3 == 1 ? 4096 : 0;
+    row.domain = 2;
+    s.activities.push_back(row);
+  }
+  for (int i = 0; i < 50; ++i) {
+    auto row = zeroed<ExternalCorrelationRow>();
+    row.correlation_id = 10ull * i + 1;
+    row.external_id = (3ull << 48) | static_cast<std::uint64_t>(i);
+    s.externals.push_back(row);
+  }
+  const char* phases[] = {"halo exchange", "compute", "residual"};
+  for (int i = 0; i < 30; ++i) {
+    auto row = zeroed<MarkerRow>();
+    row.timestamp_ns = 5'100'000'000ull + 10ull * i;
+    row.id = static_cast<std::uint64_t>(i / 2 + 1);
+    row.thread_id = 4000;
+    row.op = i % 2 == 0 ? MarkerOp::kPush : MarkerOp::kPop;
+    row.level = 0;
+    row.message = i % 2 == 0 ? writer.intern(phases[(i / 2) % 3]) : 0;
+    s.markers.push_back(row);
+  }
+  const StringId send = writer.intern("MPI_Isend");
+  const StringId wait = writer.intern("MPI_Wait");
+  for (int i = 0; i < 40; ++i) {
+    auto row = zeroed<MpiCallRow>();
+    row.begin_ns = 5'200'000'000ull + 1000ull * i;
+    row.end_ns = row.begin_ns + 300;
+    row.external_id = static_cast<std::uint64_t>(i + 1);
+    row.communicator = 1;
+    row.request = 0x100 + static_cast<std::uint64_t>(i / 2);
+    row.bytes_sent = i % 2 == 0 ? 8192 : 0;
+    row.thread_id = 4000;
+    row.function = i % 2 == 0 ? send : wait;
+    row.peer = i % 2 == 0 ? (i / 2) % 8 : -1;
+    row.tag = i % 2 == 0 ? 7 : -1;
+    s.mpi_calls.push_back(row);
+  }
+  const StringId power = writer.intern("power_watts");
+  for (int i = 0; i < 20; ++i) {
+    auto row = zeroed<CounterSampleRow>();
+    row.timestamp_ns = 5'300'000'000ull + 1'000'000ull * i;
+    row.value = 250.5 + i * 0.25;
+    row.session = 1;
+    row.counter = power;
+    s.counters.push_back(row);
+  }
+  auto session = zeroed<CounterSessionRow>();
+  session.start_ns = 5'299'000'000ull;
+  session.session = 1;
+  session.device_id = 0;
+  session.name = writer.intern("smi sampler");
+  s.sessions.push_back(session);
+  for (int i = 0; i < 2; ++i) {
+    auto row = zeroed<ClockSampleRow>();
+    row.local_ns = 5'000'100'000ull + 60'000'000'000ull * i;
+    row.offset_ns = -7'000'000'123ll + i * 55;
+    row.round_trip_ns = 2100 + i;
+    row.uncertainty_ns = 1050;
+    row.reference_rank = 0;
+    s.clocks.push_back(row);
+  }
+  for (std::uint32_t op = 0; op < 11; ++op) {
+    auto row = zeroed<OpNameRow>();
+    row.domain = 3;
+    row.op = op;
+    row.name = writer.intern("hipOp" + std::to_string(op));
+    s.op_names.push_back(row);
+  }
+  auto thread = zeroed<ThreadRow>();
+  thread.first_seen_ns = 5'000'000'100ull;
+  thread.thread_id = 4000;
+  thread.name = writer.intern("main");
+  s.threads.push_back(thread);
+  return s;
+}
+
+SampleRows write_sample_file(const std::string& path, const Compression& compression,
+                             std::size_t api_rows) {
+  std::string error;
+  auto writer = RankFileWriter::create(path, sample_metadata(), compression, error);
+  if (!writer) throw std::runtime_error(error);
+  SampleRows s = make_sample(*writer, api_rows);
+  // Uneven appends with flushes between: partial chunks get rewritten as they grow.
+  const std::size_t half = s.api_calls.size() / 3;
+  RankFileStatus status;
+  bool ok = writer->append(std::span<const ApiCallRow>(s.api_calls.data(), half));
+  ok = ok && writer->flush(status);
+  ok = ok && writer->append(
+                 std::span<const ApiCallRow>(s.api_calls.data() + half, s.api_calls.size() - half));
+  ok = ok && writer->append<ActivityRow>(s.activities) &&
+       writer->append<ExternalCorrelationRow>(s.externals) && writer->append<MarkerRow>(s.markers);
+  ok = ok && writer->flush(status);
+  ok = ok && writer->append<MpiCallRow>(s.mpi_calls) &&
+       writer->append<CounterSampleRow>(s.counters) &&
+       writer->append<CounterSessionRow>(s.sessions) && writer->append<ClockSampleRow>(s.clocks) &&
+       writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads);
+  status.records_dropped = 17;
+  status.last_flush_clock_ns = 9'000'000'000ull;
+  ok = ok && writer->close(status);
+  if (!ok) throw std::runtime_error(writer->error());
+  return s;
+}
+
+}  // namespace rocprof::test

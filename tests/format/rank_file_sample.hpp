@@ -1,0 +1,43 @@
+// A deterministic rank file with every record kind, shared by the round-trip test and the
+// stock-tool checks (h5dump, h5py): both compare against the same generated values.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/format/rank_file_writer.hpp"
+
+namespace rocprof::test {
+
+template <typename Row>
+Row zeroed() {
+  Row row;
+  std::memset(&row, 0, sizeof row);  // padding too, so rows compare with memcmp
+  return row;
+}
+
+struct SampleRows {
+  std::vector<format::ApiCallRow> api_calls;
+  std::vector<format::ActivityRow> activities;
+  std::vector<format::ExternalCorrelationRow> externals;
+  std::vector<format::MarkerRow> markers;
+  std::vector<format::MpiCallRow> mpi_calls;
+  std::vector<format::CounterSampleRow> counters;
+  std::vector<format::CounterSessionRow> sessions;
+  std::vector<format::ClockSampleRow> clocks;
+  std::vector<format::OpNameRow> op_names;
+  std::vector<format::ThreadRow> threads;
+};
+
+// `api_rows` API calls (more than one chunk exercises full and partial chunks); string ids
+// are interned in `writer`.
+SampleRows make_sample(format::RankFileWriter& writer, std::size_t api_rows);
+format::RankMetadata sample_metadata();
+
+// Writes the sample to `path`, in several appends with flushes between them.
+SampleRows write_sample_file(const std::string& path, const format::Compression& compression,
+                             std::size_t api_rows);
+
+}  // namespace rocprof::test

@@ -1,0 +1,236 @@
+// Rank files: exact round trip of every record kind under each compression, streaming, and
+// the reader's clear errors for every kind of bad file.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "lib/format/rank_file_reader.hpp"
+#include "lib/format/rank_file_writer.hpp"
+#include "tests/format/rank_file_sample.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rocprof::format;
+using rocprof::test::SampleRows;
+using rocprof::test::write_sample_file;
+
+class RankFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rank_file_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+template <typename Row>
+void expect_rows_equal(const std::vector<Row>& expected, const std::vector<Row>& actual,
+                       const char* table) {
+  ASSERT_EQ(expected.size(), actual.size()) << table;
+  // Column by column: padding between fields is unspecified and not stored.
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    for (const Column& column : table_of<Row>().columns)
+      ASSERT_EQ(0, std::memcmp(reinterpret_cast<const char*>(&expected[i]) + column.offset,
+                               reinterpret_cast<const char*>(&actual[i]) + column.offset,
+                               column_type_size(column.type)))
+          << table << " row " << i << " column " << column.name;
+}
+
+void expect_sample(const RankFileReader& reader, const SampleRows& s) {
+  expect_rows_equal(s.api_calls, reader.read_all<ApiCallRow>(), "api_calls");
+  expect_rows_equal(s.activities, reader.read_all<ActivityRow>(), "activities");
+  expect_rows_equal(s.externals, reader.read_all<ExternalCorrelationRow>(), "externals");
+  expect_rows_equal(s.markers, reader.read_all<MarkerRow>(), "markers");
+  expect_rows_equal(s.mpi_calls, reader.read_all<MpiCallRow>(), "mpi_calls");
+  expect_rows_equal(s.counters, reader.read_all<CounterSampleRow>(), "counters");
+  expect_rows_equal(s.sessions, reader.read_all<CounterSessionRow>(), "sessions");
+  expect_rows_equal(s.clocks, reader.read_all<ClockSampleRow>(), "clocks");
+  expect_rows_equal(s.op_names, reader.read_all<OpNameRow>(), "op_names");
+  expect_rows_equal(s.threads, reader.read_all<ThreadRow>(), "threads");
+}
+
+class RankFileCompression : public RankFile, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
+  Compression compression;
+  std::string error;
+  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample_file(file, compression, 2 * kChunkRows + 1234);
+
+  const RankFileReader reader(file);
+  const RankMetadata expected = rocprof::test::sample_metadata();
+  EXPECT_EQ(reader.metadata().rank, 3);
+  EXPECT_EQ(reader.metadata().size, 8);
+  EXPECT_EQ(reader.metadata().job_id, "4242");
+  EXPECT_EQ(reader.metadata().hostname, "node-a");
+  EXPECT_EQ(reader.metadata().pid, 12345u);
+  EXPECT_EQ(reader.metadata().command_line, expected.command_line);
+  EXPECT_EQ(reader.metadata().start_realtime_ns, expected.start_realtime_ns);
+  EXPECT_EQ(reader.metadata().start_clock_ns, expected.start_clock_ns);
+  EXPECT_EQ(reader.metadata().clock, "CLOCK_BOOTTIME");
+  EXPECT_TRUE(reader.status().complete);
+  EXPECT_EQ(reader.status().records_dropped, 17u);
+  expect_sample(reader, sample);
+  EXPECT_EQ(reader.string(sample.api_calls[0].kernel_name), "jacobi_kernel(double*, int)");
+  EXPECT_EQ(reader.string(sample.mpi_calls[1].function), "MPI_Wait");
+  EXPECT_EQ(reader.string(0), "");
+  EXPECT_THROW(reader.string(100000), FormatError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, RankFileCompression,
+                         ::testing::Values("zstd", "zstd:5", "deflate:1", "none"));
+
+TEST_F(RankFile, CursorStreamsBlocksInOrder) {
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample_file(file, Compression{}, 3 * kChunkRows + 5);
+  const RankFileReader reader(file);
+  TableCursor<ApiCallRow> cursor(reader, 5000);
+  std::vector<ApiCallRow> block;
+  std::size_t seen = 0;
+  std::size_t blocks = 0;
+  while (cursor.next(block)) {
+    ASSERT_LE(block.size(), 5000u);
+    for (const ApiCallRow& row : block)
+      ASSERT_EQ(row.correlation_id, sample.api_calls[seen++].correlation_id);
+    ++blocks;
+  }
+  EXPECT_EQ(seen, sample.api_calls.size());
+  EXPECT_EQ(blocks, (sample.api_calls.size() + 4999) / 5000);
+}
+
+TEST_F(RankFile, ZstdMeetsTheApiCallSizeTarget) {
+  // Realistic API-call stream: the target is at most 8 bytes per record on disk.
+  const std::string file = path("rank.h5");
+  const std::size_t rows = 8 * kChunkRows;
+  write_sample_file(file, Compression{}, rows);
+  const double bytes_per_row = static_cast<double>(fs::file_size(file)) / static_cast<double>(rows);
+  EXPECT_LT(bytes_per_row, 8.0);
+  std::printf("api-call sample: %.2f bytes per record on disk\n", bytes_per_row);
+}
+
+TEST_F(RankFile, ExistingPathIsNeverOverwritten) {
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 10);
+  const auto size = fs::file_size(file);
+  std::string error;
+  auto second =
+      RankFileWriter::create(file, rocprof::test::sample_metadata(), Compression{}, error);
+  EXPECT_EQ(second, nullptr);
+  EXPECT_NE(error.find(file), std::string::npos) << error;
+  EXPECT_NE(error.find("File exists"), std::string::npos) << error;
+  EXPECT_EQ(fs::file_size(file), size);
+  EXPECT_NO_THROW(RankFileReader{file});
+}
+
+TEST_F(RankFile, CompressionSpellings) {
+  Compression c;
+  std::string error;
+  EXPECT_TRUE(Compression::parse("zstd:3", c, error));
+  EXPECT_EQ(c.to_string(), "zstd:3");
+  EXPECT_TRUE(Compression::parse("deflate", c, error));
+  EXPECT_EQ(c.to_string(), "deflate:1");
+  EXPECT_TRUE(Compression::parse("none", c, error));
+  for (const char* bad : {"lz4", "zstd:", "zstd:99", "deflate:0", "none:1", "zstd:3x", ""}) {
+    EXPECT_FALSE(Compression::parse(bad, c, error)) << bad;
+    EXPECT_FALSE(error.empty());
+  }
+}
+
+// ---- bad files: each is a FormatError naming the file, never a crash ----
+
+std::string open_error(const std::string& file) {
+  try {
+    const RankFileReader reader(file);
+    (void)reader.read_all<ApiCallRow>();
+    (void)reader.read_all<MpiCallRow>();
+  } catch (const FormatError& error) {
+    EXPECT_EQ(error.path(), file);
+    EXPECT_NE(std::string(error.what()).find(file), std::string::npos);
+    return error.what();
+  }
+  return "";
+}
+
+TEST_F(RankFile, MissingEmptyAndForeignFilesAreClearErrors) {
+  EXPECT_NE(open_error(path("missing.h5")).find("No such file"), std::string::npos);
+  std::ofstream(path("empty.h5")).close();
+  EXPECT_NE(open_error(path("empty.h5")).find("empty file"), std::string::npos);
+  std::ofstream(path("text.h5")) << "this is not HDF5\n";
+  EXPECT_NE(open_error(path("text.h5")).find("not an HDF5 file"), std::string::npos);
+  const hid_t other = H5Fcreate(path("other.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Fclose(other);
+  EXPECT_NE(open_error(path("other.h5")).find("not a rocprof-mpi rank file"), std::string::npos);
+}
+
+TEST_F(RankFile, WrongMajorVersionIsRefused) {
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 10);
+  const hid_t h = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t attribute = H5Aopen(h, "format_version", H5P_DEFAULT);
+  const unsigned version[2] = {kFormatVersionMajor + 1, 0};
+  H5Awrite(attribute, H5T_NATIVE_UINT, version);
+  H5Aclose(attribute);
+  H5Fclose(h);
+  EXPECT_NE(open_error(file).find("format version 2.0 is not supported"), std::string::npos);
+}
+
+TEST_F(RankFile, TruncatedFileIsAClearError) {
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 4 * kChunkRows);
+  fs::resize_file(file, fs::file_size(file) / 2);
+  const std::string error = open_error(file);
+  EXPECT_FALSE(error.empty());
+}
+
+TEST_F(RankFile, CorruptedChunksAreAClearError) {
+  // Overwrite the stored bytes of one real chunk (located through HDF5) with garbage.
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 6 * kChunkRows);
+  haddr_t address = 0;
+  hsize_t size = 0;
+  {
+    const hid_t h = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t dataset = H5Dopen2(h, "api_calls/begin_ns", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(dataset);
+    hsize_t offset[1] = {0};
+    unsigned mask = 0;
+    ASSERT_GE(H5Dget_chunk_info(dataset, space, 2, offset, &mask, &address, &size), 0);
+    H5Sclose(space);
+    H5Dclose(dataset);
+    H5Fclose(h);
+  }
+  ASSERT_GT(size, 16u);
+  {
+    std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
+    stream.seekp(static_cast<std::streamoff>(address + 8));
+    const std::string garbage(size - 8, '\x5a');
+    stream.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const RankFileReader reader(file);  // metadata is intact: opening works
+  std::vector<ApiCallRow> rows;
+  try {
+    reader.read(0, reader.row_count<ApiCallRow>(), rows);
+    FAIL() << "a damaged chunk was read without an error";
+  } catch (const FormatError& error) {
+    EXPECT_NE(std::string(error.what()).find(file), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("api_calls/begin_ns"), std::string::npos)
+        << error.what();
+  }
+  // The undamaged tables still read.
+  EXPECT_EQ(reader.read_all<MpiCallRow>().size(), 40u);
+}
+
+}  // namespace
