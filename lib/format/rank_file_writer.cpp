@@ -233,6 +233,14 @@ bool RankFileWriter::write_status(const RankFileStatus& status) {
          write_attribute(root, "last_flush_clock_ns", status.last_flush_clock_ns);
 }
 
+bool RankFileWriter::set_identity(std::int32_t rank, std::int32_t size) {
+  if (failed_) return false;
+  const QuietErrors quiet;
+  if (!write_attribute(file_.get(), "rank", rank) || !write_attribute(file_.get(), "size", size))
+    return fail("cannot update rank and size");
+  return true;
+}
+
 bool RankFileWriter::flush(const RankFileStatus& status) {
   if (failed_) return false;
   const QuietErrors quiet;

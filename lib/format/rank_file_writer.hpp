@@ -50,6 +50,9 @@ class RankFileWriter {
   // The id of `text` in this file's string table (added on first use).
   StringId intern(std::string_view text);
 
+  // Corrects the rank and size attributes (the MPI layer knows them only after MPI_Init).
+  bool set_identity(std::int32_t rank, std::int32_t size);
+
   // Makes everything appended so far durable (partial chunks, new strings, status).
   bool flush(const RankFileStatus& status);
   // Final flush with `complete` set, then closes the file. The writer is unusable after.

@@ -1,0 +1,68 @@
+/* rocprof-mpi recorder API: record kinds that do not come from a runtime's API table.
+ *
+ * Exported by librocprof-mpi.so (the library `rocprof-mpi` preloads into traced processes). The MPI
+ * layer, counter samplers and clock synchronisation call these; each records into the calling
+ * thread's buffer without a lock, a system call or an allocation, and returns at once. When the
+ * recorder is not recording (bad configuration, output failure, or the domain is off) they return
+ * -1 and do nothing. Timestamps are nanoseconds of the trace clock (roctracer_get_timestamp). Any
+ * thread. */
+#ifndef ROCPROF_MPI_RECORDER_H
+#define ROCPROF_MPI_RECORDER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ROCPROF_MPI_RECORDER_API __attribute__((visibility("default")))
+
+/* One MPI call. Unused fields are 0, `peer` and `tag` -1. */
+typedef struct rocprof_mpi_mpi_call_s {
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t external_id;  /* the external correlation id the call pushed */
+  uint64_t communicator; /* job-wide communicator id */
+  uint64_t request;      /* request started or completed by the call */
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+  int32_t peer; /* partner or root as a world rank */
+  int32_t tag;
+} rocprof_mpi_mpi_call_t;
+
+/* 1 while recording, else 0. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_recorder_active(void);
+
+/* `function` is the MPI function name ("MPI_Send"); it is copied. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_mpi_call(const char* function,
+                                                         const rocprof_mpi_mpi_call_t* call);
+
+/* A counter value of collection `session`; `counter` names it and is copied. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_counter_sample(uint32_t session,
+                                                               const char* counter,
+                                                               uint64_t timestamp_ns, double value);
+
+/* Declares collection `session` (device -1 for host counters); `name` is copied. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_counter_session(uint32_t session, int32_t device_id,
+                                                                const char* name,
+                                                                uint64_t start_ns);
+
+/* A clock measurement: at local time `local_ns` the reference rank's clock read
+ * local_ns + offset_ns, measured with a round trip of `round_trip_ns`. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_clock_sample(uint64_t local_ns, int64_t offset_ns,
+                                                             uint64_t round_trip_ns,
+                                                             uint64_t uncertainty_ns,
+                                                             int32_t reference_rank);
+
+/* The process's world rank and size once MPI knows them (rewrites the file attributes at
+ * the next flush; the file name stays). */
+ROCPROF_MPI_RECORDER_API void rocprof_mpi_set_identity(int32_t rank, int32_t size);
+
+/* Writes everything recorded so far to the file now (blocks until done). */
+ROCPROF_MPI_RECORDER_API void rocprof_mpi_recorder_flush(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROCPROF_MPI_RECORDER_H */

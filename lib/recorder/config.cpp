@@ -1,0 +1,156 @@
+#include "lib/recorder/config.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace rocprof::recorder {
+namespace {
+
+// Read once at start, before the recorder starts threads; nothing in the library calls setenv.
+const char* env(const char* name) { return std::getenv(name); }  // NOLINT(concurrency-mt-unsafe)
+
+bool split_number(std::string_view text, std::uint64_t& value, std::string_view& suffix) {
+  const auto [end, code] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (code != std::errc{} || end == text.data()) return false;
+  suffix = text.substr(static_cast<std::size_t>(end - text.data()));
+  return true;
+}
+
+}  // namespace
+
+bool parse_duration_ms(const std::string& text, std::uint32_t& out) {
+  std::uint64_t value = 0;
+  std::string_view suffix;
+  if (!split_number(text, value, suffix)) return false;
+  std::uint64_t ms = 0;
+  if (suffix.empty() || suffix == "ms")
+    ms = value;
+  else if (suffix == "s")
+    ms = value * 1000;
+  else
+    return false;
+  if (ms == 0 || ms > 3'600'000) return false;
+  out = static_cast<std::uint32_t>(ms);
+  return true;
+}
+
+bool parse_bytes(const std::string& text, std::uint64_t& out) {
+  std::uint64_t value = 0;
+  std::string_view suffix;
+  if (!split_number(text, value, suffix)) return false;
+  std::uint64_t scale = 1;
+  if (suffix == "K" || suffix == "k" || suffix == "KiB")
+    scale = 1ULL << 10;
+  else if (suffix == "M" || suffix == "MiB")
+    scale = 1ULL << 20;
+  else if (suffix == "G" || suffix == "GiB")
+    scale = 1ULL << 30;
+  else if (!suffix.empty())
+    return false;
+  out = value * scale;
+  return true;
+}
+
+bool parse_domains(const std::string& text, Domains& out, std::string& error) {
+  Domains domains{false, false, false, false, false, false, false};
+  std::string_view rest = text;
+  bool any = false;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (name == "all") {
+      domains = Domains{};
+    } else if (name == "roctx" || name == "marker") {
+      domains.roctx = true;
+    } else if (name == "hip_api") {
+      domains.hip_api = true;
+    } else if (name == "hsa_api") {
+      domains.hsa_api = true;
+    } else if (name == "hip_ops") {
+      domains.hip_ops = true;
+    } else if (name == "hsa_ops") {
+      domains.hsa_ops = true;
+    } else if (name == "mpi") {
+      domains.mpi = true;
+    } else if (name == "counters") {
+      domains.counters = true;
+    } else {
+      error = fmt::format(
+          "unknown domain '{}' (use a comma-separated list of all, roctx, hip_api, hsa_api, "
+          "hip_ops, hsa_ops, mpi, counters)",
+          name);
+      return false;
+    }
+    any = true;
+  }
+  if (!any) {
+    error = "no domain given";
+    return false;
+  }
+  out = domains;
+  return true;
+}
+
+bool read_config(Config& config, std::string& error) {
+  if (const char* value = env("ROCPROF_MPI_OUTPUT_DIR")) {
+    if (*value == '\0') {
+      error = "ROCPROF_MPI_OUTPUT_DIR is empty";
+      return false;
+    }
+    config.output_directory = value;
+  }
+  if (const char* value = env("ROCPROF_MPI_OUTPUT_FILE")) {
+    const std::string_view name = value;
+    if (name.empty() || name.find('/') != std::string_view::npos) {
+      error = fmt::format("ROCPROF_MPI_OUTPUT_FILE='{}' must be a non-empty file name without '/'",
+                          name);
+      return false;
+    }
+    config.output_file = value;
+  }
+  if (const char* value = env("ROCPROF_MPI_COMPRESSION")) {
+    std::string problem;
+    if (!format::Compression::parse(value, config.compression, problem)) {
+      error = fmt::format("ROCPROF_MPI_COMPRESSION: {}", problem);
+      return false;
+    }
+  }
+  if (const char* value = env("ROCPROF_MPI_FLUSH_INTERVAL")) {
+    if (!parse_duration_ms(value, config.flush_interval_ms)) {
+      error = fmt::format(
+          "ROCPROF_MPI_FLUSH_INTERVAL='{}' is not a duration between 1ms and 3600s (e.g. 500ms, "
+          "2s)",
+          value);
+      return false;
+    }
+  }
+  if (const char* value = env("ROCPROF_MPI_BUFFER_SIZE")) {
+    if (!parse_bytes(value, config.buffer_bytes) || config.buffer_bytes < 4096 ||
+        config.buffer_bytes > (std::uint64_t{1} << 30)) {
+      error = fmt::format(
+          "ROCPROF_MPI_BUFFER_SIZE='{}' is not a size between 4K and 1G (e.g. 1M, 65536)", value);
+      return false;
+    }
+  }
+  if (const char* value = env("ROCPROF_MPI_SIGNAL_FLUSH_TIMEOUT")) {
+    if (!parse_duration_ms(value, config.signal_flush_timeout_ms)) {
+      error =
+          fmt::format("ROCPROF_MPI_SIGNAL_FLUSH_TIMEOUT='{}' is not a duration (e.g. 3s)", value);
+      return false;
+    }
+  }
+  if (const char* value = env("ROCPROF_MPI_DOMAINS")) {
+    std::string problem;
+    if (!parse_domains(value, config.domains, problem)) {
+      error = fmt::format("ROCPROF_MPI_DOMAINS='{}': {}", value, problem);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace rocprof::recorder

@@ -1,0 +1,42 @@
+// The recorder's settings, read once from ROCPROF_MPI_* environment variables at start
+// (docs/RECORDER.md lists them). Invalid values are reported, never guessed around.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lib/format/compression.hpp"
+
+namespace rocprof::recorder {
+
+// Which record sources are recorded.
+struct Domains {
+  bool roctx = true;
+  bool hip_api = true;
+  bool hsa_api = true;
+  bool hip_ops = true;
+  bool hsa_ops = true;
+  bool mpi = true;
+  bool counters = true;
+};
+
+struct Config {
+  std::string output_directory = "rocprof-mpi-output";  // placeholders allowed
+  std::string output_file = "%rank%.h5";                // placeholders allowed
+  format::Compression compression{};
+  std::uint32_t flush_interval_ms = 1000;
+  std::uint64_t buffer_bytes = std::uint64_t{1} << 20;  // per-thread buffer of the pool
+  std::uint32_t signal_flush_timeout_ms = 3000;  // longest a fatal signal waits for the flush
+  Domains domains{};
+};
+
+// Reads the environment. On a bad value returns false with `error` naming the variable, its
+// value and what is accepted.
+bool read_config(Config& config, std::string& error);
+
+// Parsers, exposed for tests. Durations take ms (default), s or us suffixes; sizes K, M, G.
+bool parse_duration_ms(const std::string& text, std::uint32_t& out);
+bool parse_bytes(const std::string& text, std::uint64_t& out);
+bool parse_domains(const std::string& text, Domains& out, std::string& error);
+
+}  // namespace rocprof::recorder

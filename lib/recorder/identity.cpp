@@ -1,0 +1,91 @@
+#include "lib/recorder/identity.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace rocprof::recorder {
+namespace {
+
+// Read at start only; the library never calls setenv.
+const char* env(const char* name) { return std::getenv(name); }  // NOLINT(concurrency-mt-unsafe)
+
+std::int32_t first_number(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* text = env(name);
+    if (text == nullptr) continue;
+    std::int32_t value = -1;
+    const std::string_view view = text;
+    const auto [end, code] = std::from_chars(view.data(), view.data() + view.size(), value);
+    if (code == std::errc{} && end == view.data() + view.size() && value >= 0) return value;
+  }
+  return -1;
+}
+
+}  // namespace
+
+Identity identity_from_environment() {
+  Identity identity;
+  identity.rank = first_number({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"});
+  identity.size = first_number({"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
+  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
+    if (const char* value = env(name); value != nullptr && *value != '\0') {
+      identity.job_id = value;
+      break;
+    }
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) identity.hostname = host;
+  identity.pid = static_cast<std::uint32_t>(getpid());
+  return identity;
+}
+
+bool expand_placeholders(const std::string& pattern, const Identity& identity, std::string& out,
+                         std::string& error) {
+  std::string result;
+  std::size_t position = 0;
+  while (position < pattern.size()) {
+    const std::size_t open = pattern.find('%', position);
+    if (open == std::string::npos) {
+      result.append(pattern, position);
+      break;
+    }
+    result.append(pattern, position, open - position);
+    const std::size_t close = pattern.find('%', open + 1);
+    if (close == std::string::npos) {
+      error = fmt::format(
+          "unterminated placeholder in '{}' (use %rank%, %size%, %pid%, "
+          "%hostname%, %job%)",
+          pattern);
+      return false;
+    }
+    const std::string_view name(pattern.data() + open + 1, close - open - 1);
+    if (name == "rank")
+      result +=
+          identity.rank >= 0 ? std::to_string(identity.rank) : fmt::format("pid{}", identity.pid);
+    else if (name == "size")
+      result += identity.size >= 0 ? std::to_string(identity.size) : "unknown";
+    else if (name == "pid")
+      result += std::to_string(identity.pid);
+    else if (name == "hostname")
+      result += identity.hostname;
+    else if (name == "job")
+      result += identity.job_id.empty() ? "unknown" : identity.job_id;
+    else {
+      error = fmt::format(
+          "unknown placeholder '%{}%' in '{}' (use %rank%, %size%, %pid%, "
+          "%hostname%, %job%)",
+          name, pattern);
+      return false;
+    }
+    position = close + 1;
+  }
+  out = std::move(result);
+  return true;
+}
+
+}  // namespace rocprof::recorder

@@ -1,0 +1,54 @@
+// How the recorder's own record kinds travel through a roctracer pool: a 16-byte header
+// (private domain, thread, text pointer) followed by the row, in 64-byte slots
+// (rocprof-mpi/pool_write.h). Only the recorder writes and reads these.
+#pragma once
+
+#include <cstdint>
+
+#include <rocprof-mpi/pool_write.h>
+
+#include "lib/format/records.hpp"
+
+namespace rocprof::recorder {
+
+enum PrivateDomain : std::uint32_t {
+  kMpiCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 1,
+  kCounterSampleDomain,
+  kCounterSessionDomain,
+  kClockSampleDomain,
+};
+
+struct SlotHeader {
+  std::uint32_t domain;
+  std::uint32_t thread_id;
+  const char* text;  // replaced by the pool with the address of its copy of the text
+};
+static_assert(sizeof(SlotHeader) == 16);
+
+template <typename Row>
+struct PrivateRecord {
+  SlotHeader header;
+  Row row;
+  static constexpr std::uint32_t kSlots =
+      (sizeof(SlotHeader) + sizeof(Row) + ROCPROF_MPI_SLOT_BYTES - 1) / ROCPROF_MPI_SLOT_BYTES;
+};
+
+// Slots a private record of `domain` occupies (1 for unknown domains, so a reader skips).
+inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
+  switch (domain) {
+    case kMpiCallDomain:
+      return PrivateRecord<format::MpiCallRow>::kSlots;
+    case kCounterSampleDomain:
+      return PrivateRecord<format::CounterSampleRow>::kSlots;
+    case kCounterSessionDomain:
+      return PrivateRecord<format::CounterSessionRow>::kSlots;
+    case kClockSampleDomain:
+      return PrivateRecord<format::ClockSampleRow>::kSlots;
+    default:
+      return 1;
+  }
+}
+
+static_assert(PrivateRecord<format::MpiCallRow>::kSlots <= ROCPROF_MPI_MAX_SLOTS);
+
+}  // namespace rocprof::recorder

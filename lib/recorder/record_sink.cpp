@@ -1,0 +1,181 @@
+#include "lib/recorder/record_sink.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <roctracer/roctracer_ext.h>
+
+#include "lib/recorder/private_records.hpp"
+
+namespace rocprof::recorder {
+namespace {
+
+using namespace rocprof::format;
+
+template <typename Row>
+Row blank() {
+  Row row;
+  std::memset(&row, 0, sizeof row);
+  return row;
+}
+
+template <typename Row>
+const PrivateRecord<Row>& as_private(const char* slot) {
+  return *reinterpret_cast<const PrivateRecord<Row>*>(slot);
+}
+
+std::string thread_name(std::uint32_t thread_id) {
+  std::ifstream comm("/proc/self/task/" + std::to_string(thread_id) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name;
+}
+
+}  // namespace
+
+format::StringId RecordSink::intern(const char* text) {
+  return text == nullptr || *text == '\0' ? 0 : writer_.intern(text);
+}
+
+void RecordSink::note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns) {
+  if (!threads_seen_.insert(thread_id).second) return;
+  auto row = blank<ThreadRow>();
+  row.thread_id = thread_id;
+  row.first_seen_ns = timestamp_ns;
+  row.name = writer_.intern(thread_name(thread_id));
+  threads_.push_back(row);
+}
+
+void RecordSink::note_op(std::uint32_t domain, std::uint32_t op) {
+  if (!ops_seen_.insert((std::uint64_t{domain} << 32) | op).second) return;
+  auto row = blank<OpNameRow>();
+  row.domain = static_cast<std::uint8_t>(domain);
+  row.op = op;
+  const char* name = roctracer_op_string(domain, op, 0);
+  row.name = intern(name);
+  op_names_.push_back(row);
+}
+
+bool RecordSink::consume(const char* begin, const char* end) {
+  // The innermost external id recorded just before a record, for that record.
+  std::uint64_t external_correlation = 0;
+  std::uint64_t external_id = 0;
+  for (const char* slot = begin; slot < end;) {
+    const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
+    std::uint32_t slots = 1;
+    ++consumed_;
+    switch (record.domain) {
+      case ACTIVITY_DOMAIN_EXT_API: {
+        auto row = blank<ExternalCorrelationRow>();
+        row.correlation_id = record.correlation_id;
+        row.external_id = record.external_id;
+        externals_.push_back(row);
+        external_correlation = record.correlation_id;
+        external_id = record.external_id;
+        break;
+      }
+      case ACTIVITY_DOMAIN_HIP_API:
+      case ACTIVITY_DOMAIN_HSA_API: {
+        auto row = blank<ApiCallRow>();
+        row.domain = static_cast<std::uint8_t>(record.domain);
+        row.op = record.op;
+        row.correlation_id = record.correlation_id;
+        row.begin_ns = record.begin_ns;
+        row.end_ns = record.end_ns;
+        row.thread_id = record.thread_id;
+        row.external_id = external_correlation == record.correlation_id ? external_id : 0;
+        api_calls_.push_back(row);
+        note_thread(record.thread_id, record.begin_ns);
+        note_op(record.domain, record.op);
+        break;
+      }
+      case ACTIVITY_DOMAIN_HIP_OPS:
+      case ACTIVITY_DOMAIN_HSA_OPS: {
+        auto row = blank<ActivityRow>();
+        row.domain = static_cast<std::uint8_t>(record.domain);
+        row.op = record.op;
+        row.kind = record.kind;
+        row.correlation_id = record.correlation_id;
+        row.begin_ns = record.begin_ns;
+        row.end_ns = record.end_ns;
+        row.device_id = record.device_id;
+        row.queue_id = record.queue_id;
+        // The last union holds a kernel name for dispatches, a byte count for copies.
+        if (record.op == 0)
+          row.kernel_name = intern(record.kernel_name);
+        else if (record.op == 1)
+          row.bytes = record.bytes;
+        activities_.push_back(row);
+        note_op(record.domain, record.op);
+        break;
+      }
+      case ACTIVITY_DOMAIN_ROCTX: {
+        auto row = blank<MarkerRow>();
+        row.op = static_cast<MarkerOp>(record.op);
+        row.level = record.kind;
+        row.id = record.correlation_id;
+        row.timestamp_ns = record.begin_ns;
+        row.thread_id = record.thread_id;
+        row.message = intern(record.mark_message);
+        markers_.push_back(row);
+        note_thread(record.thread_id, record.begin_ns);
+        break;
+      }
+      case kMpiCallDomain: {
+        const auto& item = as_private<MpiCallRow>(slot);
+        MpiCallRow row = item.row;
+        row.thread_id = item.header.thread_id;
+        row.function = intern(item.header.text);
+        mpi_calls_.push_back(row);
+        note_thread(row.thread_id, row.begin_ns);
+        slots = PrivateRecord<MpiCallRow>::kSlots;
+        break;
+      }
+      case kCounterSampleDomain: {
+        const auto& item = as_private<CounterSampleRow>(slot);
+        CounterSampleRow row = item.row;
+        row.counter = intern(item.header.text);
+        counters_.push_back(row);
+        break;
+      }
+      case kCounterSessionDomain: {
+        const auto& item = as_private<CounterSessionRow>(slot);
+        CounterSessionRow row = item.row;
+        row.name = intern(item.header.text);
+        sessions_.push_back(row);
+        break;
+      }
+      case kClockSampleDomain:
+        clocks_.push_back(as_private<ClockSampleRow>(slot).row);
+        break;
+      default:
+        slots = record.domain >= ROCPROF_MPI_PRIVATE_DOMAIN_BASE ? private_slots(record.domain) : 1;
+        break;
+    }
+    slot += std::size_t{slots} * ROCPROF_MPI_SLOT_BYTES;
+  }
+  return append_all();
+}
+
+bool RecordSink::append_all() {
+  bool ok =
+      writer_.append<ApiCallRow>(api_calls_) && writer_.append<ActivityRow>(activities_) &&
+      writer_.append<ExternalCorrelationRow>(externals_) && writer_.append<MarkerRow>(markers_) &&
+      writer_.append<MpiCallRow>(mpi_calls_) && writer_.append<CounterSampleRow>(counters_) &&
+      writer_.append<CounterSessionRow>(sessions_) && writer_.append<ClockSampleRow>(clocks_) &&
+      writer_.append<OpNameRow>(op_names_) && writer_.append<ThreadRow>(threads_);
+  api_calls_.clear();
+  activities_.clear();
+  externals_.clear();
+  markers_.clear();
+  mpi_calls_.clear();
+  counters_.clear();
+  sessions_.clear();
+  clocks_.clear();
+  op_names_.clear();
+  threads_.clear();
+  return ok;
+}
+
+}  // namespace rocprof::recorder

@@ -1,0 +1,47 @@
+// Turns the records a pool delivers (roctracer activity records and the recorder's private
+// kinds) into rank-file rows: ids for strings, op names and thread names on first sight.
+// Runs on the pool thread, with the writer locked by the caller.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <roctracer/roctracer.h>
+
+#include "lib/format/rank_file_writer.hpp"
+
+namespace rocprof::recorder {
+
+class RecordSink {
+ public:
+  explicit RecordSink(format::RankFileWriter& writer) : writer_(writer) {}
+
+  // Converts [begin, end) and appends the rows. False if the writer failed.
+  bool consume(const char* begin, const char* end);
+  std::uint64_t records_consumed() const noexcept { return consumed_; }
+
+ private:
+  void note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns);
+  void note_op(std::uint32_t domain, std::uint32_t op);
+  format::StringId intern(const char* text);
+  bool append_all();
+
+  format::RankFileWriter& writer_;
+  std::uint64_t consumed_ = 0;
+  std::unordered_set<std::uint32_t> threads_seen_;
+  std::unordered_set<std::uint64_t> ops_seen_;
+  std::vector<format::ApiCallRow> api_calls_;
+  std::vector<format::ActivityRow> activities_;
+  std::vector<format::ExternalCorrelationRow> externals_;
+  std::vector<format::MarkerRow> markers_;
+  std::vector<format::MpiCallRow> mpi_calls_;
+  std::vector<format::CounterSampleRow> counters_;
+  std::vector<format::CounterSessionRow> sessions_;
+  std::vector<format::ClockSampleRow> clocks_;
+  std::vector<format::OpNameRow> op_names_;
+  std::vector<format::ThreadRow> threads_;
+};
+
+}  // namespace rocprof::recorder

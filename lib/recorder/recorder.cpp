@@ -1,0 +1,349 @@
+#include "lib/recorder/recorder.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <rocprof-mpi/pool_stats.h>
+#include <roctracer/roctracer.h>
+
+#include "lib/format/rank_file_writer.hpp"
+#include "lib/recorder/config.hpp"
+#include "lib/recorder/crash_signals.hpp"
+#include "lib/recorder/identity.hpp"
+#include "lib/recorder/record_sink.hpp"
+
+namespace rocprof::recorder {
+namespace {
+
+constexpr const char* kToolVersion = "0.1.0";
+constexpr int kMaxUniqueSuffix = 1000;
+
+std::uint64_t clock_ns(clockid_t clock) noexcept {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void message(const std::string& text) noexcept {
+  // One line, one write: ranks' messages do not interleave mid-line.
+  const std::string line = "rocprof-mpi: " + text + "\n";
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+std::vector<std::string> command_line() {
+  std::ifstream stream("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> arguments;
+  std::string argument;
+  while (std::getline(stream, argument, '\0')) arguments.push_back(argument);
+  return arguments;
+}
+
+// The recording state; created once, never destroyed (threads may still record at exit).
+struct State {
+  Config config;
+  Identity identity;
+  std::string path;
+  std::mutex writer_mutex;  // pool thread (appends) vs writer thread (flushes)
+  std::unique_ptr<format::RankFileWriter> writer;
+  std::unique_ptr<RecordSink> sink;
+  roctracer_pool_t* pool = nullptr;
+  std::thread writer_thread;
+  int wake_fd = -1;
+  // Requests to the writer thread: the handler bumps `requested` and writes wake_fd; the
+  // thread answers by raising `completed` to the generation it served.
+  std::atomic<std::uint64_t> requested{0};
+  std::atomic<std::uint64_t> completed{0};
+  std::atomic<bool> close_requested{false};
+  std::atomic<bool> closed{false};
+  std::atomic<bool> failed{false};  // a write failed: records are dropped from then on
+  bool failure_reported = false;    // writer thread only
+  std::atomic<std::int32_t> new_rank{-2};
+  std::atomic<std::int32_t> new_size{-2};
+  int owner_pid = 0;
+};
+
+State* g_state = nullptr;
+std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
+std::once_flag g_finish_once;
+__attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint32_t tl_thread_id = 0;
+
+format::RankFileStatus current_status(State& state) {
+  format::RankFileStatus status;
+  rocprof_mpi_pool_stats_t stats{};
+  if (state.pool != nullptr &&
+      rocprof_mpi_pool_stats(state.pool, &stats) == ROCTRACER_STATUS_SUCCESS)
+    status.records_dropped = stats.dropped_records;
+  status.last_flush_clock_ns = clock_ns(CLOCK_BOOTTIME);
+  return status;
+}
+
+void stop_routing(State& state) {
+  // Routes point at our pool; removing them stops new records (waits for threads inside the
+  // recording hot path, so never called from a signal handler or the pool thread).
+  for (std::uint32_t domain :
+       {ACTIVITY_DOMAIN_ROCTX, ACTIVITY_DOMAIN_HIP_API, ACTIVITY_DOMAIN_HSA_API,
+        ACTIVITY_DOMAIN_HIP_OPS, ACTIVITY_DOMAIN_HSA_OPS})
+    roctracer_disable_domain_activity(static_cast<activity_domain_t>(domain));
+  g_active_pool.store(nullptr, std::memory_order_relaxed);
+  (void)state;
+}
+
+void report_failure(State& state, const std::string& why) {
+  if (state.failure_reported) return;
+  state.failure_reported = true;
+  message(
+      fmt::format("{}; tracing is off from here, the application continues (the file keeps "
+                  "what was flushed before)",
+                  why));
+}
+
+// Writer thread: one flush per interval or request; the last request closes the file.
+void writer_loop(State& state) {
+  tl_recorder_thread = true;
+  pollfd wake{state.wake_fd, POLLIN, 0};
+  while (true) {
+    const int ready = poll(&wake, 1, static_cast<int>(state.config.flush_interval_ms));
+    if (ready > 0) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] const ssize_t got = ::read(state.wake_fd, &count, sizeof count);
+    }
+    const std::uint64_t generation = state.requested.load(std::memory_order_acquire);
+    const bool close = state.close_requested.load(std::memory_order_acquire);
+    // Everything recorded before this point reaches the sink...
+    roctracer_flush_activity_expl(state.pool);
+    bool ok = true;
+    {
+      const std::lock_guard lock(state.writer_mutex);
+      if (!state.failed.load() && !state.closed.load()) {
+        if (const std::int32_t rank = state.new_rank.exchange(-2); rank != -2)
+          state.writer->set_identity(rank, state.new_size.load());
+        const format::RankFileStatus status = current_status(state);
+        // ...and the file.
+        ok = close ? state.writer->close(status) : state.writer->flush(status);
+        if (!ok) state.failed.store(true);
+        if (close && ok) state.closed.store(true);
+      }
+    }
+    if (state.failed.load() && !state.failure_reported) {
+      report_failure(state, fmt::format("writing the trace failed: {}", state.writer->error()));
+      stop_routing(state);
+    }
+    state.completed.store(generation, std::memory_order_release);
+    if (close) return;
+  }
+}
+
+void on_buffer(const char* begin, const char* end, void* /*arg*/) {
+  State& state = *g_state;
+  tl_recorder_thread = true;
+  const std::lock_guard lock(state.writer_mutex);
+  if (state.failed.load(std::memory_order_relaxed) || state.closed.load(std::memory_order_relaxed))
+    return;
+  if (!state.sink->consume(begin, end)) state.failed.store(true);
+}
+
+bool open_output(State& state) {
+  std::string directory;
+  std::string file;
+  std::string error;
+  if (!expand_placeholders(state.config.output_directory, state.identity, directory, error) ||
+      !expand_placeholders(state.config.output_file, state.identity, file, error)) {
+    message(fmt::format("{}; tracing is off", error));
+    return false;
+  }
+  std::error_code code;
+  std::filesystem::create_directories(directory, code);
+  if (code) {
+    message(fmt::format("cannot create the output directory {}: {}; tracing is off", directory,
+                        code.message()));
+    return false;
+  }
+  format::RankMetadata metadata;
+  metadata.tool_version = kToolVersion;
+  metadata.job_id = state.identity.job_id;
+  metadata.rank = state.identity.rank;
+  metadata.size = state.identity.size;
+  metadata.hostname = state.identity.hostname;
+  metadata.pid = state.identity.pid;
+  metadata.command_line = command_line();
+  metadata.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+  metadata.start_clock_ns = clock_ns(CLOCK_BOOTTIME);
+  metadata.compression = state.config.compression.to_string();
+  metadata.flush_interval_ms = state.config.flush_interval_ms;
+
+  const std::filesystem::path wanted = std::filesystem::path(directory) / file;
+  for (int attempt = 0; attempt <= kMaxUniqueSuffix; ++attempt) {
+    std::filesystem::path candidate = wanted;
+    if (attempt > 0)
+      candidate.replace_filename(
+          fmt::format("{}.{}{}", wanted.stem().string(), attempt, wanted.extension().string()));
+    state.writer = format::RankFileWriter::create(candidate.string(), metadata,
+                                                  state.config.compression, error);
+    if (state.writer) {
+      state.path = candidate.string();
+      if (attempt > 0)
+        message(
+            fmt::format("{} already exists (another process with the same output name?); "
+                        "writing {} instead",
+                        wanted.string(), state.path));
+      return true;
+    }
+    if (error.find("File exists") == std::string::npos) break;
+  }
+  message(fmt::format("{}; tracing is off", error));
+  if (!state.path.empty()) std::filesystem::remove(state.path, code);
+  return false;
+}
+
+void enable_domains(State& state) {
+  const Domains& d = state.config.domains;
+  const std::pair<bool, std::uint32_t> routes[] = {
+      {d.roctx, ACTIVITY_DOMAIN_ROCTX},     {d.hip_api, ACTIVITY_DOMAIN_HIP_API},
+      {d.hsa_api, ACTIVITY_DOMAIN_HSA_API}, {d.hip_ops, ACTIVITY_DOMAIN_HIP_OPS},
+      {d.hsa_ops, ACTIVITY_DOMAIN_HSA_OPS},
+  };
+  for (const auto& [enabled, domain] : routes)
+    if (enabled)
+      roctracer_enable_domain_activity_expl(static_cast<activity_domain_t>(domain), state.pool);
+}
+
+void wait_completed(State& state, std::uint64_t generation, std::uint32_t timeout_ms) noexcept {
+  // Polls with nanosleep: async-signal-safe, and bounded so a stuck writer never hangs us.
+  const timespec step{0, 1'000'000};
+  for (std::uint32_t waited = 0; waited < timeout_ms; ++waited) {
+    if (state.completed.load(std::memory_order_acquire) >= generation) return;
+    nanosleep(&step, nullptr);
+  }
+}
+
+std::uint64_t request(State& state, bool close) noexcept {
+  if (close) state.close_requested.store(true, std::memory_order_release);
+  const std::uint64_t generation = state.requested.fetch_add(1, std::memory_order_acq_rel) + 1;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(state.wake_fd, &one, sizeof one);
+  return generation;
+}
+
+bool usable_here(const State* state) noexcept {
+  // A forked child shares the parent's file descriptor but has no writer thread: it must
+  // never touch the parent's file.
+  return state != nullptr && state->owner_pid == getpid();
+}
+
+}  // namespace
+
+roctracer_pool_t* active_pool() noexcept { return g_active_pool.load(std::memory_order_relaxed); }
+
+std::uint32_t current_thread_id() noexcept {
+  if (tl_thread_id == 0) [[unlikely]]
+    tl_thread_id = static_cast<std::uint32_t>(syscall(SYS_gettid));
+  return tl_thread_id;
+}
+
+void start_recording() noexcept {
+  try {
+    auto state = std::make_unique<State>();
+    std::string error;
+    if (!read_config(state->config, error)) {
+      message(fmt::format("{}; tracing is off", error));
+      return;
+    }
+    state->identity = identity_from_environment();
+    state->owner_pid = getpid();
+    if (!open_output(*state)) return;
+    state->sink = std::make_unique<RecordSink>(*state->writer);
+    state->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (state->wake_fd < 0) {
+      message(fmt::format("cannot create an eventfd: {}; tracing is off", std::strerror(errno)));
+      return;
+    }
+    g_state = state.get();
+    roctracer_properties_t properties{};
+    properties.buffer_size = state->config.buffer_bytes;
+    properties.buffer_callback_fun = on_buffer;
+    if (roctracer_open_pool_expl(&properties, &state->pool) != ROCTRACER_STATUS_SUCCESS) {
+      message(
+          fmt::format("cannot open the record pool: {}; tracing is off", roctracer_error_string()));
+      g_state = nullptr;
+      return;
+    }
+    enable_domains(*state);
+    state->writer_thread = std::thread(writer_loop, std::ref(*state));
+    g_active_pool.store(
+        state->config.domains.mpi || state->config.domains.counters ? state->pool : nullptr,
+        std::memory_order_relaxed);
+    state.release();  // lives until the process ends
+    install_crash_handlers();
+    std::atexit(finish_recording);
+  } catch (const std::exception& error) {
+    g_state = nullptr;
+    message(fmt::format("cannot start: {}; tracing is off", error.what()));
+  }
+}
+
+void finish_recording() noexcept {
+  State* state = g_state;
+  if (!usable_here(state)) return;
+  std::call_once(g_finish_once, [state] {
+    try {
+      const std::uint64_t generation = request(*state, /*close=*/true);
+      wait_completed(*state, generation, 60'000);
+      if (state->completed.load() >= generation && state->writer_thread.joinable())
+        state->writer_thread.join();
+      else if (state->writer_thread.joinable())
+        state->writer_thread.detach();
+      const format::RankFileStatus status = current_status(*state);
+      if (status.records_dropped > 0)
+        message(
+            fmt::format("{} records were dropped because recording outran the writer "
+                        "(raise ROCPROF_MPI_BUFFER_SIZE or ROCPROF_POOL_MAX_BYTES); the count "
+                        "is in {}",
+                        status.records_dropped, state->path));
+    } catch (...) {
+      // Never let the recorder change how the process exits.
+    }
+  });
+}
+
+void flush_from_signal(bool close) noexcept {
+  State* state = g_state;
+  if (!usable_here(state) || state->closed.load(std::memory_order_acquire)) return;
+  const std::uint64_t generation = request(*state, close);
+  // On our own threads the writer could be the one interrupted: never wait for ourselves.
+  if (tl_recorder_thread) return;
+  wait_completed(*state, generation, state->config.signal_flush_timeout_ms);
+}
+
+void flush_now() noexcept {
+  State* state = g_state;
+  if (!usable_here(state) || state->closed.load(std::memory_order_acquire) || tl_recorder_thread)
+    return;
+  wait_completed(*state, request(*state, /*close=*/false), 60'000);
+}
+
+void set_identity(std::int32_t rank, std::int32_t size) noexcept {
+  State* state = g_state;
+  if (!usable_here(state)) return;
+  state->new_size.store(size, std::memory_order_relaxed);
+  state->new_rank.store(rank, std::memory_order_release);
+}
+
+}  // namespace rocprof::recorder

@@ -1,0 +1,36 @@
+// The recording tool inside a traced process: opens the rank file, subscribes to the enabled
+// domains through a roctracer pool, and runs the writer thread that flushes the file every
+// flush interval, on request from a fatal signal, and at exit.
+#pragma once
+
+#include <cstdint>
+
+#include <roctracer/roctracer.h>
+
+namespace rocprof::recorder {
+
+// The recorder's pool while recording, else nullptr (relaxed: a racing record is either
+// written or skipped, both fine).
+roctracer_pool_t* active_pool() noexcept;
+
+// Starts recording (from the library constructor). On a bad setting or an output problem it
+// prints one message on stderr and leaves tracing off.
+void start_recording() noexcept;
+
+// Writes everything recorded so far and closes the file (atexit; idempotent).
+void finish_recording() noexcept;
+
+// From a signal handler (async-signal-safe): asks the writer thread to write everything
+// recorded so far (and close the file when `close`), waiting at most the configured time.
+void flush_from_signal(bool close) noexcept;
+
+// Writes everything recorded so far now, waiting for it (not from a signal handler).
+void flush_now() noexcept;
+
+// The MPI layer's word on this process's world rank and size (updates the file attributes).
+void set_identity(std::int32_t rank, std::int32_t size) noexcept;
+
+// The calling thread's Linux thread id (cached per thread).
+std::uint32_t current_thread_id() noexcept;
+
+}  // namespace rocprof::recorder

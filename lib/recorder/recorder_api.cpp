@@ -1,0 +1,91 @@
+// extern "C" shims of rocprof-mpi/recorder.h, and the library constructor that starts
+// recording when the library is loaded (preloaded by rocprof-mpi, or linked).
+#include <cstring>
+
+#include <rocprof-mpi/pool_write.h>
+#include <rocprof-mpi/recorder.h>
+
+#include "lib/recorder/private_records.hpp"
+#include "lib/recorder/recorder.hpp"
+
+using namespace rocprof::recorder;
+using namespace rocprof::format;
+
+namespace {
+
+__attribute__((constructor)) void start_at_load() { start_recording(); }
+
+template <typename Row, typename Fill>
+int write_private(std::uint32_t domain, const char* text, Fill&& fill) noexcept {
+  roctracer_pool_t* pool = active_pool();
+  if (pool == nullptr) return -1;
+  // Whole slots, so the copy into the pool never reads past the object.
+  union {
+    PrivateRecord<Row> record;
+    unsigned char bytes[PrivateRecord<Row>::kSlots * ROCPROF_MPI_SLOT_BYTES];
+  } slots;
+  std::memset(&slots, 0, sizeof slots);
+  slots.record.header.domain = domain;
+  slots.record.header.thread_id = current_thread_id();
+  fill(slots.record.row);
+  return rocprof_mpi_pool_write(pool, slots.bytes, PrivateRecord<Row>::kSlots, text) ==
+                 ROCTRACER_STATUS_SUCCESS
+             ? 0
+             : -1;
+}
+
+}  // namespace
+
+extern "C" {
+
+int rocprof_mpi_recorder_active(void) { return active_pool() != nullptr ? 1 : 0; }
+
+int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call_t* call) {
+  if (call == nullptr) return -1;
+  return write_private<MpiCallRow>(kMpiCallDomain, function, [&](MpiCallRow& row) {
+    row.begin_ns = call->begin_ns;
+    row.end_ns = call->end_ns;
+    row.external_id = call->external_id;
+    row.communicator = call->communicator;
+    row.request = call->request;
+    row.bytes_sent = call->bytes_sent;
+    row.bytes_received = call->bytes_received;
+    row.peer = call->peer;
+    row.tag = call->tag;
+  });
+}
+
+int rocprof_mpi_record_counter_sample(uint32_t session, const char* counter, uint64_t timestamp_ns,
+                                      double value) {
+  return write_private<CounterSampleRow>(kCounterSampleDomain, counter, [&](CounterSampleRow& row) {
+    row.session = session;
+    row.timestamp_ns = timestamp_ns;
+    row.value = value;
+  });
+}
+
+int rocprof_mpi_record_counter_session(uint32_t session, int32_t device_id, const char* name,
+                                       uint64_t start_ns) {
+  return write_private<CounterSessionRow>(kCounterSessionDomain, name, [&](CounterSessionRow& row) {
+    row.session = session;
+    row.device_id = device_id;
+    row.start_ns = start_ns;
+  });
+}
+
+int rocprof_mpi_record_clock_sample(uint64_t local_ns, int64_t offset_ns, uint64_t round_trip_ns,
+                                    uint64_t uncertainty_ns, int32_t reference_rank) {
+  return write_private<ClockSampleRow>(kClockSampleDomain, nullptr, [&](ClockSampleRow& row) {
+    row.local_ns = local_ns;
+    row.offset_ns = offset_ns;
+    row.round_trip_ns = round_trip_ns;
+    row.uncertainty_ns = uncertainty_ns;
+    row.reference_rank = reference_rank;
+  });
+}
+
+void rocprof_mpi_set_identity(int32_t rank, int32_t size) { set_identity(rank, size); }
+
+void rocprof_mpi_recorder_flush(void) { flush_now(); }
+
+}  // extern "C"

@@ -1,0 +1,147 @@
+// A small traced program for the recorder's system tests. It records ROC-TX ranges and marks
+// and, through the recorder API when the recorder is preloaded, MPI calls, counter and clock
+// samples; then it ends the way the test asks. Usage: traced_app MODE ITERATIONS [ARG]
+//   exit CODE         record, return CODE from main
+//   thread-exit CODE  worker threads record; one calls exit(CODE) while others still run
+//   raise SIG         record, then raise SIG (no handler of its own)
+//   handled SIG       installs its own handler for SIG that prints and _exit(42)s, then raises
+//   continue SIG      installs a handler that just sets a flag; records more after it, exits 0
+//   segv / abort      record, then fault on a null pointer / call abort()
+//   hang              record, print "recorded N", keep going until killed
+#include <dlfcn.h>
+#include <roctracer/roctx.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <rocprof-mpi/recorder.h>
+
+namespace {
+
+// The recorder API, if the recorder is loaded (it is preloaded, not linked).
+struct RecorderApi {
+  decltype(&rocprof_mpi_record_mpi_call) mpi_call = nullptr;
+  decltype(&rocprof_mpi_record_counter_sample) counter = nullptr;
+  decltype(&rocprof_mpi_record_clock_sample) clock = nullptr;
+  decltype(&rocprof_mpi_record_counter_session) session = nullptr;
+  RecorderApi() {
+    mpi_call =
+        reinterpret_cast<decltype(mpi_call)>(dlsym(RTLD_DEFAULT, "rocprof_mpi_record_mpi_call"));
+    counter = reinterpret_cast<decltype(counter)>(
+        dlsym(RTLD_DEFAULT, "rocprof_mpi_record_counter_sample"));
+    clock =
+        reinterpret_cast<decltype(clock)>(dlsym(RTLD_DEFAULT, "rocprof_mpi_record_clock_sample"));
+    session = reinterpret_cast<decltype(session)>(
+        dlsym(RTLD_DEFAULT, "rocprof_mpi_record_counter_session"));
+  }
+};
+const RecorderApi api;
+
+std::atomic<bool> g_flag{false};
+
+// One iteration: a range around a mark (3 markers), an MPI call and a counter sample.
+void iteration(int i) {
+  roctxRangePushA("iteration");
+  roctxMarkA(("step " + std::to_string(i % 10)).c_str());
+  if (api.mpi_call != nullptr) {
+    rocprof_mpi_mpi_call_t call{};
+    call.begin_ns = 1000u + static_cast<std::uint64_t>(i) * 10u;
+    call.end_ns = call.begin_ns + 5;
+    call.bytes_sent = 8u * static_cast<std::uint64_t>(i);
+    call.peer = i % 4;
+    call.tag = 99;
+    api.mpi_call("MPI_Send", &call);
+  }
+  if (api.counter != nullptr)
+    api.counter(1, "iterations", 2000u + static_cast<std::uint64_t>(i), i);
+  roctxRangePop();
+}
+
+void record(int iterations) {
+  if (api.session != nullptr) api.session(1, -1, "app counters", 1);
+  if (api.clock != nullptr) api.clock(500, -7000, 2000, 1000, 0);
+  for (int i = 0; i < iterations; ++i) iteration(i);
+}
+
+void print_and_exit(int signal_number) {
+  char line[64];
+  const int length = std::snprintf(line, sizeof line, "app handler %d\n", signal_number);
+  [[maybe_unused]] const ssize_t written = write(STDOUT_FILENO, line, static_cast<size_t>(length));
+  _exit(42);
+}
+
+void set_flag(int) { g_flag.store(true); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s MODE ITERATIONS [ARG]\n", argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1];
+  const int iterations = std::atoi(argv[2]);
+  const int arg = argc > 3 ? std::atoi(argv[3]) : 0;
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+
+  if (mode == "exit") {
+    record(iterations);
+    std::printf("app done\n");
+    return arg;
+  }
+  if (mode == "thread-exit") {
+    std::vector<std::thread> workers;
+    std::atomic<int> finished{0};
+    for (int t = 0; t < 4; ++t)
+      workers.emplace_back([&] {
+        record(iterations);
+        finished.fetch_add(1);
+      });
+    while (finished.load() < 4) std::this_thread::yield();
+    std::thread([&] { std::exit(arg); }).join();  // exit() from a thread other than main
+    return 0;
+  }
+  if (mode == "raise" || mode == "handled" || mode == "continue") {
+    if (mode == "handled") signal(arg, print_and_exit);
+    if (mode == "continue") {
+      struct sigaction action {};
+      action.sa_handler = set_flag;
+      sigaction(arg, &action, nullptr);
+    }
+    record(iterations);
+    raise(arg);
+    if (mode == "continue" && g_flag.load()) {
+      record(iterations);  // the process goes on after its handler ran
+      std::printf("app continued\n");
+      return 0;
+    }
+    return 1;
+  }
+  if (mode == "segv") {
+    record(iterations);
+    volatile int* nowhere = nullptr;
+    return *nowhere;
+  }
+  if (mode == "abort") {
+    record(iterations);
+    std::abort();
+  }
+  if (mode == "hang") {
+    record(iterations);
+    std::printf("recorded %d\n", iterations);
+    for (int i = 0;; ++i) {
+      iteration(i);
+      usleep(1000);
+    }
+  }
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}
