@@ -1,6 +1,7 @@
 #include "lib/format/rank_file_writer.hpp"
 
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,10 @@
 
 namespace rocprof::format {
 namespace {
+
+// Space kept reserved past the file's end: covers the metadata of a final close.
+constexpr std::uint64_t kReserveMargin = std::uint64_t{1} << 20;
+constexpr std::uint64_t kReserveStep = std::uint64_t{4} << 20;
 
 // Strings are few and short; no filter applies to variable-length data anyway.
 constexpr hsize_t kStringChunk = 1024;
@@ -90,6 +95,11 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   file_ = Handle(
       H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, create_properties.get(), access_properties.get()));
   if (!file_.valid()) return fail("cannot create the HDF5 file");
+
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) >= 0 && handle != nullptr)
+    fd_ = *static_cast<int*>(handle);
+  if (!reserve(0)) return false;
 
   // Metadata reaches the disk only in flush(), never half-way between two flushes.
   H5AC_cache_config_t cache{};
@@ -172,6 +182,42 @@ bool RankFileWriter::append_rows(std::size_t table, const std::byte* rows, std::
   return true;
 }
 
+bool RankFileWriter::reserve(std::uint64_t bytes) {
+  if (!can_reserve_ || fd_ < 0) return true;
+  hsize_t size = 0;
+  H5Fget_filesize(file_.get(), &size);
+  const std::uint64_t needed = size + bytes + kReserveMargin;
+  if (needed <= reserved_end_) return true;
+  const std::uint64_t target = needed + kReserveStep;
+  const int result = fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(size),
+                               static_cast<off_t>(target - size));
+  if (result == 0) {
+    reserved_end_ = target;
+    return true;
+  }
+  if (errno == ENOSPC || errno == EDQUOT) {
+    error_ = fmt::format("{}: no space left on the device ({}); the file keeps what was written "
+                         "before and is closed",
+                         path_, std::strerror(errno));
+    close_after_disk_full();
+    return false;
+  }
+  can_reserve_ = false;  // not supported here (EOPNOTSUPP on some parallel file systems)
+  return true;
+}
+
+void RankFileWriter::close_after_disk_full() {
+  // The reserved margin holds the metadata of this close.
+  const QuietErrors quiet;
+  failed_ = true;  // `complete` stays 0: readers see the file ended early
+  for (TableState& state : tables_) {
+    state.columns.clear();
+    state.group.reset();
+  }
+  strings_.reset();
+  H5Fclose(file_.release_without_close());
+}
+
 bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const QuietErrors quiet;
   const hsize_t first = state.full_chunks * kChunkRows;
@@ -188,6 +234,7 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
       std::memcpy(target + r * width, source + r * row_size, width);
     const std::span<const std::byte> stored = encoder_.encode(column_scratch_, width);
     if (stored.empty()) return fail("compression failed");
+    if (!reserve(stored.size())) return false;
     const hid_t dataset = state.columns[c].get();
     if (H5Dset_extent(dataset, &extent) < 0 ||
         H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
@@ -249,7 +296,7 @@ bool RankFileWriter::flush(const RankFileStatus& status) {
     if (!write_chunk(state, state.tail_rows)) return false;
     state.tail_dirty = false;
   }
-  if (!write_strings()) return false;
+  if (!reserve(0) || !write_strings()) return false;
   if (!write_status(status)) return fail("cannot update the file status");
   if (H5Fflush(file_.get(), H5F_SCOPE_LOCAL) < 0) return fail("cannot flush");
   return true;

@@ -6,6 +6,10 @@
 // flush's metadata points to is modified (new and rewritten chunks go to fresh space at the
 // end), so a process killed at any moment outside flush() leaves the file exactly as of the
 // last flush, readable by stock HDF5 tools without repair.
+//
+// Disk full: where the file system supports fallocate, space is reserved ahead of every write
+// with a margin for the metadata; when the reservation fails, nothing more is written, the
+// file is closed (readable, `complete` 0) and the call fails with "no space left".
 #pragma once
 
 #include <cstddef>
@@ -82,6 +86,8 @@ class RankFileWriter {
   bool write_chunk(TableState& state, std::size_t rows);
   bool write_strings();
   bool write_status(const RankFileStatus& status);
+  bool reserve(std::uint64_t bytes);
+  void close_after_disk_full();
   bool fail(std::string_view what);
 
   std::string path_;
@@ -101,6 +107,12 @@ class RankFileWriter {
     }
   };
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> string_ids_;
+
+  // Disk space reserved ahead of the file's end (fallocate, size unchanged), so running out
+  // of space is noticed before HDF5 writes anything and the file can still be closed.
+  int fd_ = -1;
+  bool can_reserve_ = true;
+  std::uint64_t reserved_end_ = 0;
 
   std::string error_;
   bool failed_ = false;

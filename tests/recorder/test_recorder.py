@@ -1,0 +1,324 @@
+"""System tests of the recorder (librocprof-mpi.so) under LD_PRELOAD: every way a traced
+process can end, and every output problem. Files are read back with h5py (Debian's
+python3-h5py and python3-hdf5plugin), stock h5dump, and the format module's reader
+(rank_file_dump). Run by ctest with the paths of the built programs in the environment."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import h5py
+import hdf5plugin  # noqa: F401  (Debian's: no zstd filter of its own)
+import numpy as np
+
+APP = os.environ["ROCPROF_TEST_APP"]
+RECORDER = os.environ["ROCPROF_TEST_RECORDER"]
+DUMP = os.environ["ROCPROF_TEST_DUMP"]
+PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
+LIB_DIR = os.environ["ROCPROF_TEST_LIB_DIR"]
+# Our zstd filter plugin (id 32015), as the README tells users to load it.
+h5py.h5pl.prepend(PLUGIN_DIR.encode())
+N = 2000  # iterations: 3 markers, 1 MPI call, 1 counter sample each
+
+
+class RecorderTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="recorder_test_")
+        self.out = os.path.join(self.tmp.name, "out")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def env(self, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ROCPROF_MPI_", "OMPI_", "PMIX_", "SLURM_"))}
+        env.update(LD_PRELOAD=RECORDER, ROCPROF_MPI_OUTPUT_DIR=self.out,
+                   LD_LIBRARY_PATH=LIB_DIR)
+        env.update(extra)
+        return env
+
+    def run_app(self, *args, timeout=60, **env):
+        return subprocess.run([APP, *map(str, args)], env=self.env(**env), capture_output=True,
+                              text=True, timeout=timeout)
+
+    def only_file(self):
+        files = sorted(os.listdir(self.out))
+        self.assertEqual(len(files), 1, files)
+        return os.path.join(self.out, files[0])
+
+    def counts(self, path):
+        with h5py.File(path, "r") as f:
+            return {name: f[name][next(iter(f[name].keys()))].shape[0]
+                    for name in ("markers", "mpi_calls", "counter_samples", "clock_samples")}
+
+    def assert_everything(self, path, iterations, complete):
+        """The file holds exactly what `iterations` iterations recorded, per h5py and per
+        our reader."""
+        with h5py.File(path, "r") as f:
+            strings = [s.decode() if isinstance(s, bytes) else s for s in f["strings"][:]]
+            self.assertEqual(f["markers/op"].shape[0], 3 * iterations)
+            ops = f["markers/op"][:]
+            self.assertEqual(int((ops == 1).sum()), iterations)  # pushes
+            self.assertEqual(int((ops == 0).sum()), iterations)  # marks
+            messages = {strings[i] for i in f["markers/message"][:][ops == 0]}
+            self.assertEqual(messages, {f"step {i}" for i in range(min(iterations, 10))})
+            self.assertEqual(f["mpi_calls/begin_ns"].shape[0], iterations)
+            functions = {strings[i] for i in f["mpi_calls/function"][:]}
+            self.assertEqual(functions, {"MPI_Send"} if iterations else set())
+            sent = np.sort(f["mpi_calls/bytes_sent"][:])
+            self.assertTrue(np.array_equal(sent, 8 * np.arange(iterations)))
+            self.assertEqual(f["counter_samples/value"].shape[0], iterations)
+            self.assertEqual(f["clock_samples/offset_ns"][:].tolist(), [-7000])
+            self.assertEqual(int(f.attrs["complete"]), 1 if complete else 0)
+            self.assertEqual(int(f.attrs["records_dropped"]), 0)
+            self.assertEqual(f.attrs["format"], "rocprof-mpi rank file")
+            self.assertEqual(list(f.attrs["format_version"]), [1, 0])
+        dump = subprocess.run([DUMP, path], capture_output=True, text=True)
+        self.assertEqual(dump.returncode, 0, dump.stderr)
+        self.assertIn(f"markers_read {3 * iterations}\n", dump.stdout)
+
+    # ---- normal endings ----
+
+    def test_normal_exit_keeps_exit_code_and_writes_everything(self):
+        result = self.run_app("exit", N, 3)
+        self.assertEqual(result.returncode, 3)
+        self.assertEqual(result.stdout, "app done\n")
+        self.assertEqual(result.stderr, "")
+        path = self.only_file()
+        self.assert_everything(path, N, complete=True)
+        with h5py.File(path, "r") as f:
+            self.assertEqual(list(f.attrs["command_line"]), [APP, "exit", str(N), "3"])
+            self.assertEqual(int(f.attrs["pid"]), int(os.path.basename(path)[3:-3]))
+            self.assertEqual(f.attrs["clock"], "CLOCK_BOOTTIME")
+            self.assertEqual(f.attrs["compression"], "zstd:1")
+
+    def test_exit_from_another_thread(self):
+        result = self.run_app("thread-exit", N, 5)
+        self.assertEqual(result.returncode, 5)
+        path = self.only_file()
+        with h5py.File(path, "r") as f:
+            self.assertEqual(f["markers/op"].shape[0], 4 * 3 * N)
+            self.assertEqual(f["mpi_calls/begin_ns"].shape[0], 4 * N)
+            self.assertEqual(len(set(f["markers/thread_id"][:].tolist())), 4)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+
+    def test_rank_from_launcher_environment_names_the_file(self):
+        result = self.run_app("exit", 10, 0, OMPI_COMM_WORLD_RANK="5", PMIX_RANK="9",
+                              SLURM_PROCID="0", OMPI_COMM_WORLD_SIZE="8", SLURM_JOB_ID="777")
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(os.listdir(self.out), ["5.h5"])
+        with h5py.File(os.path.join(self.out, "5.h5"), "r") as f:
+            self.assertEqual((int(f.attrs["rank"]), int(f.attrs["size"])), (5, 8))
+            self.assertEqual(f.attrs["job_id"], "777")
+
+    # ---- signals ----
+
+    def test_default_action_signals_end_the_same_way_with_a_complete_file(self):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGABRT, signal.SIGSEGV,
+                    signal.SIGBUS):
+            with self.subTest(signal=sig.name):
+                self.tearDown()
+                self.setUp()
+                result = self.run_app("raise", N, int(sig))
+                self.assertEqual(result.returncode, -int(sig), result.stderr)
+                self.assert_everything(self.only_file(), N, complete=True)
+
+    def test_real_segfault_and_abort(self):
+        for mode, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT)):
+            with self.subTest(mode=mode):
+                self.tearDown()
+                self.setUp()
+                result = self.run_app(mode, N)
+                self.assertEqual(result.returncode, -int(sig), result.stderr)
+                self.assert_everything(self.only_file(), N, complete=True)
+
+    def test_application_handlers_still_run_and_decide_the_exit(self):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGSEGV, signal.SIGABRT):
+            with self.subTest(signal=sig.name):
+                self.tearDown()
+                self.setUp()
+                result = self.run_app("handled", N, int(sig))
+                self.assertEqual(result.stdout, f"app handler {int(sig)}\n")
+                self.assertEqual(result.returncode, 42)  # the handler's _exit(42)
+                # _exit skips our close, but the signal's flush wrote everything.
+                self.assert_everything(self.only_file(), N, complete=False)
+
+    def test_handler_that_returns_lets_the_process_go_on(self):
+        result = self.run_app("continue", N, int(signal.SIGTERM))
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(result.stdout, "app continued\n")
+        with h5py.File(self.only_file(), "r") as f:
+            self.assertEqual(f["markers/op"].shape[0], 2 * 3 * N)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+
+    def test_sigkill_loses_at_most_the_last_flush_interval(self):
+        proc = subprocess.Popen([APP, "hang", str(N)], env=self.env(ROCPROF_MPI_FLUSH_INTERVAL="200ms"),
+                                stdout=subprocess.PIPE, text=True)
+        self.assertEqual(proc.stdout.readline(), f"recorded {N}\n")
+        recorded_at = time.monotonic()
+        time.sleep(0.7)  # more than three flush intervals
+        proc.kill()
+        proc.wait()
+        killed_at = time.monotonic()
+        path = self.only_file()
+        # Stock readers open it without repair; our reader too.
+        with h5py.File(path, "r") as f:
+            markers = f["markers/op"].shape[0]
+            self.assertEqual(int(f.attrs["complete"]), 0)
+        self.assertGreaterEqual(markers, 3 * N)
+        # After the first N, the app records one iteration per ~1 ms; the file may miss at
+        # most those of the last interval (200 ms) plus the flush itself.
+        extra_iterations_run = (killed_at - recorded_at) * 1000
+        self.assertLessEqual(markers, 3 * (N + extra_iterations_run + 10))
+        dump = subprocess.run([DUMP, path], capture_output=True, text=True)
+        self.assertEqual(dump.returncode, 0, dump.stderr)
+        h5dump = subprocess.run(["h5dump", "-H", path], capture_output=True, text=True)
+        self.assertEqual(h5dump.returncode, 0, h5dump.stderr)
+
+    # ---- output problems ----
+
+    def test_missing_output_directory_is_created(self):
+        self.out = os.path.join(self.tmp.name, "a", "b", "c")
+        result = self.run_app("exit", 10, 0)
+        self.assertEqual(result.returncode, 0)
+        self.assert_everything(self.only_file(), 10, complete=True)
+
+    def test_unwritable_directory_turns_tracing_off_with_one_message(self):
+        # As root every directory is writable; a path through a regular file is not.
+        blocker = os.path.join(self.tmp.name, "plain-file")
+        open(blocker, "w").close()
+        self.out = os.path.join(blocker, "out")
+        result = self.run_app("exit", N, 7)
+        self.assertEqual(result.returncode, 7)
+        self.assertEqual(result.stdout, "app done\n")
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("rocprof-mpi: cannot create the output directory", lines[0])
+        self.assertIn("tracing is off", lines[0])
+
+    def test_unwritable_directory_as_an_ordinary_user(self):
+        os.chmod(self.tmp.name, 0o755)
+        os.makedirs(self.out)
+        os.chmod(self.out, 0o755)  # owned by root: nobody may not write here
+        # setpriv itself must not be traced: it changes credentials in one thread only, which
+        # glibc refuses in any multi-threaded process (the recorder's threads included).
+        env = self.env()
+        preload = env.pop("LD_PRELOAD")
+        result = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                 "env", f"LD_PRELOAD={preload}", APP, "exit", "100", "4"],
+                                env=env, capture_output=True, text=True, timeout=60)
+        if "Permission denied" in result.stderr and "setpriv" in result.stderr:
+            self.skipTest("cannot run the app as nobody here: " + result.stderr)
+        self.assertEqual(result.returncode, 4, result.stderr)
+        self.assertEqual(result.stdout, "app done\n")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+        self.assertIn("Permission denied", result.stderr)
+        self.assertEqual(os.listdir(self.out), [])
+
+    def test_disk_full_stops_tracing_and_leaves_a_readable_file(self):
+        mount = os.path.join(self.tmp.name, "small")
+        os.makedirs(mount)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mount],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            self.skipTest("cannot mount a tmpfs here: " + done.stderr)
+        try:
+            self.out = mount
+            result = self.run_app("exit", 200000, 9, ROCPROF_MPI_COMPRESSION="none",
+                                  ROCPROF_MPI_FLUSH_INTERVAL="50ms")
+            self.assertEqual(result.returncode, 9)
+            self.assertEqual(result.stdout, "app done\n")
+            lines = result.stderr.splitlines()
+            self.assertEqual(len(lines), 1, result.stderr)
+            self.assertIn("writing the trace failed", lines[0])
+            self.assertIn("no space left", lines[0])
+            self.assertIn("tracing is off", lines[0])
+            path = self.only_file()
+            with h5py.File(path, "r") as f:
+                markers = f["markers/op"][:]
+                self.assertGreater(markers.shape[0], 0)
+                self.assertLess(markers.shape[0], 3 * 200000)
+            dump = subprocess.run([DUMP, path], capture_output=True, text=True)
+            self.assertEqual(dump.returncode, 0, dump.stderr)
+        finally:
+            subprocess.run(["umount", mount], check=True)
+
+    def test_two_processes_with_the_same_path_get_distinct_files(self):
+        env = self.env(ROCPROF_MPI_OUTPUT_FILE="same.h5")
+        procs = [subprocess.Popen([APP, "exit", str(N), "0"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outputs = [p.communicate(timeout=60) for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0, 0])
+        self.assertEqual(sorted(os.listdir(self.out)), ["same.1.h5", "same.h5"])
+        messages = [err for _, err in outputs if err]
+        self.assertEqual(len(messages), 1, outputs)
+        self.assertIn("already exists", messages[0])
+        self.assertIn("same.1.h5 instead", messages[0])
+        for name in ("same.h5", "same.1.h5"):
+            self.assert_everything(os.path.join(self.out, name), N, complete=True)
+
+    def test_bad_settings_are_one_message_and_tracing_off(self):
+        cases = {
+            "ROCPROF_MPI_COMPRESSION": ("lz4", "unknown compression 'lz4'"),
+            "ROCPROF_MPI_FLUSH_INTERVAL": ("soon", "ROCPROF_MPI_FLUSH_INTERVAL='soon'"),
+            "ROCPROF_MPI_BUFFER_SIZE": ("12", "ROCPROF_MPI_BUFFER_SIZE='12'"),
+            "ROCPROF_MPI_DOMAINS": ("roctx,gpu", "unknown domain 'gpu'"),
+            "ROCPROF_MPI_OUTPUT_FILE": ("%rnak%.h5", "unknown placeholder '%rnak%'"),
+        }
+        for variable, (value, expected) in cases.items():
+            with self.subTest(variable=variable):
+                result = self.run_app("exit", 10, 6, **{variable: value})
+                self.assertEqual(result.returncode, 6)
+                self.assertEqual(result.stdout, "app done\n")
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn(expected, lines[0])
+                self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
+                self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    # ---- stock tools and bad files ----
+
+    def test_h5dump_reads_the_file_through_our_plugin(self):
+        self.run_app("exit", 100, 0, ROCPROF_MPI_COMPRESSION="zstd:3")
+        path = self.only_file()
+        result = subprocess.run(["h5dump", "-d", "/mpi_calls/bytes_sent", path],
+                                env=dict(os.environ, HDF5_PLUGIN_PATH=PLUGIN_DIR),
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("FILTERS", subprocess.run(["h5dump", "-p", "-H", path], capture_output=True,
+                                                text=True).stdout)
+        data = re.sub(r"\(\d+\):", " ", result.stdout.split("DATA {")[1].split("}")[0])
+        values = [int(v) for v in re.findall(r"\d+", data)]
+        self.assertEqual(sorted(values), [8 * i for i in range(100)])
+
+    def test_deflate_and_none_are_readable_without_plugins(self):
+        for compression in ("deflate:4", "none"):
+            with self.subTest(compression=compression):
+                self.tearDown()
+                self.setUp()
+                self.run_app("exit", 50, 0, ROCPROF_MPI_COMPRESSION=compression)
+                result = subprocess.run(["h5dump", "-d", "/markers/op", self.only_file()],
+                                        env={k: v for k, v in os.environ.items()
+                                             if k != "HDF5_PLUGIN_PATH"},
+                                        capture_output=True, text=True)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assert_everything(self.only_file(), 50, complete=True)
+
+    def test_reader_reports_truncated_files_by_name(self):
+        self.run_app("exit", N, 0)
+        path = self.only_file()
+        with open(path, "r+b") as f:
+            f.truncate(os.path.getsize(path) // 3)
+        result = subprocess.run([DUMP, path], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(path, result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
