@@ -3,7 +3,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -99,6 +101,99 @@ ChunkEncoder::ChunkEncoder(const Compression& compression)
 
 ChunkEncoder::~ChunkEncoder() = default;
 
+namespace {
+
+// Column gather (and shuffle) with the element width known at compile time, so every copy
+// is a plain load and store.
+template <std::size_t kWidth>
+void gather(const std::byte* rows, std::size_t row_size, std::size_t row_count, std::byte* out) {
+  for (std::size_t r = 0; r < row_count; ++r)
+    std::memcpy(out + r * kWidth, rows + r * row_size, kWidth);
+}
+
+template <std::size_t kWidth>
+void gather_shuffled(const std::byte* rows, std::size_t row_size, std::size_t row_count,
+                     std::size_t chunk_rows, std::byte* out) {
+  // Blocks of 16 rows: load the 16 fields once, then write each byte plane's 16 bytes with
+  // one store (the byte-at-a-time version is the writer's hottest loop otherwise).
+  constexpr std::size_t kBlock = 16;
+  std::size_t r = 0;
+  for (; r + kBlock <= row_count; r += kBlock) {
+    std::uint64_t values[kBlock];
+    for (std::size_t i = 0; i < kBlock; ++i) {
+      values[i] = 0;
+      std::memcpy(&values[i], rows + (r + i) * row_size, kWidth);
+    }
+    for (std::size_t b = 0; b < kWidth; ++b) {
+      std::uint8_t plane[kBlock];
+      for (std::size_t i = 0; i < kBlock; ++i)
+        plane[i] = static_cast<std::uint8_t>(values[i] >> (8 * b));
+      std::memcpy(out + b * chunk_rows + r, plane, kBlock);
+    }
+  }
+  for (; r < row_count; ++r) {
+    const std::byte* field = rows + r * row_size;
+    for (std::size_t b = 0; b < kWidth; ++b) out[b * chunk_rows + r] = field[b];
+  }
+}
+
+}  // namespace
+
+void ChunkEncoder::split_columns(const std::byte* rows, std::size_t row_size,
+                                 std::span<const Field> fields, std::size_t row_count,
+                                 std::size_t chunk_rows) {
+  const bool shuffle = compression_.codec != Codec::kNone;
+  images_.resize(fields.size());
+  image_widths_.resize(fields.size());
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    const std::size_t width = fields[f].width;
+    image_widths_[f] = width;
+    images_[f].resize(chunk_rows * width);
+    std::byte* out = images_[f].data();
+    // Padding rows are zero (per byte plane when shuffled).
+    if (row_count < chunk_rows) {
+      if (shuffle && width > 1)
+        for (std::size_t b = 0; b < width; ++b)
+          std::memset(out + b * chunk_rows + row_count, 0, chunk_rows - row_count);
+      else
+        std::memset(out + row_count * width, 0, (chunk_rows - row_count) * width);
+    }
+  }
+  // 256 rows of at most 128 bytes stay in L1 while every field is taken from them.
+  constexpr std::size_t kRowsPerBlock = 256;
+  for (std::size_t first = 0; first < row_count; first += kRowsPerBlock) {
+    const std::size_t count = std::min(kRowsPerBlock, row_count - first);
+    const std::byte* block = rows + first * row_size;
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const std::byte* source = block + fields[f].offset;
+      std::byte* image = images_[f].data();
+      switch (fields[f].width) {
+        case 1:
+          gather<1>(source, row_size, count, image + first);
+          break;
+        case 4:
+          if (shuffle)
+            gather_shuffled<4>(source, row_size, count, chunk_rows, image + first);
+          else
+            gather<4>(source, row_size, count, image + first * 4);
+          break;
+        default:
+          if (shuffle)
+            gather_shuffled<8>(source, row_size, count, chunk_rows, image + first);
+          else
+            gather<8>(source, row_size, count, image + first * 8);
+          break;
+      }
+    }
+  }
+}
+
+std::span<const std::byte> ChunkEncoder::encoded(std::size_t field) {
+  const std::span<const std::byte> image = images_[field];
+  if (compression_.codec == Codec::kNone) return image;
+  return compress(image);
+}
+
 std::span<const std::byte> ChunkEncoder::encode(std::span<const std::byte> raw,
                                                 std::size_t element_size) {
   if (compression_.codec == Codec::kNone) return raw;
@@ -108,6 +203,10 @@ std::span<const std::byte> ChunkEncoder::encode(std::span<const std::byte> raw,
     shuffle_bytes(raw, shuffled_, element_size);
     input = shuffled_;
   }
+  return compress(input);
+}
+
+std::span<const std::byte> ChunkEncoder::compress(std::span<const std::byte> input) {
   if (compression_.codec == Codec::kZstd) {
     output_.resize(ZSTD_compressBound(input.size()));
     const std::size_t written =

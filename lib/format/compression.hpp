@@ -44,9 +44,26 @@ class ChunkEncoder {
   // Valid until the next call. Empty on a codec failure.
   std::span<const std::byte> encode(std::span<const std::byte> raw, std::size_t element_size);
 
+  // Splits rows [0, row_count) of `rows` (row_size bytes each) into one chunk image of
+  // `chunk_rows` elements per field of `fields` (byte offset and width 1, 4 or 8; zeros past
+  // row_count), shuffled when a codec follows. Rows are visited in cache-sized blocks, every
+  // field at once. Then encoded(i) gives the stored bytes of field i.
+  struct Field {
+    std::size_t offset;
+    std::size_t width;
+  };
+  void split_columns(const std::byte* rows, std::size_t row_size, std::span<const Field> fields,
+                     std::size_t row_count, std::size_t chunk_rows);
+  // Valid until the next call. Empty on a codec failure.
+  std::span<const std::byte> encoded(std::size_t field);
+
  private:
   Compression compression_;
+  std::span<const std::byte> compress(std::span<const std::byte> input);
+
   std::vector<std::byte> shuffled_;
+  std::vector<std::vector<std::byte>> images_;
+  std::vector<std::size_t> image_widths_;
   std::vector<std::byte> output_;
   struct Contexts;
   std::unique_ptr<Contexts> contexts_;

@@ -196,9 +196,10 @@ bool RankFileWriter::reserve(std::uint64_t bytes) {
     return true;
   }
   if (errno == ENOSPC || errno == EDQUOT) {
-    error_ = fmt::format("{}: no space left on the device ({}); the file keeps what was written "
-                         "before and is closed",
-                         path_, std::strerror(errno));
+    error_ = fmt::format(
+        "{}: no space left on the device ({}); the file keeps what was written "
+        "before and is closed",
+        path_, std::strerror(errno));
     close_after_disk_full();
     return false;
   }
@@ -223,16 +224,14 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const hsize_t first = state.full_chunks * kChunkRows;
   const hsize_t extent = first + rows;
   const std::size_t row_size = state.table->row_size;
+  // Whole chunks always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
+  fields_.clear();
+  for (const Column& column : state.table->columns)
+    fields_.push_back({column.offset, column_type_size(column.type)});
+  encoder_.split_columns(state.tail.data(), row_size, fields_, rows, kChunkRows);
   for (std::size_t c = 0; c < state.columns.size(); ++c) {
     const Column& column = state.table->columns[c];
-    const std::size_t width = column_type_size(column.type);
-    // A whole chunk always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
-    column_scratch_.assign(kChunkRows * width, std::byte{0});
-    const std::byte* source = state.tail.data() + column.offset;
-    std::byte* target = column_scratch_.data();
-    for (std::size_t r = 0; r < rows; ++r)
-      std::memcpy(target + r * width, source + r * row_size, width);
-    const std::span<const std::byte> stored = encoder_.encode(column_scratch_, width);
+    const std::span<const std::byte> stored = encoder_.encoded(c);
     if (stored.empty()) return fail("compression failed");
     if (!reserve(stored.size())) return false;
     const hid_t dataset = state.columns[c].get();

@@ -95,7 +95,7 @@ class RankFileWriter {
   ChunkEncoder encoder_;
   Handle file_;
   std::vector<TableState> tables_;
-  std::vector<std::byte> column_scratch_;
+  std::vector<ChunkEncoder::Field> fields_;
 
   Handle strings_;
   std::vector<std::string> strings_pending_;  // interned since the last write
