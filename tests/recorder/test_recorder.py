@@ -281,6 +281,19 @@ class RecorderTest(unittest.TestCase):
                 self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
                 self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
 
+    # ---- the library's interface ----
+
+    def test_recorder_exports_only_its_api_and_the_interposed_signal_functions(self):
+        out = subprocess.run(["readelf", "--dyn-syms", "--wide", RECORDER], check=True,
+                             capture_output=True, text=True).stdout
+        defined = {fields[7] for fields in (line.split() for line in out.splitlines())
+                   if len(fields) >= 8 and fields[6] != "UND" and fields[4] == "GLOBAL"}
+        self.assertEqual(defined, {
+            "rocprof_mpi_recorder_active", "rocprof_mpi_record_mpi_call",
+            "rocprof_mpi_record_counter_sample", "rocprof_mpi_record_counter_session",
+            "rocprof_mpi_record_clock_sample", "rocprof_mpi_set_identity",
+            "rocprof_mpi_recorder_flush", "sigaction", "signal"})
+
     # ---- stock tools and bad files ----
 
     def test_h5dump_reads_the_file_through_our_plugin(self):

@@ -1,0 +1,110 @@
+// Recorder settings and output names: every accepted spelling and every rejection.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "lib/recorder/config.hpp"
+#include "lib/recorder/identity.hpp"
+
+namespace {
+
+using namespace rocprof::recorder;
+
+TEST(RecorderConfig, Durations) {
+  std::uint32_t ms = 0;
+  EXPECT_TRUE(parse_duration_ms("250", ms));
+  EXPECT_EQ(ms, 250u);
+  EXPECT_TRUE(parse_duration_ms("250ms", ms));
+  EXPECT_EQ(ms, 250u);
+  EXPECT_TRUE(parse_duration_ms("2s", ms));
+  EXPECT_EQ(ms, 2000u);
+  for (const char* bad : {"", "0", "ms", "1h", "-5", "2 s", "3600001", "1.5s"})
+    EXPECT_FALSE(parse_duration_ms(bad, ms)) << bad;
+}
+
+TEST(RecorderConfig, Sizes) {
+  std::uint64_t bytes = 0;
+  EXPECT_TRUE(parse_bytes("65536", bytes));
+  EXPECT_EQ(bytes, 65536u);
+  EXPECT_TRUE(parse_bytes("64K", bytes));
+  EXPECT_EQ(bytes, 65536u);
+  EXPECT_TRUE(parse_bytes("2M", bytes));
+  EXPECT_EQ(bytes, 2u << 20);
+  EXPECT_TRUE(parse_bytes("1GiB", bytes));
+  EXPECT_EQ(bytes, 1u << 30);
+  for (const char* bad : {"", "K", "12Q", "-1"}) EXPECT_FALSE(parse_bytes(bad, bytes)) << bad;
+}
+
+TEST(RecorderConfig, Domains) {
+  Domains domains;
+  std::string error;
+  ASSERT_TRUE(parse_domains("roctx,mpi", domains, error));
+  EXPECT_TRUE(domains.roctx);
+  EXPECT_TRUE(domains.mpi);
+  EXPECT_FALSE(domains.hip_api);
+  EXPECT_FALSE(domains.counters);
+  ASSERT_TRUE(parse_domains("all", domains, error));
+  EXPECT_TRUE(domains.hsa_ops && domains.counters && domains.hip_api);
+  EXPECT_FALSE(parse_domains("roctx,gpu", domains, error));
+  EXPECT_NE(error.find("unknown domain 'gpu'"), std::string::npos);
+  EXPECT_FALSE(parse_domains("", domains, error));
+}
+
+TEST(RecorderConfig, EnvironmentIsValidated) {
+  setenv("ROCPROF_MPI_COMPRESSION", "deflate:6", 1);
+  setenv("ROCPROF_MPI_FLUSH_INTERVAL", "300ms", 1);
+  setenv("ROCPROF_MPI_BUFFER_SIZE", "256K", 1);
+  Config config;
+  std::string error;
+  ASSERT_TRUE(read_config(config, error)) << error;
+  EXPECT_EQ(config.compression.to_string(), "deflate:6");
+  EXPECT_EQ(config.flush_interval_ms, 300u);
+  EXPECT_EQ(config.buffer_bytes, 256u << 10);
+  setenv("ROCPROF_MPI_BUFFER_SIZE", "2G", 1);
+  EXPECT_FALSE(read_config(config, error));
+  EXPECT_NE(error.find("ROCPROF_MPI_BUFFER_SIZE='2G'"), std::string::npos) << error;
+  unsetenv("ROCPROF_MPI_BUFFER_SIZE");
+  setenv("ROCPROF_MPI_OUTPUT_FILE", "a/b.h5", 1);
+  EXPECT_FALSE(read_config(config, error));
+  EXPECT_NE(error.find("without '/'"), std::string::npos) << error;
+  unsetenv("ROCPROF_MPI_OUTPUT_FILE");
+  unsetenv("ROCPROF_MPI_COMPRESSION");
+  unsetenv("ROCPROF_MPI_FLUSH_INTERVAL");
+}
+
+TEST(RecorderIdentity, RankPrecedenceFollowsTheLaunchers) {
+  // Under mpirun inside an allocation every process sees SLURM_PROCID=0: it comes last.
+  setenv("SLURM_PROCID", "0", 1);
+  setenv("PMIX_RANK", "6", 1);
+  EXPECT_EQ(identity_from_environment().rank, 6);
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  EXPECT_EQ(identity_from_environment().rank, 3);
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("PMIX_RANK");
+  EXPECT_EQ(identity_from_environment().rank, 0);
+  unsetenv("SLURM_PROCID");
+  EXPECT_EQ(identity_from_environment().rank, -1);
+}
+
+TEST(RecorderIdentity, Placeholders) {
+  Identity identity;
+  identity.rank = 12;
+  identity.size = 64;
+  identity.pid = 4321;
+  identity.hostname = "nid001";
+  identity.job_id = "98765";
+  std::string out;
+  std::string error;
+  ASSERT_TRUE(
+      expand_placeholders("run-%job%/%hostname%-%rank%-of-%size%.%pid%.h5", identity, out, error));
+  EXPECT_EQ(out, "run-98765/nid001-12-of-64.4321.h5");
+  identity.rank = -1;
+  identity.job_id.clear();
+  ASSERT_TRUE(expand_placeholders("%job%/%rank%.h5", identity, out, error));
+  EXPECT_EQ(out, "unknown/pid4321.h5");
+  EXPECT_FALSE(expand_placeholders("%rnak%.h5", identity, out, error));
+  EXPECT_NE(error.find("unknown placeholder '%rnak%'"), std::string::npos);
+  EXPECT_FALSE(expand_placeholders("out-%rank", identity, out, error));
+  EXPECT_NE(error.find("unterminated"), std::string::npos);
+}
+
+}  // namespace
