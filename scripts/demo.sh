@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# The README's main job: install dependencies, build, and run the bundled example, which
-# traces its own ROC-TX annotations through the roctracer API and prints what it recorded.
+# The README's main job: install dependencies, build, run the bundled example (it traces its
+# own ROC-TX annotations through the roctracer API), then record a program with the recorder
+# and print what its rank file holds.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh"
-exec "${ROCPROF_BUILD_DIR:-$root/build}/tests/roctracer_sample"
+build="${ROCPROF_BUILD_DIR:-$root/build}"
+"$build/tests/roctracer_sample"
+
+# The recorder: a small program preloaded with librocprof-mpi.so writes its rank file.
+out="$(mktemp -d)/trace"
+echo
+echo "== recording tests/recorder/traced_app under librocprof-mpi.so into $out"
+LD_PRELOAD="$build/lib/librocprof-mpi.so" ROCPROF_MPI_OUTPUT_DIR="$out" "$build/tests/traced_app" exit 1000 0
+for file in "$out"/*.h5; do
+  echo "== $file (rows per table, read back with the format module's reader)"
+  "$build/tests/rank_file_dump" "$file"
+done

@@ -119,8 +119,8 @@ class RecorderTest(unittest.TestCase):
     # ---- signals ----
 
     def test_default_action_signals_end_the_same_way_with_a_complete_file(self):
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGABRT, signal.SIGSEGV,
-                    signal.SIGBUS):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGABRT,
+                    signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL):
             with self.subTest(signal=sig.name):
                 self.tearDown()
                 self.setUp()
