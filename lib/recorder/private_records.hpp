@@ -8,6 +8,7 @@
 #include <rocprof-mpi/pool_write.h>
 
 #include "lib/format/records.hpp"
+#include "lib/recorder/hip_args.hpp"
 
 namespace rocprof::recorder {
 
@@ -16,6 +17,7 @@ enum PrivateDomain : std::uint32_t {
   kCounterSampleDomain,
   kCounterSessionDomain,
   kClockSampleDomain,
+  kApiArgsDomain,  // decoded arguments of the API call with the same correlation id
 };
 
 struct SlotHeader {
@@ -44,6 +46,8 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<format::CounterSessionRow>::kSlots;
     case kClockSampleDomain:
       return PrivateRecord<format::ClockSampleRow>::kSlots;
+    case kApiArgsDomain:
+      return PrivateRecord<ApiArgsRow>::kSlots;
     default:
       return 1;
   }

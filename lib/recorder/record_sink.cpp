@@ -13,6 +13,9 @@ namespace {
 
 using namespace rocprof::format;
 
+// Arguments whose call record never came (dropped with a full buffer) are forgotten here.
+constexpr std::size_t kMaxPendingArgs = 4096;
+
 template <typename Row>
 Row blank() {
   Row row;
@@ -85,6 +88,19 @@ bool RecordSink::consume(const char* begin, const char* end) {
         row.end_ns = record.end_ns;
         row.thread_id = record.thread_id;
         row.external_id = external_correlation == record.correlation_id ? external_id : 0;
+        if (!pending_args_.empty()) {
+          if (const auto found = pending_args_.find(record.correlation_id);
+              found != pending_args_.end()) {
+            const PendingArgs& args = found->second;
+            row.stream = args.stream;
+            row.bytes = args.bytes;
+            std::memcpy(row.grid, args.grid, sizeof row.grid);
+            std::memcpy(row.block, args.block, sizeof row.block);
+            row.copy_direction = args.copy_direction;
+            row.kernel_name = args.kernel_name;
+            pending_args_.erase(found);
+          }
+        }
         api_calls_.push_back(row);
         note_thread(record.thread_id, record.begin_ns);
         note_op(record.domain, record.op);
@@ -149,6 +165,19 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kClockSampleDomain:
         clocks_.push_back(as_private<ClockSampleRow>(slot).row);
         break;
+      case kApiArgsDomain: {
+        const auto& item = as_private<ApiArgsRow>(slot);
+        if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();
+        PendingArgs& args = pending_args_[item.row.correlation_id];
+        args.stream = item.row.stream;
+        args.bytes = item.row.bytes;
+        std::memcpy(args.grid, item.row.grid, sizeof args.grid);
+        std::memcpy(args.block, item.row.block, sizeof args.block);
+        args.copy_direction = item.row.copy_direction;
+        args.kernel_name = intern(item.header.text);
+        slots = PrivateRecord<ApiArgsRow>::kSlots;
+        break;
+      }
       default:
         slots = record.domain >= ROCPROF_MPI_PRIVATE_DOMAIN_BASE ? private_slots(record.domain) : 1;
         break;

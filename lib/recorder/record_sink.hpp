@@ -28,6 +28,18 @@ class RecordSink {
   format::StringId intern(const char* text);
   bool append_all();
 
+  struct PendingArgs {
+    std::uint64_t stream;
+    std::uint64_t bytes;
+    std::uint32_t grid[3];
+    std::uint32_t block[3];
+    format::CopyDirection copy_direction;
+    format::StringId kernel_name;
+  };
+  // Decoded arguments waiting for their call's record (which follows in the same thread's
+  // buffer); bounded: entries whose call was dropped are cleared when it grows.
+  std::unordered_map<std::uint64_t, PendingArgs> pending_args_;
+
   format::RankFileWriter& writer_;
   std::uint64_t consumed_ = 0;
   std::unordered_set<std::uint32_t> threads_seen_;

@@ -21,11 +21,14 @@
 #include <fmt/format.h>
 #include <rocprof-mpi/pool_stats.h>
 #include <roctracer/roctracer.h>
+#include <roctracer/roctracer_hip.h>
 
 #include "lib/format/rank_file_writer.hpp"
 #include "lib/recorder/config.hpp"
 #include "lib/recorder/crash_signals.hpp"
+#include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/identity.hpp"
+#include "lib/recorder/private_write.hpp"
 #include "lib/recorder/record_sink.hpp"
 
 namespace rocprof::recorder {
@@ -213,6 +216,21 @@ bool open_output(State& state) {
   return false;
 }
 
+// Exit of a HIP call with arguments worth keeping: they go into the pool just ahead of the
+// call's own record (written right after this callback returns), with the same correlation id.
+void on_hip_api(std::uint32_t /*domain*/, std::uint32_t op, const void* opaque, void* /*arg*/) {
+  const auto& data = *static_cast<const hip_api_data_t*>(opaque);
+  if (data.phase != ACTIVITY_API_PHASE_EXIT) return;
+  ApiArgsRow decoded{};
+  KernelRef kernel;
+  if (!decode_hip_args(op, data, decoded, kernel)) return;
+  const char* name = kernel_name(kernel);
+  write_private<ApiArgsRow>(kApiArgsDomain, name, [&](ApiArgsRow& row) {
+    row = decoded;
+    row.correlation_id = data.correlation_id;
+  });
+}
+
 void enable_domains(State& state) {
   const Domains& d = state.config.domains;
   const std::pair<bool, std::uint32_t> routes[] = {
@@ -223,6 +241,9 @@ void enable_domains(State& state) {
   for (const auto& [enabled, domain] : routes)
     if (enabled)
       roctracer_enable_domain_activity_expl(static_cast<activity_domain_t>(domain), state.pool);
+  if (d.hip_api)
+    for (const std::uint32_t op : hip_ops_with_args())
+      roctracer_enable_op_callback(ACTIVITY_DOMAIN_HIP_API, op, on_hip_api, nullptr);
 }
 
 void wait_completed(State& state, std::uint64_t generation, std::uint32_t timeout_ms) noexcept {

@@ -1,11 +1,8 @@
 // extern "C" shims of rocprof-mpi/recorder.h, and the library constructor that starts
 // recording when the library is loaded (preloaded by rocprof-mpi, or linked).
-#include <cstring>
-
-#include <rocprof-mpi/pool_write.h>
 #include <rocprof-mpi/recorder.h>
 
-#include "lib/recorder/private_records.hpp"
+#include "lib/recorder/private_write.hpp"
 #include "lib/recorder/recorder.hpp"
 
 using namespace rocprof::recorder;
@@ -14,25 +11,6 @@ using namespace rocprof::format;
 namespace {
 
 __attribute__((constructor)) void start_at_load() { start_recording(); }
-
-template <typename Row, typename Fill>
-int write_private(std::uint32_t domain, const char* text, Fill&& fill) noexcept {
-  roctracer_pool_t* pool = active_pool();
-  if (pool == nullptr) return -1;
-  // Whole slots, so the copy into the pool never reads past the object.
-  union {
-    PrivateRecord<Row> record;
-    unsigned char bytes[PrivateRecord<Row>::kSlots * ROCPROF_MPI_SLOT_BYTES];
-  } slots;
-  std::memset(&slots, 0, sizeof slots);
-  slots.record.header.domain = domain;
-  slots.record.header.thread_id = current_thread_id();
-  fill(slots.record.row);
-  return rocprof_mpi_pool_write(pool, slots.bytes, PrivateRecord<Row>::kSlots, text) ==
-                 ROCTRACER_STATUS_SUCCESS
-             ? 0
-             : -1;
-}
 
 }  // namespace
 

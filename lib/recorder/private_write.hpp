@@ -1,0 +1,35 @@
+// Writes one private record into the recorder's pool from the calling thread (the hot path
+// of the recorder API and of the HIP argument callback).
+#pragma once
+
+#include <cstring>
+
+#include <rocprof-mpi/pool_write.h>
+
+#include "lib/recorder/private_records.hpp"
+#include "lib/recorder/recorder.hpp"
+
+namespace rocprof::recorder {
+
+// `fill(row)` completes the zeroed row; `text` (may be NULL) is copied next to it. 0 when
+// written, -1 when not recording or dropped.
+template <typename Row, typename Fill>
+int write_private(std::uint32_t domain, const char* text, Fill&& fill) noexcept {
+  roctracer_pool_t* pool = active_pool();
+  if (pool == nullptr) return -1;
+  // Whole slots, so the copy into the pool never reads past the object.
+  union {
+    PrivateRecord<Row> record;
+    unsigned char bytes[PrivateRecord<Row>::kSlots * ROCPROF_MPI_SLOT_BYTES];
+  } slots;
+  std::memset(&slots, 0, sizeof slots);
+  slots.record.header.domain = domain;
+  slots.record.header.thread_id = current_thread_id();
+  fill(slots.record.row);
+  return rocprof_mpi_pool_write(pool, slots.bytes, PrivateRecord<Row>::kSlots, text) ==
+                 ROCTRACER_STATUS_SUCCESS
+             ? 0
+             : -1;
+}
+
+}  // namespace rocprof::recorder
