@@ -65,6 +65,8 @@ class RankFileWriter {
   // Why the last failing call failed (path included).
   const std::string& error() const noexcept { return error_; }
   const std::string& path() const noexcept { return path_; }
+  // The file descriptor HDF5 writes through (-1 if unknown); see the recorder's fork handling.
+  int file_descriptor() const noexcept { return fd_; }
   std::uint64_t rows(const Table& table) const noexcept;
   std::uint64_t bytes_on_disk() const noexcept;
 

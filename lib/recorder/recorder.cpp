@@ -1,7 +1,10 @@
 #include "lib/recorder/recorder.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -83,6 +86,7 @@ struct State {
 };
 
 State* g_state = nullptr;
+int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
 std::once_flag g_finish_once;
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
@@ -263,6 +267,20 @@ std::uint64_t request(State& state, bool close) noexcept {
   return generation;
 }
 
+// In a forked child: HDF5 would write its copy of the file's state through the shared file
+// descriptor when the child exits (a stale superblock over the parent's). Point that
+// descriptor at an anonymous file instead, and stop recording. Only system calls: a child of
+// a threaded process may run nothing else before exec.
+void detach_in_child() noexcept {
+  g_active_pool.store(nullptr, std::memory_order_relaxed);
+  if (g_file_fd < 0) return;
+  const int scratch = memfd_create("rocprof-mpi-forked-child", MFD_CLOEXEC);
+  if (scratch >= 0) {
+    dup3(scratch, g_file_fd, O_CLOEXEC);
+    ::close(scratch);
+  }
+}
+
 bool usable_here(const State* state) noexcept {
   // A forked child shares the parent's file descriptor but has no writer thread: it must
   // never touch the parent's file.
@@ -311,6 +329,8 @@ void start_recording() noexcept {
     g_active_pool.store(
         state->config.domains.mpi || state->config.domains.counters ? state->pool : nullptr,
         std::memory_order_relaxed);
+    g_file_fd = state->writer->file_descriptor();
+    pthread_atfork(nullptr, nullptr, detach_in_child);
     state.release();  // lives until the process ends
     install_crash_handlers();
     std::atexit(finish_recording);

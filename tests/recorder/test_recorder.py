@@ -116,6 +116,25 @@ class RecorderTest(unittest.TestCase):
             self.assertEqual((int(f.attrs["rank"]), int(f.attrs["size"])), (5, 8))
             self.assertEqual(f.attrs["job_id"], "777")
 
+    def test_forked_child_never_touches_the_parents_file(self):
+        result = self.run_app("fork", N, 0, ROCPROF_MPI_FLUSH_INTERVAL="20ms")
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(result.stdout, "child exit 0\n")
+        self.assertEqual(result.stderr, "")
+        with h5py.File(self.only_file(), "r") as f:
+            self.assertEqual(f["markers/op"].shape[0], 3 * 3 * N)  # the parent's 3 N iterations
+            self.assertEqual(len(set(f["markers/thread_id"][:].tolist())), 1)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+
+    def test_forked_child_exit_then_sigkill_leaves_a_readable_file(self):
+        # The child's HDF5 shutdown would write a stale superblock; then no flush repairs it.
+        result = self.run_app("fork", N, int(signal.SIGKILL), ROCPROF_MPI_FLUSH_INTERVAL="20ms")
+        self.assertEqual(result.returncode, -int(signal.SIGKILL))
+        with h5py.File(self.only_file(), "r") as f:
+            self.assertGreaterEqual(f["markers/op"].shape[0], 3 * 2 * N)
+        dump = subprocess.run([DUMP, self.only_file()], capture_output=True, text=True)
+        self.assertEqual(dump.returncode, 0, dump.stderr)
+
     # ---- signals ----
 
     def test_default_action_signals_end_the_same_way_with_a_complete_file(self):

@@ -8,9 +8,12 @@
 //   continue SIG      installs a handler that just sets a flag; records more after it, exits 0
 //   segv / abort      record, then fault on a null pointer / call abort()
 //   hang              record, print "recorded N", keep going until killed
+//   fork [9]          record, fork a child that records and exits, record again after it
+//                     (with 9: SIGKILL itself as soon as the child is gone)
 #include <dlfcn.h>
 #include <roctracer/roctx.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -133,6 +136,23 @@ int main(int argc, char** argv) {
   if (mode == "abort") {
     record(iterations);
     std::abort();
+  }
+  if (mode == "fork") {
+    record(iterations);
+    const pid_t child = fork();
+    if (child == 0) {
+      usleep(150000);      // while the parent goes on recording and flushing
+      record(iterations);  // the child's records have no writer: never in the parent's file
+      std::exit(0);        // runs atexit handlers (HDF5's included) in the child
+    }
+    record(iterations);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (arg == SIGKILL) raise(SIGKILL);  // before the next flush could repair anything
+    usleep(100000);
+    record(iterations);
+    std::printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
   }
   if (mode == "hang") {
     record(iterations);
