@@ -68,7 +68,7 @@ bool add_filters(hid_t dataset_properties, const Compression& compression,
     return H5Pset_deflate(dataset_properties, static_cast<unsigned>(compression.level)) >= 0;
   // The level travels as the filter's client value, as other zstd writers do; a negative
   // level is stored in two's complement.
-  const unsigned level = static_cast<unsigned>(compression.level);
+  const auto level = static_cast<unsigned>(compression.level);
   return register_zstd_filter() &&
          H5Pset_filter(dataset_properties, kZstdFilterId, H5Z_FLAG_MANDATORY, 1, &level) >= 0;
 }

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "lib/format/zstd_filter.hpp"
@@ -22,7 +24,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   const QuietErrors quiet;
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
-    throw FormatError(path, fmt::format("cannot open: {}", std::strerror(errno)));
+    throw FormatError(path, fmt::format("cannot open: {}", std::generic_category().message(errno)));
   if (info.st_size == 0) throw FormatError(path, "empty file (the writer never got to write it)");
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw FormatError(path, "not an HDF5 file (no HDF5 signature; wrong file or damaged header)");

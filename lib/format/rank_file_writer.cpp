@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <system_error>
+
 #include <fmt/format.h>
 
 namespace rocprof::format {
@@ -24,7 +26,7 @@ bool reserve_path(const std::string& path, std::string& error) {
   // O_EXCL: of two processes given the same name, exactly one gets it.
   const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) {
-    error = fmt::format("cannot create {}: {}", path, std::strerror(errno));
+    error = fmt::format("cannot create {}: {}", path, std::generic_category().message(errno));
     return false;
   }
   ::close(fd);
@@ -48,7 +50,7 @@ Handle create_extensible(hid_t parent, const char* name, hid_t type, hsize_t chu
   if (compression != nullptr) {
     // Chunks are always written whole; variable-length strings may not skip the fill value.
     H5Pset_fill_time(properties.get(), H5D_FILL_TIME_NEVER);
-    if (!add_filters(properties.get(), *compression, element_size)) return Handle();
+    if (!add_filters(properties.get(), *compression, element_size)) return {};
   }
   return Handle(
       H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
@@ -86,7 +88,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   const QuietErrors quiet;
   const Handle create_properties(H5Pcreate(H5P_FILE_CREATE));
   // Freed space is never reused: the chunks the last flush points to stay intact on disk.
-  H5Pset_file_space_strategy(create_properties.get(), H5F_FSPACE_STRATEGY_NONE, 0, 1);
+  H5Pset_file_space_strategy(create_properties.get(), H5F_FSPACE_STRATEGY_NONE, false, 1);
   const Handle access_properties(H5Pcreate(H5P_FILE_ACCESS));
   // Earliest object formats, so HDF5 1.8 tools read the files; the file space setting alone
   // needs superblock version 2, which (unlike version 3) leaves no "open for writing" flag
@@ -156,7 +158,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   return flush(RankFileStatus{});
 }
 
-std::size_t RankFileWriter::table_index(const Table& table) const noexcept {
+std::size_t RankFileWriter::table_index(const Table& table) noexcept {
   const auto tables = all_tables();
   return static_cast<std::size_t>(std::find(tables.begin(), tables.end(), &table) - tables.begin());
 }
@@ -199,7 +201,7 @@ bool RankFileWriter::reserve(std::uint64_t bytes) {
     error_ = fmt::format(
         "{}: no space left on the device ({}); the file keeps what was written "
         "before and is closed",
-        path_, std::strerror(errno));
+        path_, std::generic_category().message(errno));
     close_after_disk_full();
     return false;
   }
@@ -228,7 +230,8 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   fields_.clear();
   for (const Column& column : state.table->columns)
     fields_.push_back({column.offset, column_type_size(column.type)});
-  encoder_.split_columns(state.tail.data(), row_size, fields_, rows, kChunkRows);
+  const std::size_t row_count = rows;
+  encoder_.split_columns(state.tail.data(), row_size, fields_, row_count, kChunkRows);
   for (std::size_t c = 0; c < state.columns.size(); ++c) {
     const Column& column = state.table->columns[c];
     const std::span<const std::byte> stored = encoder_.encoded(c);

@@ -83,7 +83,7 @@ class RankFileWriter {
 
   RankFileWriter(std::string path, const Compression& compression);
   bool initialise(const RankMetadata& metadata);
-  std::size_t table_index(const Table& table) const noexcept;
+  static std::size_t table_index(const Table& table) noexcept;
   bool append_rows(std::size_t table, const std::byte* rows, std::size_t count);
   bool write_chunk(TableState& state, std::size_t rows);
   bool write_strings();

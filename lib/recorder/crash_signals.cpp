@@ -1,11 +1,11 @@
 #include "lib/recorder/crash_signals.hpp"
 
 #include <dlfcn.h>
-#include <signal.h>
 
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 
 #include "lib/recorder/recorder.hpp"
 
@@ -90,6 +90,8 @@ void install_crash_handlers() noexcept {
 
 // Interposed so that handlers the application installs later chain behind ours instead of
 // replacing them. Other signals, and everything before installation, pass straight through.
+// Parameter names differ from glibc's reserved ones on purpose.
+// NOLINTNEXTLINE(readability-inconsistent-declaration-parameter-name)
 extern "C" __attribute__((visibility("default"))) int sigaction(int signal_number,
                                                                 const struct sigaction* action,
                                                                 struct sigaction* previous) {
@@ -108,6 +110,7 @@ extern "C" __attribute__((visibility("default"))) int sigaction(int signal_numbe
   return 0;
 }
 
+// NOLINTNEXTLINE(readability-inconsistent-declaration-parameter-name)
 extern "C" __attribute__((visibility("default"))) sighandler_t signal(int signal_number,
                                                                       sighandler_t handler) {
   struct sigaction action {};

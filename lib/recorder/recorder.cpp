@@ -7,18 +7,19 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -311,7 +312,8 @@ void start_recording() noexcept {
     state->sink = std::make_unique<RecordSink>(*state->writer);
     state->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (state->wake_fd < 0) {
-      message(fmt::format("cannot create an eventfd: {}; tracing is off", std::strerror(errno)));
+      message(fmt::format("cannot create an eventfd: {}; tracing is off",
+                          std::generic_category().message(errno)));
       return;
     }
     g_state = state.get();
@@ -331,7 +333,7 @@ void start_recording() noexcept {
         std::memory_order_relaxed);
     g_file_fd = state->writer->file_descriptor();
     pthread_atfork(nullptr, nullptr, detach_in_child);
-    state.release();  // lives until the process ends
+    g_state = state.release();  // lives until the process ends
     install_crash_handlers();
     std::atexit(finish_recording);
   } catch (const std::exception& error) {
