@@ -1,6 +1,8 @@
 #include "lib/recorder/recorder.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <hdf5.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -168,6 +170,36 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   if (!state.sink->consume(begin, end)) state.failed.store(true);
 }
 
+// The recorder shares the process's HDF5 with the application: an application that brings
+// its own build may make our H5* calls resolve into it. Recording then needs the same
+// major.minor version (ABI) and a thread-safe build (our writer runs beside its threads).
+bool hdf5_usable() {
+  unsigned major = 0;
+  unsigned minor = 0;
+  unsigned release = 0;
+  H5get_libversion(&major, &minor, &release);
+  hbool_t thread_safe = 0;
+  H5is_library_threadsafe(&thread_safe);
+  Dl_info where{};
+  dladdr(reinterpret_cast<void*>(&H5get_libversion), &where);
+  const char* library = where.dli_fname != nullptr ? where.dli_fname : "?";
+  if (major != H5_VERS_MAJOR || minor != H5_VERS_MINOR) {
+    message(
+        fmt::format("the process uses HDF5 {}.{}.{} ({}), the recorder needs {}.{}; tracing "
+                    "is off",
+                    major, minor, release, library, H5_VERS_MAJOR, H5_VERS_MINOR));
+    return false;
+  }
+  if (!thread_safe) {
+    message(
+        fmt::format("the process uses an HDF5 built without thread safety ({}); the "
+                    "recorder's writer thread cannot share it; tracing is off",
+                    library));
+    return false;
+  }
+  return true;
+}
+
 bool open_output(State& state) {
   std::string directory;
   std::string file;
@@ -308,7 +340,7 @@ void start_recording() noexcept {
     }
     state->identity = identity_from_environment();
     state->owner_pid = getpid();
-    if (!open_output(*state)) return;
+    if (!hdf5_usable() || !open_output(*state)) return;
     state->sink = std::make_unique<RecordSink>(*state->writer);
     state->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (state->wake_fd < 0) {

@@ -21,6 +21,7 @@ RECORDER = os.environ["ROCPROF_TEST_RECORDER"]
 DUMP = os.environ["ROCPROF_TEST_DUMP"]
 PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
 LIB_DIR = os.environ["ROCPROF_TEST_LIB_DIR"]
+FOREIGN_HDF5 = os.environ["ROCPROF_TEST_FOREIGN_HDF5"]
 # Our zstd filter plugin (id 32015), as the README tells users to load it.
 h5py.h5pl.prepend(PLUGIN_DIR.encode())
 N = 2000  # iterations: 3 markers, 1 MPI call, 1 counter sample each
@@ -299,6 +300,20 @@ class RecorderTest(unittest.TestCase):
                 self.assertIn(expected, lines[0])
                 self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
                 self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_an_incompatible_hdf5_in_the_process_turns_tracing_off(self):
+        for mode, expected in (("1.14", "uses HDF5 1.14.0"), ("unsafe", "without thread safety")):
+            with self.subTest(mode=mode):
+                result = self.run_app("exit", 100, 3, FOREIGN_HDF5=mode,
+                                      LD_PRELOAD=f"{FOREIGN_HDF5}:{RECORDER}")
+                self.assertEqual(result.returncode, 3)
+                self.assertEqual(result.stdout, "app done\n")
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn(expected, lines[0])
+                self.assertIn(FOREIGN_HDF5, lines[0])
+                self.assertTrue(lines[0].endswith("tracing is off"))
+                self.assertFalse(os.path.exists(self.out))
 
     # ---- the library's interface ----
 
