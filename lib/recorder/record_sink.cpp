@@ -91,13 +91,13 @@ bool RecordSink::consume(const char* begin, const char* end) {
         if (!pending_args_.empty()) {
           if (const auto found = pending_args_.find(record.correlation_id);
               found != pending_args_.end()) {
-            const PendingArgs& args = found->second;
+            const ApiArgsRow& args = found->second.args;
             row.stream = args.stream;
             row.bytes = args.bytes;
             std::memcpy(row.grid, args.grid, sizeof row.grid);
             std::memcpy(row.block, args.block, sizeof row.block);
             row.copy_direction = args.copy_direction;
-            row.kernel_name = args.kernel_name;
+            row.kernel_name = found->second.kernel_name;
             pending_args_.erase(found);
           }
         }
@@ -168,13 +168,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kApiArgsDomain: {
         const auto& item = as_private<ApiArgsRow>(slot);
         if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();
-        PendingArgs& args = pending_args_[item.row.correlation_id];
-        args.stream = item.row.stream;
-        args.bytes = item.row.bytes;
-        std::memcpy(args.grid, item.row.grid, sizeof args.grid);
-        std::memcpy(args.block, item.row.block, sizeof args.block);
-        args.copy_direction = item.row.copy_direction;
-        args.kernel_name = intern(item.header.text);
+        pending_args_[item.row.correlation_id] = {item.row, intern(item.header.text)};
         slots = PrivateRecord<ApiArgsRow>::kSlots;
         break;
       }

@@ -11,6 +11,7 @@
 #include <roctracer/roctracer.h>
 
 #include "lib/format/rank_file_writer.hpp"
+#include "lib/recorder/hip_args.hpp"
 
 namespace rocprof::recorder {
 
@@ -29,11 +30,7 @@ class RecordSink {
   bool append_all();
 
   struct PendingArgs {
-    std::uint64_t stream;
-    std::uint64_t bytes;
-    std::uint32_t grid[3];
-    std::uint32_t block[3];
-    format::CopyDirection copy_direction;
+    ApiArgsRow args;
     format::StringId kernel_name;
   };
   // Decoded arguments waiting for their call's record (which follows in the same thread's
