@@ -1,0 +1,46 @@
+#include "mpi/wrappers/call_scope.hpp"
+
+#include <atomic>
+
+#include <roctracer/roctracer_ext.h>
+
+namespace rocprof::mpi {
+namespace {
+
+constexpr int kSequenceBits = 44;
+std::atomic<std::uint64_t> g_sequence{1};
+
+}  // namespace
+
+std::uint64_t next_external_id() noexcept {
+  std::int32_t rank = mpi_state().world_rank.load(std::memory_order_relaxed);
+  if (rank < 0) rank = 0xFFFFF;  // no rank known: a value no real rank of 2^20 - 1 uses
+  const std::uint64_t sequence = g_sequence.fetch_add(1, std::memory_order_relaxed);
+  return (static_cast<std::uint64_t>(rank) << kSequenceBits) |
+         (sequence & ((std::uint64_t{1} << kSequenceBits) - 1));
+}
+
+bool recording_mpi() noexcept { return rocprof_mpi_recorder_active() != 0; }
+
+void CallRecord::emit(const rocprof_mpi_mpi_call_t& extra) const noexcept {
+  rocprof_mpi_record_mpi_call(function_name(fn), &extra);
+}
+
+CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
+  if (!active_) return;
+  call_.fn = fn;
+  call_.row.peer = -1;
+  call_.row.tag = -1;
+  call_.row.external_id = next_external_id();
+  roctracer_activity_push_external_correlation_id(call_.row.external_id);
+  call_.row.begin_ns = now_ns();
+}
+
+CallScope::~CallScope() {
+  if (!active_) return;
+  roctracer_activity_pop_external_correlation_id(nullptr);
+  if (call_.row.end_ns == 0) call_.row.end_ns = now_ns();
+  rocprof_mpi_record_mpi_call(function_name(call_.fn), &call_.row);
+}
+
+}  // namespace rocprof::mpi
