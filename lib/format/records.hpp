@@ -123,6 +123,17 @@ struct ClockSampleRow {
   std::int32_t reference_rank;
 };
 
+// A communicator this rank belonged to, with its job-wide id.
+struct CommunicatorRow {
+  std::uint64_t created_ns;
+  std::uint64_t communicator;  // job-wide id (MPI_COMM_WORLD is 1)
+  std::uint64_t parent;        // id of the communicator it was made from, 0 if none
+  std::int32_t size;           // local group size
+  std::int32_t remote_size;    // remote group size of an intercommunicator, else 0
+  std::int32_t rank;           // this process's rank in it
+  StringId creator;            // "MPI_Comm_split", "MPI_COMM_WORLD", ...
+};
+
 // Name of an operation id seen in the file, so readers need no roctracer to label ops.
 struct OpNameRow {
   std::uint32_t op;

@@ -89,6 +89,16 @@ constexpr std::array kClockColumns = {
     ROCPROF_COLUMN(ClockSampleRow, reference_rank, kI32),
 };
 
+constexpr std::array kCommunicatorColumns = {
+    ROCPROF_COLUMN(CommunicatorRow, created_ns, kU64),
+    ROCPROF_COLUMN(CommunicatorRow, communicator, kU64),
+    ROCPROF_COLUMN(CommunicatorRow, parent, kU64),
+    ROCPROF_COLUMN(CommunicatorRow, size, kI32),
+    ROCPROF_COLUMN(CommunicatorRow, remote_size, kI32),
+    ROCPROF_COLUMN(CommunicatorRow, rank, kI32),
+    ROCPROF_COLUMN(CommunicatorRow, creator, kU32),
+};
+
 constexpr std::array kOpNameColumns = {
     ROCPROF_COLUMN(OpNameRow, op, kU32),
     ROCPROF_COLUMN(OpNameRow, name, kU32),
@@ -113,11 +123,12 @@ constexpr Table kMpiCalls{"mpi_calls", sizeof(MpiCallRow), kMpiColumns};
 constexpr Table kCounterSamples{"counter_samples", sizeof(CounterSampleRow), kCounterColumns};
 constexpr Table kCounterSessions{"counter_sessions", sizeof(CounterSessionRow), kSessionColumns};
 constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockColumns};
+constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns};
 constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns};
 constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns};
 
-constexpr std::array<const Table*, 10> kAllTables = {
-    &kApiCalls,       &kActivities,      &kExternal,     &kMarkers, &kMpiCalls,
+constexpr std::array<const Table*, 11> kAllTables = {
+    &kApiCalls,       &kActivities,      &kExternal,     &kMarkers, &kMpiCalls, &kCommunicators,
     &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames, &kThreads,
 };
 
@@ -207,6 +218,10 @@ const Table& table_of<CounterSessionRow>() noexcept {
 template <>
 const Table& table_of<ClockSampleRow>() noexcept {
   return kClockSamples;
+}
+template <>
+const Table& table_of<CommunicatorRow>() noexcept {
+  return kCommunicators;
 }
 template <>
 const Table& table_of<OpNameRow>() noexcept {

@@ -17,7 +17,8 @@ enum PrivateDomain : std::uint32_t {
   kCounterSampleDomain,
   kCounterSessionDomain,
   kClockSampleDomain,
-  kApiArgsDomain,  // decoded arguments of the API call with the same correlation id
+  kApiArgsDomain,
+  kCommunicatorDomain,  // decoded arguments of the API call with the same correlation id
 };
 
 struct SlotHeader {
@@ -46,6 +47,8 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<format::CounterSessionRow>::kSlots;
     case kClockSampleDomain:
       return PrivateRecord<format::ClockSampleRow>::kSlots;
+    case kCommunicatorDomain:
+      return PrivateRecord<format::CommunicatorRow>::kSlots;
     case kApiArgsDomain:
       return PrivateRecord<ApiArgsRow>::kSlots;
     default:

@@ -148,6 +148,14 @@ bool RecordSink::consume(const char* begin, const char* end) {
         slots = PrivateRecord<MpiCallRow>::kSlots;
         break;
       }
+      case kCommunicatorDomain: {
+        const auto& item = as_private<CommunicatorRow>(slot);
+        CommunicatorRow row = item.row;
+        row.creator = intern(item.header.text);
+        communicators_.push_back(row);
+        slots = PrivateRecord<CommunicatorRow>::kSlots;
+        break;
+      }
       case kCounterSampleDomain: {
         const auto& item = as_private<CounterSampleRow>(slot);
         CounterSampleRow row = item.row;
@@ -185,14 +193,16 @@ bool RecordSink::append_all() {
   bool ok =
       writer_.append<ApiCallRow>(api_calls_) && writer_.append<ActivityRow>(activities_) &&
       writer_.append<ExternalCorrelationRow>(externals_) && writer_.append<MarkerRow>(markers_) &&
-      writer_.append<MpiCallRow>(mpi_calls_) && writer_.append<CounterSampleRow>(counters_) &&
-      writer_.append<CounterSessionRow>(sessions_) && writer_.append<ClockSampleRow>(clocks_) &&
-      writer_.append<OpNameRow>(op_names_) && writer_.append<ThreadRow>(threads_);
+      writer_.append<MpiCallRow>(mpi_calls_) && writer_.append<CommunicatorRow>(communicators_) &&
+      writer_.append<CounterSampleRow>(counters_) && writer_.append<CounterSessionRow>(sessions_) &&
+      writer_.append<ClockSampleRow>(clocks_) && writer_.append<OpNameRow>(op_names_) &&
+      writer_.append<ThreadRow>(threads_);
   api_calls_.clear();
   activities_.clear();
   externals_.clear();
   markers_.clear();
   mpi_calls_.clear();
+  communicators_.clear();
   counters_.clear();
   sessions_.clear();
   clocks_.clear();

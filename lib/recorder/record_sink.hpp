@@ -46,6 +46,7 @@ class RecordSink {
   std::vector<format::ExternalCorrelationRow> externals_;
   std::vector<format::MarkerRow> markers_;
   std::vector<format::MpiCallRow> mpi_calls_;
+  std::vector<format::CommunicatorRow> communicators_;
   std::vector<format::CounterSampleRow> counters_;
   std::vector<format::CounterSessionRow> sessions_;
   std::vector<format::ClockSampleRow> clocks_;

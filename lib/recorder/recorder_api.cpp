@@ -33,6 +33,19 @@ int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call
   });
 }
 
+int rocprof_mpi_record_communicator(const char* creator,
+                                    const rocprof_mpi_communicator_t* communicator) {
+  if (communicator == nullptr) return -1;
+  return write_private<CommunicatorRow>(kCommunicatorDomain, creator, [&](CommunicatorRow& row) {
+    row.created_ns = communicator->created_ns;
+    row.communicator = communicator->communicator;
+    row.parent = communicator->parent;
+    row.size = communicator->size;
+    row.remote_size = communicator->remote_size;
+    row.rank = communicator->rank;
+  });
+}
+
 int rocprof_mpi_record_counter_sample(uint32_t session, const char* counter, uint64_t timestamp_ns,
                                       double value) {
   return write_private<CounterSampleRow>(kCounterSampleDomain, counter, [&](CounterSampleRow& row) {

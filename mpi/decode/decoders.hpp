@@ -1,23 +1,10 @@
-// Decoder<Fn> reads the arguments of one MPI function before and after its PMPI call and
-// fills the call's record (peer, tag, bytes, communicator, request). The generated wrappers
-// call Decoder<F>::before(call, args...) and Decoder<F>::after(call, result, args...), passing
-// the arguments as lvalues: a decoder may replace an ignored status with its own.
-//
-// Functions without a specialisation are recorded with function, times, thread and external
-// id only. Specialisations live in the family headers included below.
+// Every decoder: included by the generated wrappers. Functions without one are recorded with
+// function, times, thread and external id (decoder_base.hpp).
 #pragma once
 
-#include "mpi_functions.hpp"
-#include "mpi/wrappers/call_scope.hpp"
-
-namespace rocprof::mpi {
-
-template <Fn F>
-struct Decoder {
-  template <typename... Args>
-  static void before(CallRecord& /*call*/, Args&&... /*args*/) noexcept {}
-  template <typename... Args>
-  static void after(CallRecord& /*call*/, int /*result*/, Args&&... /*args*/) noexcept {}
-};
-
-}  // namespace rocprof::mpi
+#include "mpi/decode/collectives.hpp"
+#include "mpi/decode/communicator_calls.hpp"
+#include "mpi/decode/completion.hpp"
+#include "mpi/decode/decoder_base.hpp"
+#include "mpi/decode/lifecycle.hpp"
+#include "mpi/decode/point_to_point.hpp"

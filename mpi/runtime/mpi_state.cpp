@@ -26,3 +26,12 @@ std::int32_t rank_from_environment() noexcept {
 }
 
 }  // namespace rocprof::mpi
+
+namespace {
+// Until MPI_Init says otherwise, the launcher's rank names this process (external ids).
+[[maybe_unused]] const bool g_rank_from_launcher = [] {
+  rocprof::mpi::mpi_state().world_rank.store(rocprof::mpi::rank_from_environment(),
+                                             std::memory_order_relaxed);
+  return true;
+}();
+}  // namespace

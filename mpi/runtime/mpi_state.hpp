@@ -19,7 +19,7 @@ inline std::uint64_t now_ns() noexcept {
 struct MpiState {
   std::atomic<std::int32_t> world_rank{-1};  // from the launcher until MPI_Init, then MPI's
   std::atomic<std::int32_t> world_size{-1};
-  std::atomic<bool> initialized{false};      // between MPI_Init* and MPI_Finalize
+  std::atomic<bool> initialized{false};  // between MPI_Init* and MPI_Finalize
 };
 
 MpiState& mpi_state() noexcept;

@@ -98,6 +98,17 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
     row.tag = i % 2 == 0 ? 7 : -1;
     s.mpi_calls.push_back(row);
   }
+  for (int i = 0; i < 3; ++i) {
+    auto row = zeroed<CommunicatorRow>();
+    row.created_ns = 5'200'000'000ull + 7ull * i;
+    row.communicator = i == 0 ? 1 : 0xabcdef00ull + i;
+    row.parent = i == 0 ? 0 : 1;
+    row.size = 8 >> i;
+    row.remote_size = i == 2 ? 3 : 0;
+    row.rank = 3 >> i;
+    row.creator = writer.intern(i == 0 ? "MPI_COMM_WORLD" : "MPI_Comm_split");
+    s.communicators.push_back(row);
+  }
   const StringId power = writer.intern("power_watts");
   for (int i = 0; i < 20; ++i) {
     auto row = zeroed<CounterSampleRow>();
@@ -153,8 +164,8 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
   ok = ok && writer->append<ActivityRow>(s.activities) &&
        writer->append<ExternalCorrelationRow>(s.externals) && writer->append<MarkerRow>(s.markers);
   ok = ok && writer->flush(status);
-  ok = ok && writer->append<MpiCallRow>(s.mpi_calls) &&
-       writer->append<CounterSampleRow>(s.counters) &&
+  ok = ok && writer->append<CommunicatorRow>(s.communicators) &&
+       writer->append<MpiCallRow>(s.mpi_calls) && writer->append<CounterSampleRow>(s.counters) &&
        writer->append<CounterSessionRow>(s.sessions) && writer->append<ClockSampleRow>(s.clocks) &&
        writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads);
   status.records_dropped = 17;

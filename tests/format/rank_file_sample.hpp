@@ -24,6 +24,7 @@ struct SampleRows {
   std::vector<format::ExternalCorrelationRow> externals;
   std::vector<format::MarkerRow> markers;
   std::vector<format::MpiCallRow> mpi_calls;
+  std::vector<format::CommunicatorRow> communicators;
   std::vector<format::CounterSampleRow> counters;
   std::vector<format::CounterSessionRow> sessions;
   std::vector<format::ClockSampleRow> clocks;

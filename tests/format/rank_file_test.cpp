@@ -54,6 +54,7 @@ void expect_sample(const RankFileReader& reader, const SampleRows& s) {
   expect_rows_equal(s.externals, reader.read_all<ExternalCorrelationRow>(), "externals");
   expect_rows_equal(s.markers, reader.read_all<MarkerRow>(), "markers");
   expect_rows_equal(s.mpi_calls, reader.read_all<MpiCallRow>(), "mpi_calls");
+  expect_rows_equal(s.communicators, reader.read_all<CommunicatorRow>(), "communicators");
   expect_rows_equal(s.counters, reader.read_all<CounterSampleRow>(), "counters");
   expect_rows_equal(s.sessions, reader.read_all<CounterSessionRow>(), "sessions");
   expect_rows_equal(s.clocks, reader.read_all<ClockSampleRow>(), "clocks");

@@ -30,12 +30,26 @@ typedef struct rocprof_mpi_mpi_call_s {
   int32_t tag;
 } rocprof_mpi_mpi_call_t;
 
+/* A communicator this process belongs to (see docs/FORMAT.md, table communicators). */
+typedef struct rocprof_mpi_communicator_s {
+  uint64_t created_ns;
+  uint64_t communicator; /* job-wide id */
+  uint64_t parent;       /* id of the communicator it was made from, 0 if none */
+  int32_t size;
+  int32_t remote_size; /* intercommunicators, else 0 */
+  int32_t rank;        /* this process's rank in it */
+} rocprof_mpi_communicator_t;
+
 /* 1 while recording, else 0. */
 ROCPROF_MPI_RECORDER_API int rocprof_mpi_recorder_active(void);
 
 /* `function` is the MPI function name ("MPI_Send"); it is copied. */
 ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_mpi_call(const char* function,
                                                          const rocprof_mpi_mpi_call_t* call);
+
+/* `creator` names the creating function ("MPI_Comm_split"); it is copied. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_communicator(
+    const char* creator, const rocprof_mpi_communicator_t* communicator);
 
 /* A counter value of collection `session`; `counter` names it and is copied. */
 ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_counter_sample(uint32_t session,
