@@ -38,8 +38,12 @@ struct Decoder<Fn::MPI_Finalize> {
 
 template <>
 struct Decoder<Fn::MPI_Abort> {
-  static void before(CallRecord& call, MPI_Comm, int errorcode) noexcept {
+  static void before(CallRecord& call, MPI_Comm comm, int errorcode) noexcept {
+    // MPI_Abort does not return: its row is written now, then the file is flushed.
     call.row.tag = errorcode;  // the abort's error code, for the timeline
+    call.row.communicator = communicator_id(comm);
+    call.row.end_ns = now_ns();
+    call.emit(call.row);
     on_abort();
   }
   static void after(CallRecord&, int, MPI_Comm, int) noexcept {}

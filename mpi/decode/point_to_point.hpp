@@ -14,7 +14,8 @@ inline void send(CallRecord& call, int count, MPI_Datatype type, int dest, int t
                  MPI_Comm comm) noexcept {
   call.row.peer = world_rank(comm, dest);
   call.row.tag = tag;
-  call.row.bytes_sent = message_bytes(count, type);
+  // Nothing travels to MPI_PROC_NULL.
+  call.row.bytes_sent = dest == MPI_PROC_NULL ? 0 : message_bytes(count, type);
   call.row.communicator = communicator_id(comm);
 }
 
