@@ -18,7 +18,8 @@ enum PrivateDomain : std::uint32_t {
   kCounterSessionDomain,
   kClockSampleDomain,
   kApiArgsDomain,
-  kCommunicatorDomain,  // decoded arguments of the API call with the same correlation id
+  kCommunicatorDomain,
+  kMpiStaticNameCallDomain,  // an MPI call whose name pointer is static, not copied  // decoded arguments of the API call with the same correlation id
 };
 
 struct SlotHeader {
@@ -40,6 +41,7 @@ struct PrivateRecord {
 inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
   switch (domain) {
     case kMpiCallDomain:
+    case kMpiStaticNameCallDomain:
       return PrivateRecord<format::MpiCallRow>::kSlots;
     case kCounterSampleDomain:
       return PrivateRecord<format::CounterSampleRow>::kSlots;

@@ -13,8 +13,10 @@ namespace rocprof::recorder {
 
 // `fill(row)` completes the zeroed row; `text` (may be NULL) is copied next to it. 0 when
 // written, -1 when not recording or dropped.
+// `static_text`, if given, travels as a pointer instead (it must outlive the recorder).
 template <typename Row, typename Fill>
-int write_private(std::uint32_t domain, const char* text, Fill&& fill) noexcept {
+int write_private(std::uint32_t domain, const char* text, Fill&& fill,
+                  const char* static_text = nullptr) noexcept {
   roctracer_pool_t* pool = active_pool();
   if (pool == nullptr) return -1;
   // Whole slots, so the copy into the pool never reads past the object.
@@ -25,6 +27,7 @@ int write_private(std::uint32_t domain, const char* text, Fill&& fill) noexcept 
   std::memset(&slots, 0, sizeof slots);
   slots.record.header.domain = domain;
   slots.record.header.thread_id = current_thread_id();
+  slots.record.header.text = static_text;
   fill(slots.record.row);
   return rocprof_mpi_pool_write(pool, slots.bytes, PrivateRecord<Row>::kSlots, text) ==
                  ROCTRACER_STATUS_SUCCESS

@@ -37,6 +37,14 @@ std::string thread_name(std::uint32_t thread_id) {
 
 }  // namespace
 
+format::StringId RecordSink::intern_static(const char* text) {
+  // Static names repeat on every call: look the pointer up before hashing the text.
+  if (const auto found = static_ids_.find(text); found != static_ids_.end()) return found->second;
+  const format::StringId id = intern(text);
+  static_ids_.emplace(text, id);
+  return id;
+}
+
 format::StringId RecordSink::intern(const char* text) {
   return text == nullptr || *text == '\0' ? 0 : writer_.intern(text);
 }
@@ -138,11 +146,14 @@ bool RecordSink::consume(const char* begin, const char* end) {
         note_thread(record.thread_id, record.begin_ns);
         break;
       }
-      case kMpiCallDomain: {
+      case kMpiCallDomain:
+      case kMpiStaticNameCallDomain: {
         const auto& item = as_private<MpiCallRow>(slot);
         MpiCallRow row = item.row;
         row.thread_id = item.header.thread_id;
-        row.function = intern(item.header.text);
+        row.function = record.domain == kMpiStaticNameCallDomain
+                           ? intern_static(item.header.text)
+                           : intern(item.header.text);
         mpi_calls_.push_back(row);
         note_thread(row.thread_id, row.begin_ns);
         slots = PrivateRecord<MpiCallRow>::kSlots;

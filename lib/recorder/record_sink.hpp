@@ -27,6 +27,7 @@ class RecordSink {
   void note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns);
   void note_op(std::uint32_t domain, std::uint32_t op);
   format::StringId intern(const char* text);
+  format::StringId intern_static(const char* text);
   bool append_all();
 
   struct PendingArgs {
@@ -40,6 +41,7 @@ class RecordSink {
   format::RankFileWriter& writer_;
   std::uint64_t consumed_ = 0;
   std::unordered_set<std::uint32_t> threads_seen_;
+  std::unordered_map<const char*, format::StringId> static_ids_;
   std::unordered_set<std::uint64_t> ops_seen_;
   std::vector<format::ApiCallRow> api_calls_;
   std::vector<format::ActivityRow> activities_;

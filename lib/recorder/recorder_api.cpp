@@ -33,6 +33,25 @@ int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call
   });
 }
 
+int rocprof_mpi_record_mpi_call_static_name(const char* function,
+                                           const rocprof_mpi_mpi_call_t* call) {
+  if (call == nullptr) return -1;
+  return write_private<MpiCallRow>(
+      kMpiStaticNameCallDomain, nullptr,
+      [&](MpiCallRow& row) {
+        row.begin_ns = call->begin_ns;
+        row.end_ns = call->end_ns;
+        row.external_id = call->external_id;
+        row.communicator = call->communicator;
+        row.request = call->request;
+        row.bytes_sent = call->bytes_sent;
+        row.bytes_received = call->bytes_received;
+        row.peer = call->peer;
+        row.tag = call->tag;
+      },
+      function);
+}
+
 int rocprof_mpi_record_communicator(const char* creator,
                                     const rocprof_mpi_communicator_t* communicator) {
   if (communicator == nullptr) return -1;

@@ -8,14 +8,22 @@ namespace rocprof::mpi {
 namespace {
 
 constexpr int kSequenceBits = 44;
-std::atomic<std::uint64_t> g_sequence{1};
+// Sequences come in per-thread blocks: a thread-local increment instead of a shared atomic.
+constexpr std::uint64_t kSequenceBlock = 1024;
+std::atomic<std::uint64_t> g_next_block{1};
+thread_local std::uint64_t tl_next = 0;
+thread_local std::uint64_t tl_block_end = 0;
 
 }  // namespace
 
 std::uint64_t next_external_id() noexcept {
   std::int32_t rank = mpi_state().world_rank.load(std::memory_order_relaxed);
   if (rank < 0) rank = 0xFFFFF;  // no rank known: a value no real rank of 2^20 - 1 uses
-  const std::uint64_t sequence = g_sequence.fetch_add(1, std::memory_order_relaxed);
+  if (tl_next == tl_block_end) [[unlikely]] {
+    tl_next = g_next_block.fetch_add(kSequenceBlock, std::memory_order_relaxed);
+    tl_block_end = tl_next + kSequenceBlock;
+  }
+  const std::uint64_t sequence = tl_next++;
   return (static_cast<std::uint64_t>(rank) << kSequenceBits) |
          (sequence & ((std::uint64_t{1} << kSequenceBits) - 1));
 }
@@ -23,7 +31,7 @@ std::uint64_t next_external_id() noexcept {
 bool recording_mpi() noexcept { return rocprof_mpi_recorder_active() != 0; }
 
 void CallRecord::emit(const rocprof_mpi_mpi_call_t& extra) const noexcept {
-  rocprof_mpi_record_mpi_call(function_name(fn), &extra);
+  rocprof_mpi_record_mpi_call_static_name(function_name(fn), &extra);
 }
 
 CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
@@ -40,7 +48,7 @@ CallScope::~CallScope() {
   if (!active_) return;
   roctracer_activity_pop_external_correlation_id(nullptr);
   if (call_.row.end_ns == 0) call_.row.end_ns = now_ns();
-  rocprof_mpi_record_mpi_call(function_name(call_.fn), &call_.row);
+  rocprof_mpi_record_mpi_call_static_name(function_name(call_.fn), &call_.row);
 }
 
 }  // namespace rocprof::mpi

@@ -30,6 +30,12 @@ typedef struct rocprof_mpi_mpi_call_s {
   int32_t tag;
 } rocprof_mpi_mpi_call_t;
 
+/* The same, for a `function` name with static storage duration (a string literal, or a
+ * table of them in a library that stays loaded): it is not copied, which saves the copy on
+ * every call. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_mpi_call_static_name(
+    const char* function, const rocprof_mpi_mpi_call_t* call);
+
 /* A communicator this process belongs to (see docs/FORMAT.md, table communicators). */
 typedef struct rocprof_mpi_communicator_s {
   uint64_t created_ns;
