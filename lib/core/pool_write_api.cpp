@@ -45,3 +45,33 @@ extern "C" ROCTRACER_API roctracer_status_t rocprof_mpi_pool_write(roctracer_poo
   leave_hot_path(state);
   return status;
 }
+
+extern "C" ROCTRACER_API roctracer_status_t rocprof_mpi_pool_reserve(
+    roctracer_pool_t* handle, uint32_t slot_count, rocprof_mpi_pool_reservation_t* reservation) {
+  if (handle == nullptr || reservation == nullptr || slot_count == 0 ||
+      slot_count > ROCPROF_MPI_MAX_SLOTS)
+    return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!tracing_running()) return ROCTRACER_STATUS_ERROR;
+  ThreadState& state = this_thread_state();
+  if (state.is_pool_thread) return ROCTRACER_STATUS_ERROR;
+  auto* pool = reinterpret_cast<Pool*>(handle);
+  // Left on success: rocprof_mpi_pool_commit leaves the hot path.
+  enter_hot_path(state);
+  Pool::Reservation space{};
+  if (!pool->reserve(state, slot_count, 0, space)) {
+    leave_hot_path(state);
+    return ROCTRACER_STATUS_ERROR;
+  }
+  reservation->slots = space.records;
+  reservation->internal = space.chunk;
+  return ROCTRACER_STATUS_SUCCESS;
+}
+
+extern "C" ROCTRACER_API void rocprof_mpi_pool_commit(
+    const rocprof_mpi_pool_reservation_t* reservation) {
+  if (reservation == nullptr || reservation->internal == nullptr) return;
+  Pool::Reservation space{};
+  space.chunk = static_cast<Chunk*>(reservation->internal);
+  Pool::publish(space);
+  leave_hot_path(this_thread_state());
+}

@@ -151,9 +151,8 @@ bool RecordSink::consume(const char* begin, const char* end) {
         const auto& item = as_private<MpiCallRow>(slot);
         MpiCallRow row = item.row;
         row.thread_id = item.header.thread_id;
-        row.function = record.domain == kMpiStaticNameCallDomain
-                           ? intern_static(item.header.text)
-                           : intern(item.header.text);
+        row.function = record.domain == kMpiStaticNameCallDomain ? intern_static(item.header.text)
+                                                                 : intern(item.header.text);
         mpi_calls_.push_back(row);
         note_thread(row.thread_id, row.begin_ns);
         slots = PrivateRecord<MpiCallRow>::kSlots;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -125,9 +126,18 @@ void report_failure(State& state, const std::string& why) {
                   why));
 }
 
+// The recorder's threads yield to the application's: on a node whose cores all run ranks
+// (busy-polling in MPI), they take spare cycles instead of preempting a rank; if that is
+// not enough, records are dropped and counted rather than the application slowed down.
+constexpr int kRecorderNice = 10;
+void lower_priority() noexcept {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kRecorderNice);
+}
+
 // Writer thread: one flush per interval or request; the last request closes the file.
 void writer_loop(State& state) {
   tl_recorder_thread = true;
+  lower_priority();
   pollfd wake{state.wake_fd, POLLIN, 0};
   while (true) {
     const int ready = poll(&wake, 1, static_cast<int>(state.config.flush_interval_ms));
@@ -163,7 +173,10 @@ void writer_loop(State& state) {
 
 void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   State& state = *g_state;
-  tl_recorder_thread = true;
+  if (!tl_recorder_thread) {  // first delivery on the pool's thread
+    tl_recorder_thread = true;
+    lower_priority();
+  }
   const std::lock_guard lock(state.writer_mutex);
   if (state.failed.load(std::memory_order_relaxed) || state.closed.load(std::memory_order_relaxed))
     return;

@@ -34,22 +34,30 @@ int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call
 }
 
 int rocprof_mpi_record_mpi_call_static_name(const char* function,
-                                           const rocprof_mpi_mpi_call_t* call) {
-  if (call == nullptr) return -1;
-  return write_private<MpiCallRow>(
-      kMpiStaticNameCallDomain, nullptr,
-      [&](MpiCallRow& row) {
-        row.begin_ns = call->begin_ns;
-        row.end_ns = call->end_ns;
-        row.external_id = call->external_id;
-        row.communicator = call->communicator;
-        row.request = call->request;
-        row.bytes_sent = call->bytes_sent;
-        row.bytes_received = call->bytes_received;
-        row.peer = call->peer;
-        row.tag = call->tag;
-      },
-      function);
+                                            const rocprof_mpi_mpi_call_t* call) {
+  // The MPI layer's path, once per MPI call: the record is written in place in the pool.
+  roctracer_pool_t* pool = active_pool();
+  if (call == nullptr || pool == nullptr) return -1;
+  rocprof_mpi_pool_reservation_t space{};
+  if (rocprof_mpi_pool_reserve(pool, PrivateRecord<MpiCallRow>::kSlots, &space) !=
+      ROCTRACER_STATUS_SUCCESS)
+    return -1;
+  auto& record = *static_cast<PrivateRecord<MpiCallRow>*>(space.slots);
+  record.header.domain = kMpiStaticNameCallDomain;
+  record.header.thread_id = current_thread_id();
+  record.header.text = function;
+  MpiCallRow& row = record.row;
+  row.begin_ns = call->begin_ns;
+  row.end_ns = call->end_ns;
+  row.external_id = call->external_id;
+  row.communicator = call->communicator;
+  row.request = call->request;
+  row.bytes_sent = call->bytes_sent;
+  row.bytes_received = call->bytes_received;
+  row.peer = call->peer;
+  row.tag = call->tag;
+  rocprof_mpi_pool_commit(&space);
+  return 0;
 }
 
 int rocprof_mpi_record_communicator(const char* creator,

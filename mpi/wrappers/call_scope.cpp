@@ -11,8 +11,8 @@ constexpr int kSequenceBits = 44;
 // Sequences come in per-thread blocks: a thread-local increment instead of a shared atomic.
 constexpr std::uint64_t kSequenceBlock = 1024;
 std::atomic<std::uint64_t> g_next_block{1};
-thread_local std::uint64_t tl_next = 0;
-thread_local std::uint64_t tl_block_end = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t tl_next = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t tl_block_end = 0;
 
 }  // namespace
 

@@ -35,6 +35,22 @@ extern "C" {
 ROCTRACER_API roctracer_status_t rocprof_mpi_pool_write(roctracer_pool_t* pool, const void* slots,
                                                         uint32_t slot_count, const char* text);
 
+/* Space for `slot_count` slots written in place, for callers that fill records field by
+ * field: rocprof_mpi_pool_reserve, write the slots, rocprof_mpi_pool_commit, on the same
+ * thread and without returning in between (the pool waits for a reservation to be
+ * committed before it can be closed). The same rules as rocprof_mpi_pool_write otherwise. */
+typedef struct rocprof_mpi_pool_reservation_s {
+  void* slots;    /* where to write: slot_count * ROCPROF_MPI_SLOT_BYTES bytes */
+  void* internal; /* for rocprof_mpi_pool_commit */
+} rocprof_mpi_pool_reservation_t;
+
+/* Returns ROCTRACER_STATUS_SUCCESS with `reservation` filled, or an error as
+ * rocprof_mpi_pool_write (nothing to commit then). */
+ROCTRACER_API roctracer_status_t rocprof_mpi_pool_reserve(
+    roctracer_pool_t* pool, uint32_t slot_count, rocprof_mpi_pool_reservation_t* reservation);
+/* Publishes the reserved slots. The first uint32_t of the first slot must be a private domain. */
+ROCTRACER_API void rocprof_mpi_pool_commit(const rocprof_mpi_pool_reservation_t* reservation);
+
 #ifdef __cplusplus
 }
 #endif
