@@ -19,7 +19,8 @@ enum PrivateDomain : std::uint32_t {
   kClockSampleDomain,
   kApiArgsDomain,
   kCommunicatorDomain,
-  kMpiStaticNameCallDomain,  // an MPI call whose name pointer is static, not copied  // decoded arguments of the API call with the same correlation id
+  kMpiStaticNameCallDomain,  // an MPI call whose name pointer is static, not copied  // decoded
+                             // arguments of the API call with the same correlation id
 };
 
 struct SlotHeader {

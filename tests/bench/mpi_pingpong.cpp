@@ -39,8 +39,7 @@ int main(int argc, char** argv) {
       if (r > 0) one_way_ns.push_back(elapsed / iterations / 2 * 1e9);
     }
     std::sort(one_way_ns.begin(), one_way_ns.end());
-    if (rank == 0)
-      std::printf("pingpong %d %.1f\n", bytes, one_way_ns[one_way_ns.size() / 2]);
+    if (rank == 0) std::printf("pingpong %d %.1f\n", bytes, one_way_ns[one_way_ns.size() / 2]);
   }
   // Calls that return at once: what one wrapped call costs in itself.
   auto per_call = [&](const char* name, auto&& call) {
