@@ -191,7 +191,7 @@ bool hdf5_usable() {
   unsigned minor = 0;
   unsigned release = 0;
   H5get_libversion(&major, &minor, &release);
-  hbool_t thread_safe = 0;
+  hbool_t thread_safe = false;
   H5is_library_threadsafe(&thread_safe);
   Dl_info where{};
   dladdr(reinterpret_cast<void*>(&H5get_libversion), &where);

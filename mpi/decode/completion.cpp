@@ -37,7 +37,7 @@ void emit_each(const CallRecord& call, const std::vector<MPI_Request>& handles, 
   for (int k = 0; k < count; ++k) {
     const int index = indices == nullptr ? k : indices[k];
     if (index < 0 || static_cast<std::size_t>(index) >= handles.size()) continue;
-    const MPI_Request handle = handles[static_cast<std::size_t>(index)];
+    MPI_Request handle = handles[static_cast<std::size_t>(index)];
     if (handle == MPI_REQUEST_NULL) continue;
     rocprof_mpi_mpi_call_t row = call.row;
     row.peer = -1;

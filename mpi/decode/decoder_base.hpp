@@ -9,12 +9,11 @@
 
 #include <type_traits>
 
+#include "mpi/decode/communicators.hpp"
 #include "mpi/wrappers/call_scope.hpp"
 #include "mpi_functions.hpp"
 
 namespace rocprof::mpi {
-
-std::uint64_t communicator_id(MPI_Comm comm) noexcept;
 
 template <Fn F>
 struct Decoder {

@@ -12,7 +12,7 @@ namespace {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: the last
 // clock measurement and the flush happen there, so nothing depends on what the application
 // does after MPI_Finalize returns.
-int at_finalize(MPI_Comm, int, void*, void*) {
+int at_finalize(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*state*/) {
   synchronise_clocks();
   rocprof_mpi_recorder_flush();
   return MPI_SUCCESS;
