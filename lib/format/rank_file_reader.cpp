@@ -29,7 +29,10 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw FormatError(path, "not an HDF5 file (no HDF5 signature; wrong file or damaged header)");
   register_zstd_filter();
-  file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  // Without flock: the writer takes none, and a file may be read while its rank still runs.
+  const Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  H5Pset_file_locking(access.get(), false, true);
+  file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()));
   if (!file_.valid()) fail("cannot open as HDF5 (truncated or damaged)");
 
   const hid_t root = file_.get();

@@ -94,6 +94,10 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   // needs superblock version 2, which (unlike version 3) leaves no "open for writing" flag
   // behind that would make readers refuse a file whose writer was killed.
   H5Pset_libver_bounds(access_properties.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+  // No flock: one process writes each file (O_EXCL makes sure), readers may look at it while
+  // it is written or while its process is going down, and some parallel file systems
+  // refuse flock altogether.
+  H5Pset_file_locking(access_properties.get(), false, true);
   file_ = Handle(
       H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, create_properties.get(), access_properties.get()));
   if (!file_.valid()) return fail("cannot create the HDF5 file");

@@ -120,10 +120,7 @@ void stop_routing(State& state) {
 void report_failure(State& state, const std::string& why) {
   if (state.failure_reported) return;
   state.failure_reported = true;
-  message(
-      fmt::format("{}; tracing is off from here, the application continues (the file keeps "
-                  "what was flushed before)",
-                  why));
+  message(fmt::format("{}; tracing is off from here, the application continues", why));
 }
 
 // The recorder's threads yield to the application's: on a node whose cores all run ranks
@@ -399,7 +396,8 @@ void finish_recording() noexcept {
       else if (state->writer_thread.joinable())
         state->writer_thread.detach();
       const format::RankFileStatus status = current_status(*state);
-      if (status.records_dropped > 0)
+      // After a write failure its message was the one; drops then mean nothing more.
+      if (status.records_dropped > 0 && !state->failed.load())
         message(
             fmt::format("{} records were dropped because recording outran the writer "
                         "(raise ROCPROF_MPI_BUFFER_SIZE or ROCPROF_POOL_MAX_BYTES); the count "

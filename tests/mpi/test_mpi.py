@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import unittest
 
 import h5py
@@ -267,6 +268,12 @@ class MpiTest(unittest.TestCase):
                 self.setUp()
                 result = self.mpirun(scenario)
                 self.assertNotEqual(result.returncode, 0)
+                # mpirun may return while the ranks it took down still close their files.
+                for _ in range(100):
+                    if subprocess.run(["pgrep", "-f", f"{APP} {scenario}"],
+                                      capture_output=True).returncode != 0:
+                        break
+                    time.sleep(0.1)
                 self.assertEqual(sorted(os.listdir(self.out)), [f"{r}.h5" for r in range(4)])
                 for rank in range(4):
                     dump = subprocess.run([DUMP, self.rank_file(rank)], capture_output=True, text=True)
