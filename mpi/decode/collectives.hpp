@@ -3,6 +3,7 @@
 // non-blocking forms record their request, which their completion reports.
 #pragma once
 
+#include "mpi/clock/periodic_sync.hpp"
 #include "mpi/decode/communicators.hpp"
 #include "mpi/decode/decoder_base.hpp"
 #include "mpi/decode/requests.hpp"
@@ -131,8 +132,25 @@ MPI_Request* last_of(Rest&&... rest) noexcept {
 
 #define ROCPROF_P(...) __VA_ARGS__
 
-ROCPROF_DECODE_COLLECTIVE(MPI_Barrier, MPI_Ibarrier, MPI_Comm comm,
-                          collective::common(call, comm, -1))
+// A world barrier is where periodic clock synchronisation may run (clock/periodic_sync.hpp).
+template <>
+struct Decoder<Fn::MPI_Barrier> {
+  static void before(CallRecord& call, MPI_Comm comm) noexcept {
+    collective::common(call, comm, -1);
+  }
+  static void after(CallRecord&, int result, MPI_Comm comm) noexcept {
+    if (result == MPI_SUCCESS && comm == MPI_COMM_WORLD) periodic_sync_at_world_barrier();
+  }
+};
+template <>
+struct Decoder<Fn::MPI_Ibarrier> {
+  static void before(CallRecord& call, MPI_Comm comm, MPI_Request*) noexcept {
+    collective::common(call, comm, -1);
+  }
+  static void after(CallRecord& call, int result, MPI_Comm, MPI_Request* request) noexcept {
+    collective::started(call, result, request, MPI_COMM_NULL);
+  }
+};
 ROCPROF_DECODE_COLLECTIVE(MPI_Bcast, MPI_Ibcast,
                           ROCPROF_P(void*, int count, MPI_Datatype type, int root, MPI_Comm comm),
                           collective::bcast(call, count, type, root, comm))

@@ -3,6 +3,7 @@
 #include <rocprof-mpi/recorder.h>
 
 #include "mpi/clock/clock_sync.hpp"
+#include "mpi/clock/periodic_sync.hpp"
 #include "mpi/decode/communicators.hpp"
 #include "mpi/runtime/mpi_state.hpp"
 
@@ -36,6 +37,7 @@ void on_initialized() noexcept {
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, nullptr) == MPI_SUCCESS)
     PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
   synchronise_clocks();
+  periodic_sync_start();
 }
 
 void on_abort() noexcept { rocprof_mpi_recorder_flush(); }

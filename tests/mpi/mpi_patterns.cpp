@@ -197,6 +197,17 @@ int main(int argc, char** argv) {
       raise(SIGKILL);
     }
     for (;;) sleep(1);
+  } else if (scenario == "periodic") {
+    // World barriers 30 ms apart: with a 10 ms interval, each one synchronises the clocks.
+    for (int i = 0; i < 3; ++i) {
+      usleep(30000);
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Comm half;  // a barrier on another communicator never does
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    usleep(30000);
+    MPI_Barrier(half);
+    MPI_Comm_free(&half);
   } else if (scenario != "clock") {
     std::fprintf(stderr, "unknown scenario '%s'\n", scenario.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -57,7 +57,9 @@ def brief(row, *fields):
     return tuple(row[field] for field in ("function",) + fields)
 
 
-class MpiTest(unittest.TestCase):
+class MpiRunner(unittest.TestCase):
+    """Runs mpi_patterns scenarios under the wrappers; no tests of its own."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="mpi_test_")
         self.out = os.path.join(self.tmp.name, "out")
@@ -90,6 +92,9 @@ class MpiTest(unittest.TestCase):
                 self.assertEqual((int(f.attrs["rank"]), int(f.attrs["size"])), (rank, 4))
                 self.assertEqual(int(f.attrs["complete"]), 1)
 
+
+
+class MpiTest(MpiRunner):
     # ---- the wrapper set ----
 
     def test_every_mpi_function_of_mpi_h_is_wrapped_or_excluded_with_a_reason(self):
@@ -282,6 +287,25 @@ class MpiTest(unittest.TestCase):
                     self.assertIn("MPI_Barrier", functions, (scenario, rank))
                     if scenario == "abort" and rank == culprit:
                         self.assertIn("MPI_Abort", functions)
+
+
+class PeriodicClockTest(MpiRunner):
+    def test_world_barriers_synchronise_clocks_when_the_interval_passed(self):
+        result = self.mpirun("periodic", extra_env={"ROCPROF_MPI_CLOCK_SYNC_INTERVAL": "10ms"})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for rank in range(4):
+            with h5py.File(self.rank_file(rank), "r") as f:
+                # MPI_Init, three world barriers, MPI_Finalize.
+                self.assertEqual(f["clock_samples/local_ns"].shape[0], 5)
+                self.assertTrue((f["clock_samples/reference_rank"][:] == 0).all())
+
+    def test_a_bad_interval_is_one_message_and_init_finalize_only(self):
+        result = self.mpirun("periodic", extra_env={"ROCPROF_MPI_CLOCK_SYNC_INTERVAL": "often"})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.count("ROCPROF_MPI_CLOCK_SYNC_INTERVAL='often'"), 1)
+        for rank in range(4):
+            with h5py.File(self.rank_file(rank), "r") as f:
+                self.assertEqual(f["clock_samples/local_ns"].shape[0], 2)
 
 
 class ClockTest(unittest.TestCase):
