@@ -12,6 +12,19 @@ namespace {
 
 __attribute__((constructor)) void start_at_load() { start_recording(); }
 
+// thread_id and function are the recorder's to fill.
+void fill_mpi_row(MpiCallRow& row, const rocprof_mpi_mpi_call_t& call) noexcept {
+  row.begin_ns = call.begin_ns;
+  row.end_ns = call.end_ns;
+  row.external_id = call.external_id;
+  row.communicator = call.communicator;
+  row.request = call.request;
+  row.bytes_sent = call.bytes_sent;
+  row.bytes_received = call.bytes_received;
+  row.peer = call.peer;
+  row.tag = call.tag;
+}
+
 }  // namespace
 
 extern "C" {
@@ -20,17 +33,8 @@ int rocprof_mpi_recorder_active(void) { return active_pool() != nullptr ? 1 : 0;
 
 int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call_t* call) {
   if (call == nullptr) return -1;
-  return write_private<MpiCallRow>(kMpiCallDomain, function, [&](MpiCallRow& row) {
-    row.begin_ns = call->begin_ns;
-    row.end_ns = call->end_ns;
-    row.external_id = call->external_id;
-    row.communicator = call->communicator;
-    row.request = call->request;
-    row.bytes_sent = call->bytes_sent;
-    row.bytes_received = call->bytes_received;
-    row.peer = call->peer;
-    row.tag = call->tag;
-  });
+  return write_private<MpiCallRow>(kMpiCallDomain, function,
+                                   [&](MpiCallRow& row) { fill_mpi_row(row, *call); });
 }
 
 int rocprof_mpi_record_mpi_call_static_name(const char* function,
@@ -46,16 +50,7 @@ int rocprof_mpi_record_mpi_call_static_name(const char* function,
   record.header.domain = kMpiStaticNameCallDomain;
   record.header.thread_id = current_thread_id();
   record.header.text = function;
-  MpiCallRow& row = record.row;
-  row.begin_ns = call->begin_ns;
-  row.end_ns = call->end_ns;
-  row.external_id = call->external_id;
-  row.communicator = call->communicator;
-  row.request = call->request;
-  row.bytes_sent = call->bytes_sent;
-  row.bytes_received = call->bytes_received;
-  row.peer = call->peer;
-  row.tag = call->tag;
+  fill_mpi_row(record.row, *call);
   rocprof_mpi_pool_commit(&space);
   return 0;
 }

@@ -1,8 +1,6 @@
 #include "mpi/runtime/mpi_state.hpp"
 
-#include <charconv>
-#include <cstdlib>
-#include <string_view>
+#include "lib/recorder/identity.hpp"
 
 namespace rocprof::mpi {
 
@@ -12,17 +10,12 @@ MpiState& mpi_state() noexcept {
 }
 
 std::int32_t rank_from_environment() noexcept {
-  // Same order as the recorder's file naming: SLURM_PROCID last (every process sees 0 under
-  // mpirun inside an allocation).
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
-    const char* text = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read at start only
-    if (text == nullptr) continue;
-    std::int32_t value = -1;
-    const std::string_view view = text;
-    const auto [end, code] = std::from_chars(view.data(), view.data() + view.size(), value);
-    if (code == std::errc{} && end == view.data() + view.size() && value >= 0) return value;
+  // The recorder's reading of the launcher's variables: file names and external ids agree.
+  try {
+    return recorder::identity_from_environment().rank;
+  } catch (...) {
+    return -1;
   }
-  return -1;
 }
 
 }  // namespace rocprof::mpi

@@ -24,8 +24,8 @@ struct MpiState {
 
 MpiState& mpi_state() noexcept;
 
-// World rank from the launcher's environment (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
-// SLURM_PROCID), -1 if none; read once.
+// World rank from the launcher's environment, as the recorder reads it (OMPI_COMM_WORLD_RANK,
+// PMIX_RANK, PMI_RANK, then SLURM_PROCID), -1 if none.
 std::int32_t rank_from_environment() noexcept;
 
 }  // namespace rocprof::mpi
