@@ -59,7 +59,7 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
     if (close == std::string::npos) {
       error = fmt::format(
           "unterminated placeholder in '{}' (use %rank%, %size%, %pid%, "
-          "%hostname%, %job%)",
+          "%hostname%, %job%, %env{{NAME}}%)",
           pattern);
       return false;
     }
@@ -75,10 +75,14 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
       result += identity.hostname;
     else if (name == "job")
       result += identity.job_id.empty() ? "unknown" : identity.job_id;
-    else {
+    else if (name.starts_with("env{") && name.ends_with("}") && name.size() > 5) {
+      const std::string variable(name.substr(4, name.size() - 5));
+      const char* value = env(variable.c_str());
+      result += value != nullptr ? value : "";
+    } else {
       error = fmt::format(
           "unknown placeholder '%{}%' in '{}' (use %rank%, %size%, %pid%, "
-          "%hostname%, %job%)",
+          "%hostname%, %job%, %env{{NAME}}%)",
           name, pattern);
       return false;
     }

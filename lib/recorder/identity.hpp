@@ -19,9 +19,9 @@ struct Identity {
 // an sbatch allocation every process sees SLURM_PROCID=0); size likewise.
 Identity identity_from_environment();
 
-// Expands %rank%, %size%, %pid%, %hostname% and %job% in `pattern`. An unknown rank expands
-// to "pid<PID>", an unknown size or job to "unknown". False with `error` for any other
-// %...% sequence.
+// Expands %rank%, %size%, %pid%, %hostname%, %job% and %env{NAME}% in `pattern`. An
+// unknown rank expands to "pid<PID>", an unknown size or job to "unknown", an unset
+// variable to "". False with `error` for any other %...% sequence.
 bool expand_placeholders(const std::string& pattern, const Identity& identity, std::string& out,
                          std::string& error);
 

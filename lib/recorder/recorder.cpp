@@ -350,6 +350,8 @@ void start_recording() noexcept {
     }
     state->identity = identity_from_environment();
     state->owner_pid = getpid();
+    // Not one of the ranks asked for: no file, no message, nothing recorded.
+    if (!state->config.ranks.contains(state->identity.rank)) return;
     if (!hdf5_usable() || !open_output(*state)) return;
     state->sink = std::make_unique<RecordSink>(*state->writer);
     state->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -395,6 +397,13 @@ void finish_recording() noexcept {
         state->writer_thread.join();
       else if (state->writer_thread.joinable())
         state->writer_thread.detach();
+      if (state->config.announce && state->identity.rank <= 0 && !state->failed.load()) {
+        const std::string directory = std::filesystem::path(state->path).parent_path().string();
+        message(
+            fmt::format("trace files are in {}; merge them with: rocprof-merge {} -o "
+                        "trace.pftrace",
+                        directory, directory));
+      }
       const format::RankFileStatus status = current_status(*state);
       // After a write failure its message was the one; drops then mean nothing more.
       if (status.records_dropped > 0 && !state->failed.load())

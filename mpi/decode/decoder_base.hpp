@@ -15,6 +15,13 @@
 
 namespace rocprof::mpi {
 
+// Decoders that run on every rank, recorded or not, because they take part in collective
+// work of the layer (clock synchronisation at MPI_Init*, MPI_Finalize, world barriers):
+// with --mpi-ranks, untraced ranks must still take part, or the traced ones would wait.
+template <Fn F>
+inline constexpr bool kAlwaysDecode =
+    F == Fn::MPI_Init || F == Fn::MPI_Init_thread || F == Fn::MPI_Finalize || F == Fn::MPI_Barrier;
+
 template <Fn F>
 struct Decoder {
   // Without a decoder of its own, a call whose first argument is a communicator still

@@ -31,7 +31,8 @@ void on_initialized() noexcept {
   state.world_size.store(size, std::memory_order_relaxed);
   state.initialized.store(true, std::memory_order_release);
   rocprof_mpi_set_identity(rank, size);
-  if (rocprof_mpi_recorder_active() == 0) return;
+  // Every rank takes part from here on, recorded or not (records are no-ops when not): the
+  // clock measurements are collective.
   communicators_start();
   int keyval = MPI_KEYVAL_INVALID;
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, nullptr) == MPI_SUCCESS)

@@ -43,6 +43,9 @@ class CallScope {
     if (active_) call_.row.end_ns = now_ns();
   }
   CallRecord& call() noexcept { return call_; }
+  // False when this process is not recording (the decoders are skipped then, except those
+  // every rank must run: kAlwaysDecode).
+  bool active() const noexcept { return active_; }
 
  private:
   CallRecord call_;

@@ -123,10 +123,11 @@ def wrapper(function):
     # MPI_Pcontrol's variable arguments cannot be forwarded; the PMPI level ignores them.
     return (f"{function.declaration()} {{\n"
             f"  CallScope rocprof_scope({fn});\n"
-            f"  {decoder}::before({call_args});\n"
+            f"  const bool rocprof_decode = rocprof_scope.active() || kAlwaysDecode<{fn}>;\n"
+            f"  if (rocprof_decode) {decoder}::before({call_args});\n"
             f"  const int rocprof_status = P{function.name}({pass_args});\n"
             f"  rocprof_scope.returned();\n"
-            f"  {decoder}::after({after_args});\n"
+            f"  if (rocprof_decode) {decoder}::after({after_args});\n"
             f"  return rocprof_status;\n"
             f"}}\n")
 

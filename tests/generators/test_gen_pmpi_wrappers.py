@@ -64,6 +64,7 @@ class Generator(unittest.TestCase):
                       "int tag, MPI_Comm comm) {", text)
         self.assertIn("PMPI_Send(buf, count, datatype, dest, tag, comm);", text)
         self.assertIn("Decoder<Fn::MPI_Send>::before(rocprof_scope.call(), buf, count", text)
+        self.assertIn("rocprof_scope.active() || kAlwaysDecode<Fn::MPI_Send>", text)
         self.assertIn("return rocprof_status;", text)
         pcontrol = gen.wrapper(self.functions["MPI_Pcontrol"])
         self.assertIn("int MPI_Pcontrol(const int level, ...)", pcontrol)
