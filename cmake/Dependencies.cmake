@@ -10,6 +10,9 @@ endfunction()
 
 find_package(Threads REQUIRED)
 
+find_package(CLI11 CONFIG QUIET)
+rocprof_require(CLI11_FOUND "CLI11" "libcli11-dev")
+
 find_package(fmt CONFIG QUIET)
 rocprof_require(fmt_FOUND "fmt" "libfmt-dev")
 

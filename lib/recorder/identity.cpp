@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -32,9 +33,14 @@ Identity identity_from_environment() {
   Identity identity;
   identity.rank = first_number({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"});
   identity.size = first_number({"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
-  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
+  // A scheduler's job id, else the PMIx namespace mpirun gives each of its jobs (made safe
+  // for file names).
+  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "PMIX_NAMESPACE"}) {
     if (const char* value = env(name); value != nullptr && *value != '\0') {
       identity.job_id = value;
+      for (char& c : identity.job_id)
+        if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '-' && c != '_')
+          c = '_';
       break;
     }
   }
@@ -74,7 +80,7 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
     else if (name == "hostname")
       result += identity.hostname;
     else if (name == "job")
-      result += identity.job_id.empty() ? "unknown" : identity.job_id;
+      result += identity.job_id.empty() ? fmt::format("pid{}", identity.pid) : identity.job_id;
     else if (name.starts_with("env{") && name.ends_with("}") && name.size() > 5) {
       const std::string variable(name.substr(4, name.size() - 5));
       const char* value = env(variable.c_str());

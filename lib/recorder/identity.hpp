@@ -10,7 +10,7 @@ namespace rocprof::recorder {
 struct Identity {
   std::int32_t rank = -1;  // -1: not launched as part of a parallel job
   std::int32_t size = -1;
-  std::string job_id;  // "" if no scheduler job
+  std::string job_id;  // scheduler job id or PMIx namespace (file-name safe), "" if none
   std::string hostname;
   std::uint32_t pid = 0;
 };
@@ -20,7 +20,7 @@ struct Identity {
 Identity identity_from_environment();
 
 // Expands %rank%, %size%, %pid%, %hostname%, %job% and %env{NAME}% in `pattern`. An
-// unknown rank expands to "pid<PID>", an unknown size or job to "unknown", an unset
+// unknown rank or job expands to "pid<PID>", an unknown size to "unknown", an unset
 // variable to "". False with `error` for any other %...% sequence.
 bool expand_placeholders(const std::string& pattern, const Identity& identity, std::string& out,
                          std::string& error);

@@ -100,7 +100,7 @@ TEST(RecorderIdentity, Placeholders) {
   identity.rank = -1;
   identity.job_id.clear();
   ASSERT_TRUE(expand_placeholders("%job%/%rank%.h5", identity, out, error));
-  EXPECT_EQ(out, "unknown/pid4321.h5");
+  EXPECT_EQ(out, "pid4321/pid4321.h5");
   EXPECT_FALSE(expand_placeholders("%rnak%.h5", identity, out, error));
   EXPECT_NE(error.find("unknown placeholder '%rnak%'"), std::string::npos);
   EXPECT_FALSE(expand_placeholders("out-%rank", identity, out, error));

@@ -1,0 +1,212 @@
+#include "cli/launcher/launch_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "lib/format/compression.hpp"
+#include "lib/recorder/config.hpp"
+#include "lib/recorder/identity.hpp"
+
+namespace rocprof::cli {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+// Launchers that must not be traced themselves: they go before rocprof-mpi, not after it.
+bool is_job_launcher(const std::string& program) {
+  const std::string name = std::filesystem::path(program).filename().string();
+  return name == "mpirun" || name == "mpiexec" || name == "orterun" || name == "srun" ||
+         name == "aprun" || name == "flux" || name == "jsrun";
+}
+
+std::string validate(const LaunchOptions& o) {
+  std::string error;
+  format::Compression compression;
+  if (!format::Compression::parse(o.compression, compression, error))
+    return "--compression: " + error;
+  std::uint32_t ms = 0;
+  if (!recorder::parse_duration_ms(o.flush_interval, ms))
+    return fmt::format(
+        "--flush-interval '{}' is not a duration between 1ms and 3600s (e.g. 500ms, 2s)",
+        o.flush_interval);
+  if (!o.clock_sync_interval.empty()) {
+    const std::string& text = o.clock_sync_interval;
+    const bool ok = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0])) != 0 &&
+                    (text.ends_with("ms") || text.ends_with("s") || text.ends_with("m"));
+    if (!ok)
+      return fmt::format("--clock-sync-interval '{}' is not a duration (e.g. 500ms, 60s, 5m)",
+                         text);
+  }
+  if (!o.mpi_ranks.empty()) {
+    recorder::RankList ranks;
+    if (!recorder::parse_rank_list(o.mpi_ranks, ranks, error)) return "--mpi-ranks: " + error;
+  }
+  // Placeholders: expanded here with a sample identity only to find mistakes early.
+  recorder::Identity sample;
+  sample.rank = 0;
+  sample.size = 1;
+  sample.pid = 1;
+  std::string expanded;
+  if (!recorder::expand_placeholders(o.output_directory, sample, expanded, error))
+    return "--output-directory: " + error;
+  if (!recorder::expand_placeholders(o.output_file, sample, expanded, error))
+    return "--output-file: " + error;
+  if (o.output_file.find('/') != std::string::npos)
+    return fmt::format(
+        "--output-file '{}' must be a file name; put directories in "
+        "--output-directory",
+        o.output_file);
+  if (o.command.empty())
+    return "no application given: put it after '--' (rocprof-mpi [options] -- ./app args)";
+  if (is_job_launcher(o.command.front()))
+    return fmt::format(
+        "'{}' is a job launcher: run it around rocprof-mpi, not under it "
+        "(e.g. srun -n 4 rocprof-mpi --mpi-trace -- ./app)",
+        o.command.front());
+  return {};
+}
+
+}  // namespace
+
+ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
+  // Everything after the first "--" belongs to the application, untouched.
+  int split = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      split = i;
+      break;
+    }
+  for (int i = split + 1; i < argc; ++i) o.command.emplace_back(argv[i]);
+
+  CLI::App app{
+      "rocprof-mpi: trace an MPI + GPU application, one HDF5 rank file per process.\n"
+      "Usage: [srun -n N | mpirun -np N] rocprof-mpi [options] -- ./app [args]",
+      "rocprof-mpi"};
+  app.set_version_flag("--version", std::string("rocprof-mpi ") + kVersion);
+  app.add_flag("--hip-trace", o.hip_trace, "HIP API calls and the device work they issue");
+  app.add_flag("--hsa-trace", o.hsa_trace, "HSA API calls and HSA device work");
+  app.add_flag("--kernel-trace", o.kernel_trace, "kernel dispatches");
+  app.add_flag("--memory-copy-trace", o.memory_copy_trace, "memory copies");
+  app.add_flag("--marker-trace", o.marker_trace, "ROC-TX markers and ranges");
+  app.add_flag("--mpi-trace", o.mpi_trace, "MPI calls (PMPI wrappers) and clock synchronisation");
+  app.add_flag("--sys-trace", o.sys_trace, "all of the above (the default when none is given)");
+  app.add_option("-d,--output-directory", o.output_directory,
+                 "directory of the rank files; placeholders %hostname% %pid% %rank% %size% "
+                 "%job% %env{NAME}%")
+      ->capture_default_str();
+  app.add_option("-o,--output-file", o.output_file, "rank file name (same placeholders)")
+      ->capture_default_str();
+  app.add_option("--mpi-ranks", o.mpi_ranks, "trace only these world ranks, e.g. 0,4-7");
+  app.add_option("--compression", o.compression, "zstd[:LEVEL], deflate[:LEVEL] or none")
+      ->capture_default_str();
+  app.add_option("--flush-interval", o.flush_interval,
+                 "longest time a record waits to be on disk (e.g. 500ms, 2s)")
+      ->capture_default_str();
+  app.add_option("--clock-sync-interval", o.clock_sync_interval,
+                 "also synchronise clocks at world barriers this often (e.g. 60s)");
+  app.add_flag("--print-config", o.print_config,
+               "print the resolved configuration and exit without running");
+
+  app.allow_extras();  // to say what a stray word means, below
+  ParseOutcome outcome;
+  try {
+    app.parse(split, argv);
+  } catch (const CLI::CallForHelp&) {
+    outcome.message = app.help();
+    return outcome;
+  } catch (const CLI::CallForVersion& version) {
+    outcome.message = version.what();
+    outcome.message += "\n";
+    return outcome;
+  } catch (const CLI::ParseError& error) {
+    outcome.exit_code = 2;
+    outcome.message =
+        fmt::format("rocprof-mpi: {}\nrocprof-mpi: see rocprof-mpi --help\n", error.what());
+    return outcome;
+  }
+  if (const auto extras = app.remaining(); !extras.empty()) {
+    outcome.exit_code = 2;
+    outcome.message =
+        extras.front().starts_with("-")
+            ? fmt::format("rocprof-mpi: unknown option '{}' (see rocprof-mpi --help)\n",
+                          extras.front())
+            : fmt::format(
+                  "rocprof-mpi: '{}' is not an option: put the application after '--' "
+                  "(rocprof-mpi [options] -- ./app args)\n",
+                  extras.front());
+    return outcome;
+  }
+  if (split == argc && !o.print_config) {
+    outcome.exit_code = 2;
+    outcome.message =
+        "rocprof-mpi: no '--' before the application (rocprof-mpi [options] -- ./app args)\n";
+    return outcome;
+  }
+  if (const std::string error = validate(o);
+      !error.empty() && !(o.print_config && o.command.empty())) {
+    outcome.exit_code = 2;
+    outcome.message = "rocprof-mpi: " + error + "\n";
+    return outcome;
+  }
+  outcome.run = true;
+  return outcome;
+}
+
+std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
+                                                       const std::string& library_dir) {
+  std::map<std::string, std::string> env;
+  const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
+                      o.marker_trace || o.mpi_trace || o.sys_trace);
+  const bool all = o.sys_trace || none;
+  std::vector<std::string> domains;
+  if (all) {
+    domains = {"all"};
+  } else {
+    if (o.marker_trace) domains.emplace_back("roctx");
+    if (o.hip_trace) domains.insert(domains.end(), {"hip_api", "hip_ops"});
+    if (o.hsa_trace) domains.insert(domains.end(), {"hsa_api", "hsa_ops"});
+    if ((o.kernel_trace || o.memory_copy_trace) && !o.hip_trace) domains.emplace_back("hip_ops");
+    if ((o.kernel_trace || o.memory_copy_trace) && !o.hsa_trace) domains.emplace_back("hsa_ops");
+    if (o.mpi_trace) domains.emplace_back("mpi");
+  }
+  std::string joined;
+  for (const auto& domain : domains) joined += (joined.empty() ? "" : ",") + domain;
+  env["ROCPROF_MPI_DOMAINS"] = joined;
+  env["ROCPROF_MPI_OUTPUT_DIR"] = o.output_directory;
+  env["ROCPROF_MPI_OUTPUT_FILE"] = o.output_file;
+  env["ROCPROF_MPI_COMPRESSION"] = o.compression;
+  env["ROCPROF_MPI_FLUSH_INTERVAL"] = o.flush_interval;
+  env["ROCPROF_MPI_ANNOUNCE"] = "1";
+  if (!o.mpi_ranks.empty()) env["ROCPROF_MPI_RANKS"] = o.mpi_ranks;
+  if (!o.clock_sync_interval.empty())
+    env["ROCPROF_MPI_CLOCK_SYNC_INTERVAL"] = o.clock_sync_interval;
+  // The MPI layer brings the recorder with it (it depends on it); without --mpi-trace only
+  // the recorder is loaded, so programs without MPI never load libmpi through us.
+  const bool mpi = all || o.mpi_trace;
+  std::string preload = library_dir + (mpi ? "/librocprof-mpi-pmpi.so" : "/librocprof-mpi.so");
+  // Keep what the user preloads already, after ours.
+  if (const char* existing = std::getenv("LD_PRELOAD");  // NOLINT(concurrency-mt-unsafe)
+      existing != nullptr && *existing != '\0')
+    preload += std::string(":") + existing;
+  env["LD_PRELOAD"] = preload;
+  if (all || o.hsa_trace || o.kernel_trace || o.memory_copy_trace)
+    env["HSA_TOOLS_LIB"] = library_dir + "/libroctracer64.so.4";
+  return env;
+}
+
+std::string describe(const LaunchOptions& o, const std::map<std::string, std::string>& env) {
+  std::ostringstream out;
+  for (const auto& [name, value] : env) out << name << "=" << value << "\n";
+  out << "command=";
+  for (std::size_t i = 0; i < o.command.size(); ++i)
+    out << (i == 0 ? "" : " ") << "'" << o.command[i] << "'";
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace rocprof::cli

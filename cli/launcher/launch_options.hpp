@@ -1,0 +1,48 @@
+// The rocprof-mpi launcher's options, in the style of rocprofv3, and how they become the
+// recorder's ROCPROF_MPI_* settings.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rocprof::cli {
+
+struct LaunchOptions {
+  bool hip_trace = false;
+  bool hsa_trace = false;
+  bool kernel_trace = false;
+  bool memory_copy_trace = false;
+  bool marker_trace = false;
+  bool mpi_trace = false;
+  bool sys_trace = false;
+  std::string output_directory = "rocprof-mpi-%job%";
+  std::string output_file = "%rank%.h5";
+  std::string mpi_ranks;  // empty: all
+  std::string compression = "zstd:1";
+  std::string flush_interval = "1s";
+  std::string clock_sync_interval;  // empty: at MPI_Init and MPI_Finalize only
+  bool print_config = false;
+  std::vector<std::string> command;  // the application and its arguments
+};
+
+struct ParseOutcome {
+  bool run = false;     // false: exit with exit_code after printing `message`
+  int exit_code = 0;    // 0 for --help/--version, 2 for errors
+  std::string message;  // for stdout (help, version) or stderr (errors)
+};
+
+// Parses argv (everything after "--" is the application, byte for byte). Validates every
+// setting with the recorder's own parsers, so what the launcher accepts the recorder does.
+ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& options);
+
+// The environment the application gets on top of the launcher's: LD_PRELOAD of the recorder
+// (and of the MPI layer with --mpi-trace), ROCPROF_MPI_* settings. `library_dir` holds our
+// libraries.
+std::map<std::string, std::string> tracing_environment(const LaunchOptions& options,
+                                                       const std::string& library_dir);
+
+// The resolved configuration, one "NAME=value" per line (for --print-config).
+std::string describe(const LaunchOptions& options, const std::map<std::string, std::string>& env);
+
+}  // namespace rocprof::cli

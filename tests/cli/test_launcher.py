@@ -1,0 +1,149 @@
+"""The rocprof-mpi launcher: every option error (exit 2 before anything runs), help and
+version, the resolved configuration, byte-for-byte argument pass-through, exit codes and
+signals of the application, a program without MPI, and mpirun with 4 ranks (all ranks, and
+a subset with --mpi-ranks while the others still take part in the collective clock work)."""
+
+import os
+import signal
+import subprocess
+import tempfile
+import unittest
+
+import h5py
+import hdf5plugin  # noqa: F401
+
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
+APP = os.environ["ROCPROF_TEST_APP"]
+MPI_APP = os.environ["ROCPROF_TEST_MPI_APP"]
+PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
+h5py.h5pl.prepend(PLUGIN_DIR.encode())
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ROCPROF_MPI_", "OMPI_COMM", "PMIX_", "SLURM_", "LD_PRELOAD"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.update(extra)
+    return env
+
+
+class LauncherTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="launcher_test_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def launch(self, *args, **kwargs):
+        return subprocess.run([LAUNCHER, *map(str, args)], env=clean_env(), cwd=self.dir,
+                              capture_output=True, text=True, timeout=120, **kwargs)
+
+    def test_option_errors_exit_2_before_anything_runs(self):
+        marker = os.path.join(self.dir, "ran")
+        app = ["--", "/usr/bin/touch", marker]
+        cases = [
+            (["--bogus", *app], "unknown option '--bogus'"),
+            (["-o", "%rnak%.h5", *app], "unknown placeholder '%rnak%'"),
+            (["-d", "out-%rank", *app], "unterminated placeholder"),
+            (["-o", "a/b.h5", *app], "must be a file name"),
+            (["--compression", "lz4", *app], "unknown compression 'lz4'"),
+            (["--flush-interval", "soon", *app], "--flush-interval 'soon'"),
+            (["--clock-sync-interval", "often", *app], "--clock-sync-interval 'often'"),
+            (["--mpi-ranks", "3-1", *app], "'3-1' in '3-1' is not a rank"),
+            (["--mpi-trace"], "no '--' before the application"),
+            (["--mpi-trace", "--"], "no application given"),
+            (["--mpi-trace", "./app"], "'./app' is not an option"),
+            (["--", "mpirun", "-np", "2", "./app"], "'mpirun' is a job launcher"),
+            (["--", "srun", "./app"], "'srun' is a job launcher"),
+            (["--output-directory"], "--output-directory"),
+        ]
+        for args, expected in cases:
+            with self.subTest(args=args):
+                result = self.launch(*args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(expected, result.stderr)
+                self.assertTrue(result.stderr.startswith("rocprof-mpi: "), result.stderr)
+                self.assertEqual(result.stdout, "")
+                self.assertFalse(os.path.exists(marker))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_help_version_and_print_config(self):
+        help_ = self.launch("--help")
+        self.assertEqual(help_.returncode, 0)
+        for option in ("--hip-trace", "--hsa-trace", "--kernel-trace", "--memory-copy-trace",
+                       "--marker-trace", "--mpi-trace", "--sys-trace", "--output-directory",
+                       "--output-file", "--mpi-ranks", "--compression", "--flush-interval",
+                       "--clock-sync-interval", "--print-config", "%env{NAME}%"):
+            self.assertIn(option, help_.stdout)
+        version = self.launch("--version")
+        self.assertEqual((version.returncode, version.stdout), (0, "rocprof-mpi 0.1.0\n"))
+        config = self.launch("--print-config", "--marker-trace", "--mpi-trace", "--mpi-ranks",
+                             "0,4-7", "-d", "trace-%job%", "--", "./app", "a b")
+        self.assertEqual(config.returncode, 0, config.stderr)
+        lines = dict(line.split("=", 1) for line in config.stdout.splitlines())
+        self.assertEqual(lines["ROCPROF_MPI_DOMAINS"], "roctx,mpi")
+        self.assertEqual(lines["ROCPROF_MPI_RANKS"], "0,4-7")
+        self.assertEqual(lines["ROCPROF_MPI_OUTPUT_DIR"], "trace-%job%")
+        self.assertTrue(lines["LD_PRELOAD"].endswith("/librocprof-mpi-pmpi.so"))
+        self.assertEqual(lines["command"], "'./app' 'a b'")
+        marker_only = dict(line.split("=", 1) for line in
+                           self.launch("--print-config", "--marker-trace", "--", "x").stdout.splitlines())
+        self.assertTrue(marker_only["LD_PRELOAD"].endswith("/librocprof-mpi.so"))
+        self.assertEqual(marker_only["ROCPROF_MPI_DOMAINS"], "roctx")
+        self.assertEqual(os.listdir(self.dir), [])  # nothing ran
+
+    def test_arguments_pass_through_byte_for_byte(self):
+        arguments = ["a b", '"quoted"', "it's", "ünïcode ✓", "", "$HOME", "*", "--", "-x", "\\n"]
+        result = self.launch("--marker-trace", "--", "/usr/bin/printf", "[%s]\\n", *arguments)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "".join(f"[{a}]\n" for a in arguments))
+
+    def test_exit_codes_and_signals_are_the_applications(self):
+        for args, expected in ((["exit", 10, 0], 0), (["exit", 10, 7], 7),
+                               (["raise", 10, int(signal.SIGTERM)], -signal.SIGTERM),
+                               (["segv", 10], -signal.SIGSEGV)):
+            with self.subTest(args=args):
+                result = self.launch("--marker-trace", "--", APP, *args)
+                self.assertEqual(result.returncode, expected, result.stderr)
+        missing = self.launch("--", os.path.join(self.dir, "nowhere"))
+        self.assertEqual(missing.returncode, 127)
+        self.assertIn("cannot run", missing.stderr)
+
+    def test_a_program_without_mpi(self):
+        result = self.launch("--marker-trace", "-d", "trace", "--", APP, "exit", 500, 0)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "app done\n")
+        files = os.listdir(os.path.join(self.dir, "trace"))
+        self.assertEqual(len(files), 1)
+        self.assertIn("rocprof-merge trace -o trace.pftrace", result.stderr)
+        with h5py.File(os.path.join(self.dir, "trace", files[0]), "r") as f:
+            self.assertEqual(f["markers/op"].shape[0], 1500)
+
+    def mpirun(self, *launcher_args, scenario="p2p"):
+        return subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, *launcher_args,
+                               "--", MPI_APP, scenario], env=clean_env(), cwd=self.dir,
+                              capture_output=True, text=True, timeout=180)
+
+    def test_mpirun_four_ranks_under_the_launcher(self):
+        result = self.mpirun("--mpi-trace", "--marker-trace", "-d", "out-%size%")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = os.path.join(self.dir, "out-4")
+        self.assertEqual(sorted(os.listdir(out)), ["0.h5", "1.h5", "2.h5", "3.h5"])
+        self.assertEqual(result.stderr.count("rocprof-merge"), 1)  # rank 0 alone says it
+        for rank in range(4):
+            with h5py.File(os.path.join(out, f"{rank}.h5"), "r") as f:
+                self.assertEqual(int(f.attrs["rank"]), rank)
+                self.assertGreater(f["mpi_calls/begin_ns"].shape[0], 20)
+                self.assertEqual(int(f.attrs["complete"]), 1)
+
+    def test_mpi_ranks_traces_a_subset_while_the_others_still_synchronise(self):
+        result = self.mpirun("--mpi-trace", "--mpi-ranks", "1,3", "-d", "out")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "out"))), ["1.h5", "3.h5"])
+        with h5py.File(os.path.join(self.dir, "out", "3.h5"), "r") as f:
+            self.assertEqual(f["clock_samples/offset_ns"].shape[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
