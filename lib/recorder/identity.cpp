@@ -35,7 +35,8 @@ Identity identity_from_environment() {
   identity.size = first_number({"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
   // A scheduler's job id, else the PMIx namespace mpirun gives each of its jobs (made safe
   // for file names).
-  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "PMIX_NAMESPACE"}) {
+  for (const char* name :
+       {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "PMIX_NAMESPACE"}) {
     if (const char* value = env(name); value != nullptr && *value != '\0') {
       identity.job_id = value;
       for (char& c : identity.job_id)
