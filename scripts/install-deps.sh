@@ -9,6 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
   libhsa-runtime-dev libamdhip64-dev
   python3-h5py python3-hdf5plugin
+  slurmctld slurmd slurm-client
 )
 
 missing=()
