@@ -5,8 +5,10 @@
 # where the rank files are.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/install-deps.sh"
-bash "$root/scripts/build.sh"
+if [ "${ROCPROF_DEMO_SKIP_BUILD:-0}" != 1 ]; then  # the tests run it on their own build
+  bash "$root/scripts/install-deps.sh"
+  bash "$root/scripts/build.sh"
+fi
 build="${ROCPROF_BUILD_DIR:-$root/build}"
 out="${ROCPROF_DEMO_DIR:-$PWD/rocprof-mpi-demo}"
 rm -rf "$out"

@@ -115,6 +115,18 @@ class SlurmTest(unittest.TestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("rocprof-merge-missing not found", self.job_output(r"rocprof-mpi-merge-\d+\.out"))
 
+    def test_readme_main_job_goes_through_srun_when_slurm_answers(self):
+        root = os.path.dirname(JOBSCRIPTS)
+        env = dict(self.slurm.env, ROCPROF_DEMO_SKIP_BUILD="1",
+                   ROCPROF_BUILD_DIR=os.path.dirname(os.path.dirname(LAUNCHER)),
+                   ROCPROF_DEMO_DIR=os.path.join(self.dir, "demo"))
+        result = subprocess.run(["bash", os.path.join(root, "scripts", "demo.sh")], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("== srun -n 4 rocprof-mpi", result.stdout)
+        self.assertIn("4 rank files in", result.stdout)
+        self.assertIn("halo exchange", result.stdout)
+
     def test_mpirun_inside_an_allocation(self):
         # Every process sees SLURM_PROCID=0 here: the rank must come from Open MPI's variables.
         script = os.path.join(self.dir, "mpirun.sbatch")
