@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
                  libraries.c_str());
     return 2;
   }
-  for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
+  // Single-threaded, just before exec: setenv is safe here.
+  for (const auto& [name, value] : environment)
+    setenv(name.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
   std::vector<char*> arguments;
   for (auto& argument : options.command) arguments.push_back(argument.data());
   arguments.push_back(nullptr);
