@@ -1,0 +1,58 @@
+#include "merge/clock/clock_model.hpp"
+
+#include <algorithm>
+
+namespace rocprof::merge {
+
+ClockModel::ClockModel(std::span<const format::ClockSampleRow> samples) {
+  for (const auto& sample : samples)
+    points_.push_back({sample.local_ns, sample.offset_ns, sample.uncertainty_ns});
+  std::sort(points_.begin(), points_.end(),
+            [](const Point& a, const Point& b) { return a.local_ns < b.local_ns; });
+  // Two samples at one instant: keep the more certain one.
+  std::vector<Point> unique;
+  for (const Point& point : points_) {
+    if (!unique.empty() && unique.back().local_ns == point.local_ns) {
+      if (point.uncertainty_ns < unique.back().uncertainty_ns) unique.back() = point;
+    } else {
+      unique.push_back(point);
+    }
+  }
+  points_ = std::move(unique);
+}
+
+std::size_t ClockModel::segment(std::uint64_t local_ns) const noexcept {
+  const auto after =
+      std::upper_bound(points_.begin(), points_.end(), local_ns,
+                       [](std::uint64_t t, const Point& point) { return t < point.local_ns; });
+  return after == points_.begin() ? points_.size()
+                                  : static_cast<std::size_t>(after - points_.begin()) - 1;
+}
+
+std::int64_t ClockModel::offset_at(std::uint64_t local_ns) const noexcept {
+  if (points_.empty()) return 0;
+  const std::size_t i = segment(local_ns);
+  if (i == points_.size()) return points_.front().offset_ns;
+  if (i + 1 == points_.size()) return points_.back().offset_ns;
+  const Point& a = points_[i];
+  const Point& b = points_[i + 1];
+  // Linear in time; long double keeps ns exact over hours (64-bit mantissa).
+  const long double fraction = static_cast<long double>(local_ns - a.local_ns) /
+                               static_cast<long double>(b.local_ns - a.local_ns);
+  return a.offset_ns +
+         static_cast<std::int64_t>(fraction * static_cast<long double>(b.offset_ns - a.offset_ns));
+}
+
+std::uint64_t ClockModel::uncertainty_at(std::uint64_t local_ns) const noexcept {
+  if (points_.empty()) return 0;
+  const std::size_t i = segment(local_ns);
+  if (i == points_.size()) return points_.front().uncertainty_ns;
+  if (i + 1 == points_.size()) return points_.back().uncertainty_ns;
+  return std::max(points_[i].uncertainty_ns, points_[i + 1].uncertainty_ns);
+}
+
+std::uint64_t ClockModel::to_reference(std::uint64_t local_ns) const noexcept {
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(local_ns) + offset_at(local_ns));
+}
+
+}  // namespace rocprof::merge

@@ -1,0 +1,147 @@
+// The merge's input checks and clock model, on synthetic jobs with known clock offsets and
+// drift and on every kind of bad input.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "merge/clock/clock_model.hpp"
+#include "merge/input/rank_set.hpp"
+#include "tests/tools/synthetic_job.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rocprof::merge;
+using rocprof::test::SyntheticJob;
+
+class MergeInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("merge_input_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    job_.directory = (dir_ / "job").string();
+    job_.ranks = 4;
+    job_.events_per_rank = 2000;
+    rocprof::test::write_synthetic_job(job_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string job_dir() const { return job_.directory; }
+  std::string error_of(const std::vector<std::string>& inputs, RankSetOptions options = {}) {
+    try {
+      RankSet::open(inputs, options);
+    } catch (const InputError& error) {
+      return error.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+  SyntheticJob job_;
+};
+
+TEST_F(MergeInput, OpensAJobInRankOrder) {
+  const RankSet set = RankSet::open({job_dir()}, {});
+  ASSERT_EQ(set.ranks().size(), 4u);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(set.ranks()[r].rank, r);
+  EXPECT_EQ(set.job_id(), "synthetic");
+  EXPECT_EQ(set.job_size(), 4);
+  EXPECT_TRUE(set.skipped().empty());
+}
+
+TEST_F(MergeInput, ClockModelRecoversKnownOffsetsAndDriftExactly) {
+  const RankSet set = RankSet::open({job_dir()}, {});
+  for (const auto& rank : set.ranks()) {
+    const ClockModel model(rank.reader->read_all<rocprof::format::ClockSampleRow>());
+    EXPECT_EQ(model.sample_count(), 2u);
+    // Every reference instant across the run maps back exactly (linear drift is linear).
+    for (std::uint64_t step = 0; step <= 10; ++step) {
+      const std::uint64_t reference = job_.start_ns + step * 19'999;
+      const std::uint64_t local = rocprof::test::synthetic_local_ns(job_, rank.rank, reference);
+      EXPECT_NEAR(static_cast<double>(model.to_reference(local)), static_cast<double>(reference),
+                  1.0)
+          << "rank " << rank.rank << " step " << step;
+    }
+  }
+}
+
+TEST(ClockModelTest, HoldsTheEdgesAndKeepsTheMoreCertainOfTwinSamples) {
+  std::vector<rocprof::format::ClockSampleRow> samples(3);
+  samples[0] = {1000, -50, 10, 5, 0};
+  samples[1] = {3000, -150, 10, 9, 0};
+  samples[2] = {1000, -40, 4, 2, 0};  // same instant, more certain: wins
+  const ClockModel model(samples);
+  EXPECT_EQ(model.offset_at(0), -40);
+  EXPECT_EQ(model.offset_at(1000), -40);
+  EXPECT_EQ(model.offset_at(2000), -95);
+  EXPECT_EQ(model.offset_at(9000), -150);
+  EXPECT_EQ(model.uncertainty_at(2000), 9u);
+  EXPECT_EQ(ClockModel().to_reference(1234), 1234u);
+}
+
+TEST_F(MergeInput, MissingRanksAreAnErrorUnlessAllowed) {
+  fs::remove(fs::path(job_dir()) / "2.h5");
+  EXPECT_NE(error_of({job_dir()}).find("1 of the job's 4 ranks have no file (ranks 2)"),
+            std::string::npos);
+  RankSetOptions options;
+  options.allow_missing = true;
+  const RankSet set = RankSet::open({job_dir()}, options);
+  EXPECT_EQ(set.ranks().size(), 3u);
+  ASSERT_EQ(set.skipped().size(), 1u);
+  EXPECT_NE(set.skipped()[0].find("ranks 2"), std::string::npos);
+}
+
+TEST_F(MergeInput, BadFilesNameTheFileAndCanBeSkipped) {
+  const std::string empty = (fs::path(job_dir()) / "9.h5").string();
+  std::ofstream(empty).close();
+  const std::string error = error_of({job_dir()});
+  EXPECT_NE(error.find(empty), std::string::npos) << error;
+  EXPECT_NE(error.find("empty file"), std::string::npos) << error;
+  EXPECT_NE(error.find("--skip-bad"), std::string::npos) << error;
+  RankSetOptions options;
+  options.skip_bad = true;
+  const RankSet set = RankSet::open({job_dir()}, options);
+  EXPECT_EQ(set.ranks().size(), 4u);
+  ASSERT_EQ(set.skipped().size(), 1u);
+  EXPECT_NE(set.skipped()[0].find(empty), std::string::npos);
+}
+
+TEST_F(MergeInput, DuplicateRanksAndMixedJobsAreRefused) {
+  fs::copy_file(fs::path(job_dir()) / "1.h5", dir_ / "copy-of-1.h5");
+  const std::string duplicate = error_of({job_dir(), (dir_ / "copy-of-1.h5").string()});
+  EXPECT_NE(duplicate.find("rank 1 is also in"), std::string::npos) << duplicate;
+
+  SyntheticJob other = job_;
+  other.directory = (dir_ / "other").string();
+  other.job_id = "another";
+  rocprof::test::write_synthetic_job(other);
+  fs::remove(fs::path(job_dir()) / "3.h5");
+  const std::string mixed = error_of({job_dir(), other.directory + "/3.h5"});
+  EXPECT_NE(mixed.find("files of different runs"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("another"), std::string::npos) << mixed;
+}
+
+TEST_F(MergeInput, MissingPathsAndEmptyDirectories) {
+  EXPECT_NE(error_of({(dir_ / "nowhere").string()}).find("no such file or directory"),
+            std::string::npos);
+  fs::create_directories(dir_ / "empty");
+  EXPECT_NE(error_of({(dir_ / "empty").string()}).find("no rank files"), std::string::npos);
+}
+
+TEST_F(MergeInput, WrongVersionIsRefusedWithTheFileName) {
+  const std::string path = (fs::path(job_dir()) / "0.h5").string();
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t attribute = H5Aopen(file, "format_version", H5P_DEFAULT);
+  const unsigned version[2] = {9, 0};
+  H5Awrite(attribute, H5T_NATIVE_UINT, version);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  const std::string error = error_of({job_dir()});
+  EXPECT_NE(error.find(path), std::string::npos);
+  EXPECT_NE(error.find("format version 9.0 is not supported"), std::string::npos) << error;
+}
+
+}  // namespace

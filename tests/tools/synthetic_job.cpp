@@ -1,0 +1,143 @@
+#include "tests/tools/synthetic_job.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "lib/format/rank_file_writer.hpp"
+
+namespace rocprof::test {
+namespace {
+
+using namespace rocprof::format;
+
+template <typename Row>
+Row blank() {
+  Row row;
+  std::memset(&row, 0, sizeof row);
+  return row;
+}
+
+std::int64_t offset_of(const SyntheticJob& job, int rank) {
+  const std::int64_t sign = rank % 2 == 0 ? 1 : -1;
+  return sign * rank * job.offset_step_ns;
+}
+
+}  // namespace
+
+std::uint64_t synthetic_local_ns(const SyntheticJob& job, int rank, std::uint64_t reference_ns) {
+  const auto elapsed = static_cast<long double>(reference_ns - job.start_ns);
+  const long double drift = elapsed * static_cast<long double>(rank * job.drift_step_ppb) / 1e9L;
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(reference_ns) + offset_of(job, rank) +
+                                    static_cast<std::int64_t>(drift));
+}
+
+std::uint64_t write_synthetic_job(const SyntheticJob& job) {
+  std::filesystem::create_directories(job.directory);
+  // Per iteration: 2 ranges (4 markers), Irecv, Isend, Waitall (3 rows), Allreduce = 10 events.
+  const std::uint64_t iterations = std::max<std::uint64_t>(1, job.events_per_rank / 10);
+  std::uint64_t mpi_calls = 0;
+  for (int rank = 0; rank < job.ranks; ++rank) {
+    RankMetadata metadata;
+    metadata.tool_version = "synthetic";
+    metadata.job_id = job.job_id;
+    metadata.rank = rank;
+    metadata.size = job.ranks;
+    metadata.hostname = "node" + std::to_string(rank / 4);
+    metadata.pid = 1000 + static_cast<std::uint32_t>(rank);
+    metadata.command_line = {"./synthetic"};
+    metadata.start_clock_ns = synthetic_local_ns(job, rank, job.start_ns);
+    metadata.start_realtime_ns = 1'763'800'000'000'000'000ULL;
+    metadata.compression = "zstd:1";
+    std::string error;
+    auto writer = RankFileWriter::create(job.directory + "/" + std::to_string(rank) + ".h5",
+                                         metadata, Compression{}, error);
+    if (!writer) throw std::runtime_error(error);
+    const StringId compute = writer->intern("compute");
+    const StringId exchange = writer->intern("exchange");
+    const StringId isend = writer->intern("MPI_Isend");
+    const StringId irecv = writer->intern("MPI_Irecv");
+    const StringId waitall = writer->intern("MPI_Waitall");
+    const StringId allreduce = writer->intern("MPI_Allreduce");
+    const std::uint32_t thread = 5000 + static_cast<std::uint32_t>(rank);
+    const int next = (rank + 1) % job.ranks;
+    const int previous = (rank + job.ranks - 1) % job.ranks;
+    std::vector<MarkerRow> markers;
+    std::vector<MpiCallRow> calls;
+    std::uint64_t range_id = 1;
+    std::uint64_t external = (static_cast<std::uint64_t>(rank) << 44) | 1;
+    auto local = [&](std::uint64_t reference) { return synthetic_local_ns(job, rank, reference); };
+    auto flush = [&] {
+      writer->append<MarkerRow>(markers);
+      writer->append<MpiCallRow>(calls);
+      markers.clear();
+      calls.clear();
+    };
+    for (std::uint64_t it = 0; it < iterations; ++it) {
+      const std::uint64_t t = job.start_ns + it * job.iteration_ns;
+      auto range = [&](StringId name, std::uint64_t begin, std::uint64_t end) {
+        auto push = blank<MarkerRow>();
+        push.op = MarkerOp::kPush;
+        push.id = range_id;
+        push.thread_id = thread;
+        push.message = name;
+        push.timestamp_ns = local(begin);
+        auto pop = push;
+        pop.op = MarkerOp::kPop;
+        pop.message = 0;
+        pop.timestamp_ns = local(end);
+        markers.push_back(push);
+        markers.push_back(pop);
+        ++range_id;
+      };
+      auto call = [&](StringId function, std::uint64_t begin, std::uint64_t end, int peer,
+                      std::uint64_t sent, std::uint64_t received, std::uint64_t request) {
+        auto row = blank<MpiCallRow>();
+        row.function = function;
+        row.begin_ns = local(begin);
+        row.end_ns = local(end);
+        row.thread_id = thread;
+        row.external_id = external++;
+        row.communicator = 1;
+        row.peer = peer;
+        row.tag = peer >= 0 ? 7 : -1;
+        row.bytes_sent = sent;
+        row.bytes_received = received;
+        row.request = request;
+        calls.push_back(row);
+      };
+      range(compute, t, t + 30'000);
+      range(exchange, t + 30'000, t + 45'000);
+      call(irecv, t + 30'100, t + 31'000, previous, 0, 0, 0x100);
+      call(isend, t + 31'100, t + 32'000, next, 4096, 0, 0x200);
+      call(waitall, t + 32'100, t + 40'000, -1, 0, 0, 0);
+      call(allreduce, t + 40'100, t + 44'000, -1, 8, 8, 0);
+      mpi_calls += rank == 0 ? 4 : 0;
+      if (markers.size() >= 16384) flush();
+    }
+    flush();
+    // Clock samples as the MPI layer takes them: at the start and at the end.
+    for (const std::uint64_t reference :
+         {job.start_ns, job.start_ns + iterations * job.iteration_ns}) {
+      auto sample = blank<ClockSampleRow>();
+      sample.local_ns = local(reference);
+      sample.offset_ns =
+          static_cast<std::int64_t>(reference) - static_cast<std::int64_t>(sample.local_ns);
+      sample.round_trip_ns = rank == 0 ? 0 : 2000;
+      sample.uncertainty_ns = rank == 0 ? 0 : 1000;
+      sample.reference_rank = 0;
+      writer->append(sample);
+    }
+    auto world = blank<CommunicatorRow>();
+    world.communicator = 1;
+    world.size = job.ranks;
+    world.rank = rank;
+    world.creator = writer->intern("MPI_COMM_WORLD");
+    writer->append(world);
+    if (!writer->close(RankFileStatus{})) throw std::runtime_error(writer->error());
+  }
+  return mpi_calls;
+}
+
+}  // namespace rocprof::test

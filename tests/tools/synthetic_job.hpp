@@ -1,0 +1,30 @@
+// Writes realistic rank files of a made-up job: each rank's clock differs from the
+// reference (rank 0's) by a known offset and drift, so alignment can be checked exactly;
+// every rank runs the same iterations (ROC-TX "compute" and "exchange" ranges, a ring of
+// MPI_Isend/MPI_Irecv/MPI_Waitall, an MPI_Allreduce), sized to reach `events` per rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rocprof::test {
+
+struct SyntheticJob {
+  int ranks = 4;
+  std::uint64_t events_per_rank = 10000;  // MPI calls + markers
+  std::string directory;
+  std::string job_id = "synthetic";
+  std::uint64_t start_ns = 1'000'000'000'000ULL;  // reference-clock start of the run
+  // Rank r's clock reads reference + offset(r) + drift_ppb(r) * elapsed / 1e9.
+  std::int64_t offset_step_ns = 1'500'000'123;  // offset(r) = r * step (alternating sign)
+  std::int64_t drift_step_ppb = 2'000;          // drift(r) = r * step ppb
+  std::uint64_t iteration_ns = 50'000;
+};
+
+// Local clock of `rank` at reference time `reference_ns`.
+std::uint64_t synthetic_local_ns(const SyntheticJob& job, int rank, std::uint64_t reference_ns);
+
+// Writes <directory>/<rank>.h5 for every rank; returns the number of MPI calls per rank.
+std::uint64_t write_synthetic_job(const SyntheticJob& job);
+
+}  // namespace rocprof::test
