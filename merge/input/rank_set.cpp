@@ -78,7 +78,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
             [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
   std::vector<std::int32_t> missing;
   for (std::int32_t r = 0; r < set.job_size_; ++r)
-    if (seen.count(r) == 0) missing.push_back(r);
+    if (!seen.contains(r)) missing.push_back(r);
   if (!missing.empty()) {
     std::string list;
     for (std::size_t i = 0; i < missing.size() && i < 16; ++i)

@@ -108,8 +108,20 @@ class SlurmTest(unittest.TestCase):
         self.assertIn("jacobi: 8 ranks", self.job_output(r"rocprof-mpi-subset-\d+\.out"))
         self.check_rank_files(os.path.join(self.dir, "traces", job), [0, 4, 5, 6, 7])
 
+    def test_merge_job_script_after_a_traced_job(self):
+        traced, job = self.sbatch(os.path.join(JOBSCRIPTS, "single_node.sbatch"),
+                                  env={"APP": f"{JACOBI} 128 30"})
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        merge = os.path.join(os.path.dirname(LAUNCHER), "rocprof-merge")
+        result, _ = self.sbatch(os.path.join(JOBSCRIPTS, "merge.sbatch"),
+                                env={"TRACE": f"traces/{job}", "ROCPROF_MERGE": merge})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        output = self.job_output(r"rocprof-mpi-merge-\d+\.out")
+        self.assertIn(f"4 ranks", output)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.json")))
+
     def test_merge_job_script_says_what_is_missing(self):
-        # rocprof-merge arrives with issue #6: until then the script must fail clearly.
+        # Without rocprof-merge where it is looked for, the script fails clearly.
         result, _ = self.sbatch(os.path.join(JOBSCRIPTS, "merge.sbatch"),
                                 env={"TRACE": "traces/none", "ROCPROF_MERGE": "rocprof-merge-missing"})
         self.assertNotEqual(result.returncode, 0)
@@ -124,8 +136,9 @@ class SlurmTest(unittest.TestCase):
                                 capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("== srun -n 4 rocprof-mpi", result.stdout)
-        self.assertIn("4 rank files in", result.stdout)
+        self.assertIn("rocprof-merge: 4 ranks", result.stdout)
         self.assertIn("halo exchange", result.stdout)
+        self.assertIn("Timeline: ", result.stdout)
 
     def test_mpirun_inside_an_allocation(self):
         # Every process sees SLURM_PROCID=0 here: the rank must come from Open MPI's variables.

@@ -1,0 +1,131 @@
+// rocprof-merge: turns a traced job's rank files into one timeline on the reference rank's
+// clock, and prints a summary. Usage: rocprof-merge DIR|FILES... -o OUTPUT [options]
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "merge/events/aligned_rank.hpp"
+#include "merge/export/chrome_json.hpp"
+#include "merge/input/rank_set.hpp"
+#include "merge/summary/summary.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The output must be writable before any work is done (a long merge must not fail at the end).
+std::string check_writable(const std::string& output) {
+  const fs::path path(output);
+  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code code;
+  if (!fs::is_directory(directory, code))
+    return fmt::format("cannot write {}: directory {} does not exist", output, directory.string());
+  if (::access(directory.c_str(), W_OK) != 0)
+    return fmt::format("cannot write {}: directory {} is not writable", output, directory.string());
+  if (fs::exists(path, code) && ::access(path.c_str(), W_OK) != 0)
+    return fmt::format("cannot write {}: the file is not writable", output);
+  return {};
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "rocprof-merge: one timeline from a traced job's rank files.\n"
+      "Usage: rocprof-merge DIR|FILES... -o OUTPUT.json [options]",
+      "rocprof-merge"};
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string csv_prefix;
+  bool allow_missing = false;
+  bool skip_bad = false;
+  bool quiet = false;
+  bool no_summary = false;
+  app.add_option("inputs", inputs, "a directory of rank files, or rank files")->required();
+  app.add_option("-o,--output", output,
+                 "the timeline: .json (Chrome trace events, for Perfetto UI); .pftrace, .otf2 and "
+                 ".h5 come next")
+      ->required();
+  app.add_flag("--allow-missing", allow_missing,
+               "merge even if some ranks of the job have no file");
+  app.add_flag("--skip-bad", skip_bad, "leave out files that cannot be read, and say which");
+  app.add_option(
+      "--summary-csv", csv_prefix,
+      "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv");
+  app.add_flag("--no-summary", no_summary, "do not print the summary");
+  app.add_flag("-q,--quiet", quiet, "print nothing but errors");
+  app.set_version_flag("--version", "rocprof-merge 0.1.0");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  const std::string extension = fs::path(output).extension().string();
+  if (extension != ".json") {
+    fmt::print(stderr,
+               "rocprof-merge: cannot write '{}': the .json timeline is what this version "
+               "writes (.pftrace, .otf2 and .h5 are not implemented yet)\n",
+               output);
+    return 2;
+  }
+  if (const std::string problem = check_writable(output); !problem.empty()) {
+    fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    return 2;
+  }
+  try {
+    rocprof::merge::RankSetOptions options;
+    options.allow_missing = allow_missing;
+    options.skip_bad = skip_bad;
+    const auto set = rocprof::merge::RankSet::open(inputs, options);
+    for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    std::vector<rocprof::merge::AlignedRank> ranks;
+    ranks.reserve(set.ranks().size());
+    for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+    std::vector<const rocprof::merge::AlignedRank*> pointers;
+    for (const auto& rank : ranks) {
+      origin = std::min(origin, rank.first_time_ns());
+      pointers.push_back(&rank);
+    }
+    const std::uint64_t events = rocprof::merge::export_chrome_json(pointers, origin, output);
+    if (!quiet && events > rocprof::merge::kLargeJsonEvents)
+      fmt::print(stderr,
+                 "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
+                 output, events);
+    rocprof::merge::Summary summary;
+    for (const auto& rank : ranks) summary.add(rank);
+    if (!quiet && !no_summary) summary.print(stdout);
+    if (!csv_prefix.empty()) {
+      std::string error;
+      if (!summary.write_csv(csv_prefix, error)) {
+        fmt::print(stderr, "rocprof-merge: {}\n", error);
+        return 1;
+      }
+    }
+    if (!quiet)
+      fmt::print("rocprof-merge: {} ranks, {} events -> {}\n", ranks.size(), events, output);
+  } catch (const rocprof::merge::InputError& error) {
+    fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,109 @@
+#include "merge/events/aligned_rank.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace rocprof::merge {
+
+using namespace rocprof::format;
+
+AlignedRank::AlignedRank(std::int32_t rank, const RankFileReader& reader)
+    : rank_(rank), reader_(reader), clock_(reader.read_all<ClockSampleRow>()) {}
+
+void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>& visit) const {
+  TableCursor<MpiCallRow> cursor(reader_);
+  std::vector<MpiCallRow> rows;
+  while (cursor.next(rows))
+    for (MpiCallRow& row : rows) {
+      row.begin_ns = align(row.begin_ns);
+      row.end_ns = align(row.end_ns);
+      visit(row);
+    }
+}
+
+void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
+  TableCursor<ApiCallRow> cursor(reader_);
+  std::vector<ApiCallRow> rows;
+  while (cursor.next(rows))
+    for (ApiCallRow& row : rows) {
+      row.begin_ns = align(row.begin_ns);
+      row.end_ns = align(row.end_ns);
+      visit(row);
+    }
+}
+
+void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {
+  TableCursor<ActivityRow> cursor(reader_);
+  std::vector<ActivityRow> rows;
+  while (cursor.next(rows))
+    for (ActivityRow& row : rows) {
+      row.begin_ns = align(row.begin_ns);
+      row.end_ns = align(row.end_ns);
+      visit(row);
+    }
+}
+
+void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
+                                  const std::function<void(const Range&)>& range) const {
+  // Open ranges by (thread, id): a push and its pop share the id, as do a start and its stop.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, Range> open;
+  TableCursor<MarkerRow> cursor(reader_);
+  std::vector<MarkerRow> rows;
+  while (cursor.next(rows))
+    for (MarkerRow& row : rows) {
+      row.timestamp_ns = align(row.timestamp_ns);
+      switch (row.op) {
+        case MarkerOp::kMark:
+          mark(row);
+          break;
+        case MarkerOp::kPush:
+        case MarkerOp::kStart:
+        case MarkerOp::kRegionPush: {
+          // Start/stop ranges may end on another thread: key them by id alone.
+          const std::uint32_t thread = row.op == MarkerOp::kStart ? 0 : row.thread_id;
+          open[{thread, row.id}] = Range{row.thread_id,    row.level, row.message,
+                                         row.timestamp_ns, 0,         row.op != MarkerOp::kStart};
+          break;
+        }
+        case MarkerOp::kPop:
+        case MarkerOp::kStop:
+        case MarkerOp::kRegionPop: {
+          const std::uint32_t thread = row.op == MarkerOp::kStop ? 0 : row.thread_id;
+          const auto found = open.find({thread, row.id});
+          if (found == open.end()) break;  // its start was not recorded
+          Range done = found->second;
+          done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
+          open.erase(found);
+          range(done);
+          break;
+        }
+      }
+    }
+}
+
+std::uint64_t AlignedRank::first_time_ns() const {
+  std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+  auto take = [&](std::uint64_t local) { first = std::min(first, align(local)); };
+  std::vector<MpiCallRow> calls;
+  if (reader_.row_count<MpiCallRow>() > 0) {
+    reader_.read(0, 1, calls);
+    take(calls[0].begin_ns);
+  }
+  std::vector<MarkerRow> markers;
+  if (reader_.row_count<MarkerRow>() > 0) {
+    reader_.read(0, 1, markers);
+    take(markers[0].timestamp_ns);
+  }
+  std::vector<ApiCallRow> api;
+  if (reader_.row_count<ApiCallRow>() > 0) {
+    reader_.read(0, 1, api);
+    take(api[0].begin_ns);
+  }
+  take(reader_.metadata().start_clock_ns);
+  return first;
+}
+
+}  // namespace rocprof::merge

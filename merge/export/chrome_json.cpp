@@ -1,0 +1,160 @@
+#include "merge/export/chrome_json.hpp"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace rocprof::merge {
+namespace {
+
+using namespace rocprof::format;
+
+// Device queues get thread ids far above Linux thread ids so they sort after the host's.
+constexpr std::uint64_t kQueueTrackBase = 1'000'000'000ULL;
+const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
+                                               "MPI_Testsome", "MPI_Startall"};
+
+std::string escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(const std::string& path)
+      : file_(std::fopen(path.c_str(), "w"), &std::fclose) {
+    if (!file_) throw std::runtime_error(fmt::format("cannot write {}", path));
+    fmt::print(file_.get(), "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  }
+  template <typename... Args>
+  void event(fmt::format_string<Args...> format, Args&&... args) {
+    if (count_ > 0) std::fputs(",\n", file_.get());
+    fmt::print(file_.get(), format, std::forward<Args>(args)...);
+    ++count_;
+  }
+  void close(const std::string& path) {
+    fmt::print(file_.get(), "\n]}}\n");
+    if (std::ferror(file_.get()) != 0 || std::fclose(file_.release()) != 0)
+      throw std::runtime_error(fmt::format("writing {} failed", path));
+  }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  std::unique_ptr<FILE, int (*)(FILE*)> file_;
+  std::uint64_t count_ = 0;
+};
+
+}  // namespace
+
+std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
+                                 std::uint64_t origin_ns, const std::string& path) {
+  JsonWriter json(path);
+  auto us = [origin_ns](std::uint64_t t) {
+    return static_cast<double>(static_cast<std::int64_t>(t - origin_ns)) / 1000.0;
+  };
+  auto dur = [](std::uint64_t begin, std::uint64_t end) {
+    return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
+  };
+  for (const AlignedRank* rank : ranks) {
+    const RankFileReader& reader = rank->reader();
+    const int pid = rank->rank();
+    json.event(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {} ({})"}}}})J",
+               pid, pid, escape(reader.metadata().hostname));
+    json.event(R"J({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})J",
+               pid, pid);
+    for (const ThreadRow& thread : reader.read_all<ThreadRow>())
+      json.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
+                 pid, thread.thread_id, escape(reader.string(thread.name)));
+
+    rank->for_each_mpi_call([&](const MpiCallRow& row) {
+      const std::string& name = reader.string(row.function);
+      if (row.request != 0 && kPerRequestRows.contains(name)) return;
+      json.event(
+          R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
+          escape(name), pid, row.thread_id, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          row.peer, row.tag, row.bytes_sent, row.bytes_received, row.communicator, row.request,
+          row.external_id);
+    });
+    // API calls, then the device work each issued (a flow from call to work).
+    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;
+    std::map<std::uint64_t, std::string> op_names;
+    for (const OpNameRow& op : reader.read_all<OpNameRow>())
+      op_names[(std::uint64_t{op.domain} << 32) | op.op] = reader.string(op.name);
+    auto op_name = [&](std::uint8_t domain, std::uint32_t op) {
+      const auto found = op_names.find((std::uint64_t{domain} << 32) | op);
+      return found != op_names.end() ? found->second : fmt::format("op {}", op);
+    };
+    rank->for_each_api_call([&](const ApiCallRow& row) {
+      json.event(
+          R"J({{"name":"{}","cat":"api","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"external_id":{},"bytes":{},"stream":{}}}}})J",
+          escape(op_name(row.domain, row.op)), pid, row.thread_id, us(row.begin_ns),
+          dur(row.begin_ns, row.end_ns), row.correlation_id, row.external_id, row.bytes,
+          row.stream);
+      issued[row.correlation_id] = {row.thread_id, row.begin_ns};
+    });
+    std::set<std::uint64_t> queues;
+    rank->for_each_activity([&](const ActivityRow& row) {
+      const std::uint64_t track = kQueueTrackBase + row.queue_id % kQueueTrackBase;
+      if (queues.insert(track).second)
+        json.event(
+            R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"GPU {} queue {}"}}}})J",
+            pid, track, row.device_id, row.queue_id);
+      const std::string name =
+          row.kernel_name != 0 ? reader.string(row.kernel_name) : op_name(row.domain, row.op);
+      json.event(
+          R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
+          escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          row.correlation_id, row.bytes);
+      if (const auto source = issued.find(row.correlation_id); source != issued.end()) {
+        const std::uint64_t flow = (static_cast<std::uint64_t>(pid) << 40) ^ row.correlation_id;
+        json.event(
+            R"J({{"name":"issued","cat":"flow","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
+            flow, pid, source->second.first, us(source->second.second));
+        json.event(
+            R"J({{"name":"issued","cat":"flow","ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
+            flow, pid, track, us(row.begin_ns));
+      }
+    });
+    rank->for_each_marker(
+        [&](const MarkerRow& mark) {
+          json.event(
+              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}}})J",
+              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns));
+        },
+        [&](const Range& range) {
+          json.event(
+              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})J",
+              escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
+              dur(range.begin_ns, range.end_ns));
+        });
+  }
+  json.close(path);
+  return json.count();
+}
+
+}  // namespace rocprof::merge

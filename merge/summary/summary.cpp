@@ -1,0 +1,156 @@
+#include "merge/summary/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace rocprof::merge {
+namespace {
+
+using namespace rocprof::format;
+
+// Completion calls that record one row per request plus their own row (request 0): only the
+// call's own row counts as a call.
+const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
+                                               "MPI_Testsome", "MPI_Startall"};
+
+double ms(double ns) { return ns / 1e6; }
+
+}  // namespace
+
+void Summary::Stat::add(double duration_ns, double self) {
+  ++count;
+  total_ns += duration_ns;
+  self_ns += self;
+  if (count == 1) {
+    min_ns = max_ns = duration_ns;
+  } else {
+    min_ns = std::min(min_ns, duration_ns);
+    max_ns = std::max(max_ns, duration_ns);
+  }
+  const double delta = duration_ns - mean_ns;
+  mean_ns += delta / static_cast<double>(count);
+  m2 += delta * (duration_ns - mean_ns);
+}
+
+double Summary::Stat::stddev_ns() const {
+  return count > 1 ? std::sqrt(m2 / static_cast<double>(count - 1)) : 0.0;
+}
+
+void Summary::add(const AlignedRank& rank) {
+  ++ranks_;
+  const RankFileReader& reader = rank.reader();
+  rank.for_each_mpi_call([&](const MpiCallRow& row) {
+    const std::string& name = reader.string(row.function);
+    if (row.request != 0 && kPerRequestRows.contains(name)) return;
+    const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
+    mpi_[name][rank.rank()].add(duration, duration);
+  });
+  // Self time: a range's duration minus its direct children's, per thread and level.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;  // (thread, level)
+  rank.for_each_marker([](const MarkerRow&) {},
+                       [&](const Range& range) {
+                         const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
+                         double self = duration;
+                         if (range.nested) {
+                           double& inside = children[{range.thread_id, range.level + 1}];
+                           self = std::max(0.0, duration - inside);
+                           inside = 0;
+                           children[{range.thread_id, range.level}] += duration;
+                         }
+                         regions_[{rank.rank(), reader.string(range.name)}].add(duration, self);
+                       });
+  rank.for_each_activity([&](const ActivityRow& row) {
+    const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
+    if (row.op == 0)
+      kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)].add(
+          duration, duration);
+    else if (row.op == 1)
+      copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
+  });
+}
+
+void Summary::print(std::FILE* out, std::size_t top) const {
+  fmt::print(out,
+             "MPI: time per function over {} ranks (ms; imbalance = max / mean of the ranks)\n",
+             ranks_);
+  fmt::print(out, "  {:<24} {:>10} {:>11} {:>10} {:>10} {:>10}\n", "function", "calls", "total",
+             "mean/rank", "max rank", "imbalance");
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [name, per_rank] : mpi_) {
+    double total = 0;
+    for (const auto& [rank, stat] : per_rank) total += stat.total_ns;
+    order.emplace_back(total, name);
+  }
+  std::sort(order.rbegin(), order.rend());
+  for (const auto& [total, name] : order) {
+    const auto& per_rank = mpi_.at(name);
+    std::uint64_t calls = 0;
+    double max_rank = 0;
+    for (const auto& [rank, stat] : per_rank) {
+      calls += stat.count;
+      max_rank = std::max(max_rank, stat.total_ns);
+    }
+    const double mean = total / static_cast<double>(std::max<std::uint64_t>(ranks_, 1));
+    fmt::print(out, "  {:<24} {:>10} {:>11.3f} {:>10.3f} {:>10.3f} {:>10.2f}\n", name, calls,
+               ms(total), ms(mean), ms(max_rank), mean > 0 ? max_rank / mean : 0.0);
+  }
+  if (!kernels_.empty() || !copies_.empty()) {
+    fmt::print(out, "GPU: top kernels and copies by total time (ms)\n");
+    std::vector<std::pair<double, std::string>> gpu;
+    for (const auto& [name, stat] : kernels_) gpu.emplace_back(stat.total_ns, name);
+    for (const auto& [name, stat] : copies_) gpu.emplace_back(stat.total_ns, name);
+    std::sort(gpu.rbegin(), gpu.rend());
+    for (std::size_t i = 0; i < gpu.size() && i < top; ++i) {
+      const Stat& stat =
+          kernels_.contains(gpu[i].second) ? kernels_.at(gpu[i].second) : copies_.at(gpu[i].second);
+      fmt::print(out, "  {:<40} {:>8} {:>11.3f}\n", gpu[i].second, stat.count, ms(stat.total_ns));
+    }
+  }
+  if (!regions_.empty()) {
+    fmt::print(out, "Regions and ROC-TX ranges per rank (ms)\n");
+    fmt::print(out, "  {:>4} {:<20} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "rank", "name",
+               "count", "total", "mean", "min", "max", "stddev", "self");
+    for (const auto& [key, stat] : regions_)
+      fmt::print(out,
+                 "  {:>4} {:<20} {:>8} {:>10.3f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.3f}\n",
+                 key.first, key.second, stat.count, ms(stat.total_ns), ms(stat.mean_ns),
+                 ms(stat.min_ns), ms(stat.max_ns), ms(stat.stddev_ns()), ms(stat.self_ns));
+  }
+}
+
+bool Summary::write_csv(const std::string& prefix, std::string& error) const {
+  auto open = [&](const std::string& path, std::ofstream& file) {
+    file.open(path);
+    if (!file) error = fmt::format("cannot write {}", path);
+    return static_cast<bool>(file);
+  };
+  std::ofstream mpi;
+  if (!open(prefix + "_mpi.csv", mpi)) return false;
+  mpi << "function,rank,calls,total_ns,mean_ns,min_ns,max_ns\n";
+  for (const auto& [name, per_rank] : mpi_)
+    for (const auto& [rank, s] : per_rank)
+      mpi << fmt::format("{},{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", name, rank, s.count, s.total_ns,
+                         s.mean_ns, s.min_ns, s.max_ns);
+  std::ofstream regions;
+  if (!open(prefix + "_regions.csv", regions)) return false;
+  regions << "rank,name,count,total_ns,mean_ns,min_ns,max_ns,stddev_ns,self_ns\n";
+  for (const auto& [key, s] : regions_)
+    regions << fmt::format("{},\"{}\",{},{:.0f},{:.1f},{:.0f},{:.0f},{:.1f},{:.0f}\n", key.first,
+                           key.second, s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns,
+                           s.stddev_ns(), s.self_ns);
+  std::ofstream kernels;
+  if (!open(prefix + "_kernels.csv", kernels)) return false;
+  kernels << "kind,name,count,total_ns\n";
+  for (const auto& [name, s] : kernels_)
+    kernels << fmt::format("kernel,\"{}\",{},{:.0f}\n", name, s.count, s.total_ns);
+  for (const auto& [name, s] : copies_)
+    kernels << fmt::format("copy,\"{}\",{},{:.0f}\n", name, s.count, s.total_ns);
+  return true;
+}
+
+}  // namespace rocprof::merge

@@ -1,0 +1,47 @@
+// The merge's text summary (and CSV files): per MPI function and rank, calls and time, with
+// the load imbalance across ranks (max / mean); the top kernels and copies by total time;
+// ROC-TX ranges and user regions per rank with count, total, mean, min, max, standard
+// deviation and self time (time not spent in nested ranges).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+class Summary {
+ public:
+  void add(const AlignedRank& rank);
+  void print(std::FILE* out, std::size_t top = 10) const;
+  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv. False with `error` set.
+  bool write_csv(const std::string& prefix, std::string& error) const;
+
+  struct Stat {
+    std::uint64_t count = 0;
+    double total_ns = 0;
+    double min_ns = 0;
+    double max_ns = 0;
+    double mean_ns = 0;
+    double m2 = 0;  // Welford: sum of squared deviations
+    double self_ns = 0;
+    void add(double duration_ns, double self);
+    double stddev_ns() const;
+  };
+  // For tests.
+  const std::map<std::string, std::map<std::int32_t, Stat>>& mpi() const { return mpi_; }
+  const std::map<std::pair<std::int32_t, std::string>, Stat>& regions() const { return regions_; }
+
+ private:
+  std::map<std::string, std::map<std::int32_t, Stat>> mpi_;       // function -> rank
+  std::map<std::pair<std::int32_t, std::string>, Stat> regions_;  // (rank, name)
+  std::map<std::string, Stat> kernels_;
+  std::map<std::string, Stat> copies_;  // by direction / kind
+  std::uint64_t ranks_ = 0;
+};
+
+}  // namespace rocprof::merge

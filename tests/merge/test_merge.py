@@ -1,0 +1,128 @@
+"""rocprof-merge end to end: a synthetic job with known clock offsets and drift comes out on
+one clock; events and summary numbers match the inputs; bad input gives clear errors naming
+the file; and real rank files of a traced 4-rank run merge into a timeline that loads."""
+
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+MERGE = os.environ["ROCPROF_TEST_MERGE"]
+SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
+JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+
+
+class MergeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="merge_test_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def synthetic(self, name="job", ranks=4, events=2000):
+        path = os.path.join(self.dir, name)
+        subprocess.run([SYNTHETIC, path, str(ranks), str(events)], check=True)
+        return path
+
+    def merge(self, *args):
+        return subprocess.run([MERGE, *args], capture_output=True, text=True, timeout=300)
+
+    def test_synthetic_job_lands_on_one_clock(self):
+        job = self.synthetic()
+        out = os.path.join(self.dir, "job.json")
+        result = self.merge(job, "-o", out, "--summary-csv", os.path.join(self.dir, "s"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"4 ranks, ", result.stdout)
+        events = json.load(open(out))["traceEvents"]
+        compute = {}
+        for event in events:
+            if event.get("name") == "compute" and event["ph"] == "X":
+                compute.setdefault(event["pid"], []).append(event["ts"])
+        self.assertEqual(sorted(compute), [0, 1, 2, 3])
+        # Each rank's clock was off by up to 4.5 s and drifting; aligned, the ranges coincide.
+        for pid in range(1, 4):
+            self.assertEqual(len(compute[pid]), 200)
+            for a, b in zip(compute[0], compute[pid]):
+                self.assertAlmostEqual(a, b, delta=0.002)
+        self.assertAlmostEqual(compute[0][0], 0.0, delta=0.002)
+        self.assertAlmostEqual(compute[0][-1], 199 * 50.0, delta=0.002)
+        # Every input record is an event: per rank 800 MPI calls, 400 ranges, + metadata.
+        per_pid = {}
+        for event in events:
+            if event["ph"] == "X":
+                per_pid[event["pid"]] = per_pid.get(event["pid"], 0) + 1
+        self.assertEqual(per_pid, {0: 1200, 1: 1200, 2: 1200, 3: 1200})
+        rows = list(csv.DictReader(open(os.path.join(self.dir, "s_mpi.csv"))))
+        allreduce = [r for r in rows if r["function"] == "MPI_Allreduce"]
+        self.assertEqual(sorted(int(r["rank"]) for r in allreduce), [0, 1, 2, 3])
+        self.assertTrue(all(int(r["calls"]) == 200 and int(r["total_ns"]) == 200 * 3900
+                            for r in allreduce))
+        regions = list(csv.DictReader(open(os.path.join(self.dir, "s_regions.csv"))))
+        self.assertEqual({(r["rank"], r["name"], r["count"]) for r in regions if r["name"] == "compute"},
+                         {(str(p), "compute", "200") for p in range(4)})
+
+    def test_bad_input_names_the_file(self):
+        job = self.synthetic()
+        out = os.path.join(self.dir, "x.json")
+        os.remove(os.path.join(job, "2.h5"))
+        missing = self.merge(job, "-o", out)
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("ranks 2", missing.stderr)
+        self.assertFalse(os.path.exists(out))
+        allowed = self.merge(job, "-o", out, "--allow-missing", "-q")
+        self.assertEqual(allowed.returncode, 0, allowed.stderr)
+        self.assertIn("1 of the job's 4 ranks have no file", allowed.stderr)
+        with open(os.path.join(job, "7.h5"), "wb") as f:
+            f.write(b"not a rank file")
+        bad = self.merge(job, "-o", out, "--allow-missing")
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn(os.path.join(job, "7.h5"), bad.stderr)
+        skipped = self.merge(job, "-o", out, "--allow-missing", "--skip-bad", "-q")
+        self.assertEqual(skipped.returncode, 0, skipped.stderr)
+        self.assertIn("skipped " + os.path.join(job, "7.h5"), skipped.stderr)
+        # Two runs in one place: the same rank twice (mixed jobs: merge_input_test).
+        other = self.synthetic("other")
+        duplicate = self.merge(job, os.path.join(other, "1.h5"), "-o", out, "--allow-missing",
+                               "--skip-bad")
+        self.assertEqual(duplicate.returncode, 1)
+        self.assertIn(f"{os.path.join(other, '1.h5')}: rank 1 is also in", duplicate.stderr)
+
+    def test_output_problems_fail_before_any_work(self):
+        job = self.synthetic()
+        nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
+        self.assertEqual(nowhere.returncode, 2)
+        self.assertIn("does not exist", nowhere.stderr)
+        unknown = self.merge(job, "-o", os.path.join(self.dir, "t.xyz"))
+        self.assertEqual(unknown.returncode, 2)
+        self.assertIn(".json", unknown.stderr)
+        usage = self.merge(job)  # no -o
+        self.assertNotEqual(usage.returncode, 0)
+        self.assertIn("--output is required", usage.stderr)
+
+    def test_real_rank_files_of_a_traced_run(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "--marker-trace", "-d", "trace", "--", JACOBI, "128", "40"],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        out = os.path.join(self.dir, "trace.json")
+        result = self.merge(os.path.join(self.dir, "trace"), "-o", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("MPI_Waitall", result.stdout)
+        self.assertIn("halo exchange", result.stdout)
+        events = json.load(open(out))["traceEvents"]
+        mpi = [e for e in events if e.get("cat") == "mpi"]
+        self.assertEqual({e["pid"] for e in mpi}, {0, 1, 2, 3})
+        waitalls = [e for e in mpi if e["name"] == "MPI_Waitall"]
+        self.assertEqual(len(waitalls), 4 * 40)
+        names = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
+        self.assertEqual(len(names), 4)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
