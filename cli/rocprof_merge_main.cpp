@@ -13,6 +13,7 @@
 
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
+#include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
 
@@ -50,7 +51,7 @@ int run(int argc, char** argv) {
   bool no_summary = false;
   app.add_option("inputs", inputs, "a directory of rank files, or rank files")->required();
   app.add_option("-o,--output", output,
-                 "the timeline: .json (Chrome trace events, for Perfetto UI); .pftrace, .otf2 and "
+                 "the timeline: .pftrace (Perfetto) or .json (Chrome trace events); .otf2 and "
                  ".h5 come next")
       ->required();
   app.add_flag("--allow-missing", allow_missing,
@@ -68,10 +69,10 @@ int run(int argc, char** argv) {
     return app.exit(error);
   }
   const std::string extension = fs::path(output).extension().string();
-  if (extension != ".json") {
+  if (extension != ".json" && extension != ".pftrace") {
     fmt::print(stderr,
-               "rocprof-merge: cannot write '{}': the .json timeline is what this version "
-               "writes (.pftrace, .otf2 and .h5 are not implemented yet)\n",
+               "rocprof-merge: cannot write '{}': this version writes .pftrace (Perfetto) and "
+               ".json (Chrome trace events); .otf2 and .h5 are not implemented yet\n",
                output);
     return 2;
   }
@@ -94,8 +95,14 @@ int run(int argc, char** argv) {
       origin = std::min(origin, rank.first_time_ns());
       pointers.push_back(&rank);
     }
-    const std::uint64_t events = rocprof::merge::export_chrome_json(pointers, origin, output);
-    if (!quiet && events > rocprof::merge::kLargeJsonEvents)
+    std::uint64_t events = 0;
+    if (extension == ".pftrace") {
+      const auto stats = rocprof::merge::export_perfetto(pointers, output);
+      events = stats.slices + stats.instants;
+    } else {
+      events = rocprof::merge::export_chrome_json(pointers, origin, output);
+    }
+    if (!quiet && extension == ".json" && events > rocprof::merge::kLargeJsonEvents)
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
                  output, events);

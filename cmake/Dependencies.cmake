@@ -10,6 +10,13 @@ endfunction()
 
 find_package(Threads REQUIRED)
 
+find_package(Protobuf QUIET)
+find_program(ROCPROF_PROTOC protoc)
+if(Protobuf_FOUND AND ROCPROF_PROTOC)
+  set(ROCPROF_PROTOBUF_FOUND TRUE)
+endif()
+rocprof_require(ROCPROF_PROTOBUF_FOUND "protobuf (library and protoc)" "libprotobuf-dev protobuf-compiler")
+
 find_package(CLI11 CONFIG QUIET)
 rocprof_require(CLI11_FOUND "CLI11" "libcli11-dev")
 

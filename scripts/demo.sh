@@ -15,7 +15,7 @@ rm -rf "$out"
 trace=(--mpi-trace --marker-trace --output-directory "$out")
 app=("$build/tests/jacobi_mpi" 512 300)
 
-if sinfo -h -o %T 2>/dev/null | grep -q idle; then
+if timeout 5 sinfo -h -o %T 2>/dev/null | grep -q idle; then
   echo "== srun -n 4 rocprof-mpi ${trace[*]} -- ${app[*]}"
   srun -n 4 --mpi=pmix "$build/bin/rocprof-mpi" "${trace[@]}" -- "${app[@]}"
 else
@@ -24,5 +24,5 @@ else
     mpirun --oversubscribe -np 4 "$build/bin/rocprof-mpi" "${trace[@]}" -- "${app[@]}"
 fi
 echo
-"$build/bin/rocprof-merge" "$out" -o "$out.json"
-echo "Timeline: $out.json (open it in https://ui.perfetto.dev or chrome://tracing)"
+"$build/bin/rocprof-merge" "$out" -o "$out.pftrace"
+echo "Timeline: $out.pftrace (open it in https://ui.perfetto.dev)"

@@ -10,6 +10,8 @@ import tempfile
 import unittest
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
+PROTO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                     "merge", "export", "proto")
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
@@ -65,6 +67,30 @@ class MergeTest(unittest.TestCase):
         self.assertEqual({(r["rank"], r["name"], r["count"]) for r in regions if r["name"] == "compute"},
                          {(str(p), "compute", "200") for p in range(4)})
 
+    def decode(self, path, raw=False):
+        """The trace through protoc: raw (wire format only) or with Perfetto's field names."""
+        command = ["protoc", "--decode_raw"] if raw else [
+            "protoc", "--decode=rocprof.perfetto.Trace", f"-I{PROTO}",
+            os.path.join(PROTO, "perfetto_trace_subset.proto")]
+        with open(path, "rb") as data:
+            result = subprocess.run(command, stdin=data, capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout
+
+    def test_perfetto_trace_decodes_and_holds_every_event(self):
+        job = self.synthetic()
+        out = os.path.join(self.dir, "job.pftrace")
+        result = self.merge(job, "-o", out, "-q")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("1 {", self.decode(out, raw=True))
+        text = self.decode(out)
+        self.assertEqual(text.count("type: TYPE_SLICE_BEGIN"), 4 * 1200)
+        self.assertEqual(text.count("type: TYPE_SLICE_END"), 4 * 1200)
+        for rank in range(4):
+            self.assertIn(f'process_name: "rank {rank} (node0)"', text)
+        self.assertEqual(text.count('name: "MPI_Allreduce"'), 4 * 200)
+        self.assertEqual(text.count("sequence_flags: 1"), 1)
+
     def test_bad_input_names_the_file(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "x.json")
@@ -98,7 +124,7 @@ class MergeTest(unittest.TestCase):
         self.assertIn("does not exist", nowhere.stderr)
         unknown = self.merge(job, "-o", os.path.join(self.dir, "t.xyz"))
         self.assertEqual(unknown.returncode, 2)
-        self.assertIn(".json", unknown.stderr)
+        self.assertIn(".pftrace", unknown.stderr)
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
@@ -122,6 +148,12 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(len(waitalls), 4 * 40)
         names = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
         self.assertEqual(len(names), 4)
+        perfetto = os.path.join(self.dir, "trace.pftrace")
+        result = self.merge(os.path.join(self.dir, "trace"), "-o", perfetto, "-q")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = self.decode(perfetto)
+        self.assertEqual(text.count('name: "MPI_Waitall"'), 4 * 40)
+        self.assertIn('name: "halo exchange"', text)
 
 
 if __name__ == "__main__":
