@@ -13,6 +13,7 @@
 
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
+#include "merge/export/merged_hdf5.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
@@ -51,8 +52,8 @@ int run(int argc, char** argv) {
   bool no_summary = false;
   app.add_option("inputs", inputs, "a directory of rank files, or rank files")->required();
   app.add_option("-o,--output", output,
-                 "the timeline: .pftrace (Perfetto) or .json (Chrome trace events); .otf2 and "
-                 ".h5 come next")
+                 "the timeline: .pftrace (Perfetto), .h5 (merged tables for h5py/pandas) or "
+                 ".json (Chrome trace events)")
       ->required();
   app.add_flag("--allow-missing", allow_missing,
                "merge even if some ranks of the job have no file");
@@ -69,10 +70,10 @@ int run(int argc, char** argv) {
     return app.exit(error);
   }
   const std::string extension = fs::path(output).extension().string();
-  if (extension != ".json" && extension != ".pftrace") {
+  if (extension != ".json" && extension != ".pftrace" && extension != ".h5") {
     fmt::print(stderr,
-               "rocprof-merge: cannot write '{}': this version writes .pftrace (Perfetto) and "
-               ".json (Chrome trace events); .otf2 and .h5 are not implemented yet\n",
+               "rocprof-merge: cannot write '{}': this version writes .pftrace (Perfetto), .h5 "
+               "(merged tables) and .json (Chrome trace events); .otf2 is not implemented yet\n",
                output);
     return 2;
   }
@@ -96,7 +97,9 @@ int run(int argc, char** argv) {
       pointers.push_back(&rank);
     }
     std::uint64_t events = 0;
-    if (extension == ".pftrace") {
+    if (extension == ".h5") {
+      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output);
+    } else if (extension == ".pftrace") {
       const auto stats = rocprof::merge::export_perfetto(pointers, output);
       events = stats.slices + stats.instants;
     } else {

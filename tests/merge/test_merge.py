@@ -91,6 +91,34 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(text.count('name: "MPI_Allreduce"'), 4 * 200)
         self.assertEqual(text.count("sequence_flags: 1"), 1)
 
+    def test_merged_hdf5_has_every_row_with_its_rank_on_one_clock(self):
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic()
+        out = os.path.join(self.dir, "job.h5")
+        result = self.merge(job, "-o", out, "-q")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["format"], "rocprof-mpi merged trace")
+            self.assertEqual(f.attrs["job_id"], "synthetic")
+            strings = f["strings"].asstr()[:]
+            mpi = f["mpi_calls"]
+            self.assertEqual(mpi["rank"].shape[0], 4 * 800)
+            self.assertEqual(sorted(set(mpi["rank"][:].tolist())), [0, 1, 2, 3])
+            functions = strings[mpi["function"][:]]
+            self.assertEqual(int((functions == "MPI_Allreduce").sum()), 4 * 200)
+            ranges = f["ranges"]
+            names = strings[ranges["name"][:]]
+            begins = ranges["begin_ns"][:]
+            ranks = ranges["rank"][:]
+            compute = [numpy.sort(begins[(ranks == r) & (names == "compute")]) for r in range(4)]
+            for r in range(1, 4):  # clocks were seconds apart; aligned, identical
+                self.assertTrue(numpy.all(numpy.abs(compute[r].astype(numpy.int64) -
+                                                    compute[0].astype(numpy.int64)) <= 2))
+            self.assertEqual(list(f["communicators"]["comm_rank"][:]), [0, 1, 2, 3])
+
     def test_bad_input_names_the_file(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "x.json")

@@ -1,0 +1,19 @@
+// The merged HDF5 file, for analysis (h5py, pandas): every rank's rows in one table per record
+// kind with a `rank` column, timestamps on the reference rank's clock, string ids into one
+// shared `strings` table, plus a `ranges` table of paired ROC-TX ranges and user regions.
+// Same column layout as the rank files (docs/FORMAT.md), compressed with zstd.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+// Returns the number of rows written. Throws std::runtime_error naming the file on errors.
+std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
+                                 const std::string& job_id, const std::string& path);
+
+}  // namespace rocprof::merge
