@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/causality/messages.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
 #include "merge/export/merged_hdf5.hpp"
@@ -50,6 +51,7 @@ int run(int argc, char** argv) {
   bool skip_bad = false;
   bool quiet = false;
   bool no_summary = false;
+  bool no_correction = false;
   app.add_option("inputs", inputs, "a directory of rank files, or rank files")->required();
   app.add_option("-o,--output", output,
                  "the timeline: .pftrace (Perfetto), .h5 (merged tables for h5py/pandas) or "
@@ -62,6 +64,8 @@ int run(int argc, char** argv) {
       "--summary-csv", csv_prefix,
       "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv");
   app.add_flag("--no-summary", no_summary, "do not print the summary");
+  app.add_flag("--no-causality-correction", no_correction,
+               "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");
   try {
@@ -90,6 +94,28 @@ int run(int argc, char** argv) {
     std::vector<rocprof::merge::AlignedRank> ranks;
     ranks.reserve(set.ranks().size());
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    {
+      std::vector<rocprof::merge::AlignedRank*> mutable_ranks;
+      for (auto& rank : ranks) mutable_ranks.push_back(&rank);
+      rocprof::merge::CausalityReport report;
+      if (no_correction) {
+        const std::vector<const rocprof::merge::AlignedRank*> views(mutable_ranks.begin(),
+                                                                    mutable_ranks.end());
+        const auto messages = rocprof::merge::match_messages(views);
+        report.messages = messages.size();
+        report.violations_before = report.violations_after =
+            rocprof::merge::count_violations(messages);
+      } else {
+        report = rocprof::merge::correct_causality(mutable_ranks);
+      }
+      if (!quiet)
+        fmt::print(
+            "rocprof-merge: {} messages matched; receives before their send: {} after "
+            "clock alignment, {} {} (largest shift {:.3f} us)\n",
+            report.messages, report.violations_before, report.violations_after,
+            no_correction ? "(correction off)" : "after correction",
+            static_cast<double>(report.max_shift_ns) / 1000.0);
+    }
     std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
     std::vector<const rocprof::merge::AlignedRank*> pointers;
     for (const auto& rank : ranks) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/format/rank_file_reader.hpp"
 #include "merge/clock/clock_model.hpp"
@@ -28,8 +30,16 @@ class AlignedRank {
   std::int32_t rank() const noexcept { return rank_; }
   const format::RankFileReader& reader() const noexcept { return reader_; }
   const ClockModel& clock() const noexcept { return clock_; }
+  // Local time -> reference clock, plus the causality correction in force at that time.
   std::uint64_t align(std::uint64_t local_ns) const noexcept {
-    return clock_.to_reference(local_ns);
+    const std::uint64_t aligned = clock_.to_reference(local_ns);
+    return aligned + correction_at(aligned);
+  }
+  // From reference time `at_ns` (aligned, corrected) on, add `shift_ns` more.
+  void add_correction_step(std::uint64_t at_ns, std::uint64_t shift_ns);
+  std::uint64_t correction_at(std::uint64_t aligned_ns) const noexcept;
+  std::uint64_t max_correction() const noexcept {
+    return steps_.empty() ? 0 : steps_.back().second;
   }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned.
@@ -47,6 +57,8 @@ class AlignedRank {
   std::int32_t rank_;
   const format::RankFileReader& reader_;
   ClockModel clock_;
+  // Non-decreasing steps (reference time, cumulative shift), sorted by time.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> steps_;
 };
 
 }  // namespace rocprof::merge

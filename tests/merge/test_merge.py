@@ -25,9 +25,10 @@ class MergeTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def synthetic(self, name="job", ranks=4, events=2000):
+    def synthetic(self, name="job", ranks=4, events=2000, skew=None):
         path = os.path.join(self.dir, name)
-        subprocess.run([SYNTHETIC, path, str(ranks), str(events)], check=True)
+        extra = [str(skew[0]), str(skew[1])] if skew else []
+        subprocess.run([SYNTHETIC, path, str(ranks), str(events), *extra], check=True)
         return path
 
     def merge(self, *args):
@@ -105,7 +106,7 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(f.attrs["job_id"], "synthetic")
             strings = f["strings"].asstr()[:]
             mpi = f["mpi_calls"]
-            self.assertEqual(mpi["rank"].shape[0], 4 * 800)
+            self.assertEqual(mpi["rank"].shape[0], 4 * 1200)  # with Waitall's per-request rows
             self.assertEqual(sorted(set(mpi["rank"][:].tolist())), [0, 1, 2, 3])
             functions = strings[mpi["function"][:]]
             self.assertEqual(int((functions == "MPI_Allreduce").sum()), 4 * 200)
@@ -118,6 +119,28 @@ class MergeTest(unittest.TestCase):
                 self.assertTrue(numpy.all(numpy.abs(compute[r].astype(numpy.int64) -
                                                     compute[0].astype(numpy.int64)) <= 2))
             self.assertEqual(list(f["communicators"]["comm_rank"][:]), [0, 1, 2, 3])
+
+    def test_messages_are_matched_and_causality_violations_corrected(self):
+        clean = self.synthetic("clean")
+        result = self.merge(clean, "-o", os.path.join(self.dir, "c.pftrace"), "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("800 messages matched; receives before their send: 0 after clock "
+                      "alignment, 0 after correction", result.stdout)
+        # Rank 2's clock measurement is 15 us off: its sends to rank 3 now begin 6.1 us after
+        # rank 3's receives completed, in all 200 iterations.
+        skewed = self.synthetic("skewed", skew=(2, 15000))
+        off = self.merge(skewed, "-o", os.path.join(self.dir, "s.json"), "--no-summary",
+                         "--no-causality-correction")
+        self.assertIn("200 after clock alignment, 200 (correction off)", off.stdout)
+        fixed = self.merge(skewed, "-o", os.path.join(self.dir, "s.json"), "--no-summary")
+        self.assertEqual(fixed.returncode, 0, fixed.stderr)
+        self.assertIn("200 after clock alignment, 0 after correction (largest shift 6.100 us)",
+                      fixed.stdout)
+        # The least shift: rank 3 moves forward by exactly the violation; its local durations
+        # stay as they were.
+        events = json.load(open(os.path.join(self.dir, "s.json")))["traceEvents"]
+        allreduce = [e for e in events if e.get("name") == "MPI_Allreduce" and e["pid"] == 3]
+        self.assertTrue(all(abs(e["dur"] - 3.9) < 0.001 for e in allreduce))
 
     def test_bad_input_names_the_file(self):
         job = self.synthetic()

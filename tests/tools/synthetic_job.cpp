@@ -35,7 +35,7 @@ std::uint64_t synthetic_local_ns(const SyntheticJob& job, int rank, std::uint64_
 
 std::uint64_t write_synthetic_job(const SyntheticJob& job) {
   std::filesystem::create_directories(job.directory);
-  // Per iteration: 2 ranges (4 markers), Irecv, Isend, Waitall (3 rows), Allreduce = 10 events.
+  // Per iteration: 2 ranges (4 markers), Irecv, Isend, Waitall (3 rows), Allreduce = 10 rows.
   const std::uint64_t iterations = std::max<std::uint64_t>(1, job.events_per_rank / 10);
   std::uint64_t mpi_calls = 0;
   for (int rank = 0; rank < job.ranks; ++rank) {
@@ -109,8 +109,16 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       };
       range(compute, t, t + 30'000);
       range(exchange, t + 30'000, t + 45'000);
+      // The ring: receive from the previous rank, send to the next; Waitall completes both
+      // (a row per request, then its own, as the MPI layer records them). A message sent
+      // at t + 31'100 arrives by t + 40'000 (the end of the receiver's Waitall).
       call(irecv, t + 30'100, t + 31'000, previous, 0, 0, 0x100);
       call(isend, t + 31'100, t + 32'000, next, 4096, 0, 0x200);
+      const std::uint64_t wait_external = external;
+      call(waitall, t + 32'100, t + 40'000, previous, 0, 4096, 0x100);
+      external = wait_external;
+      call(waitall, t + 32'100, t + 40'000, next, 4096, 0, 0x200);
+      external = wait_external;
       call(waitall, t + 32'100, t + 40'000, -1, 0, 0, 0);
       call(allreduce, t + 40'100, t + 44'000, -1, 8, 8, 0);
       mpi_calls += rank == 0 ? 4 : 0;
@@ -122,8 +130,9 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
          {job.start_ns, job.start_ns + iterations * job.iteration_ns}) {
       auto sample = blank<ClockSampleRow>();
       sample.local_ns = local(reference);
-      sample.offset_ns =
-          static_cast<std::int64_t>(reference) - static_cast<std::int64_t>(sample.local_ns);
+      sample.offset_ns = static_cast<std::int64_t>(reference) -
+                         static_cast<std::int64_t>(sample.local_ns) +
+                         (rank == job.skewed_rank ? job.skew_ns : 0);
       sample.round_trip_ns = rank == 0 ? 0 : 2000;
       sample.uncertainty_ns = rank == 0 ? 0 : 1000;
       sample.reference_rank = 0;

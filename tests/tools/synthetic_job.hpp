@@ -19,6 +19,10 @@ struct SyntheticJob {
   std::int64_t offset_step_ns = 1'500'000'123;  // offset(r) = r * step (alternating sign)
   std::int64_t drift_step_ppb = 2'000;          // drift(r) = r * step ppb
   std::uint64_t iteration_ns = 50'000;
+  // A clock measurement error for one rank: its recorded offsets are off by this much, so
+  // after alignment some of its receives end before their sends began.
+  int skewed_rank = -1;
+  std::int64_t skew_ns = 0;
 };
 
 // Local clock of `rank` at reference time `reference_ns`.

@@ -1,19 +1,23 @@
 // Test tool: writes a synthetic job's rank files (tests/tools/synthetic_job.hpp) for merge
-// tests and benchmarks. Usage: synthetic_job DIR RANKS EVENTS_PER_RANK
+// tests and benchmarks. Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS]
 #include <cstdio>
 #include <cstdlib>
 
 #include "tests/tools/synthetic_job.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s DIR RANKS EVENTS_PER_RANK\n", argv[0]);
+  if (argc != 4 && argc != 6) {
+    std::fprintf(stderr, "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS]\n", argv[0]);
     return 2;
   }
   rocprof::test::SyntheticJob job;
   job.directory = argv[1];
   job.ranks = std::atoi(argv[2]);
   job.events_per_rank = std::strtoull(argv[3], nullptr, 10);
+  if (argc == 6) {
+    job.skewed_rank = std::atoi(argv[4]);
+    job.skew_ns = std::strtoll(argv[5], nullptr, 10);
+  }
   rocprof::test::write_synthetic_job(job);
   return 0;
 }
