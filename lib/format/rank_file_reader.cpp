@@ -12,6 +12,27 @@
 
 namespace rocprof::format {
 
+namespace {
+
+Handle reader_access() {
+  // Without flock: the writer takes none, and a file may be read while its rank still runs.
+  Handle access(H5Pcreate(H5P_FILE_ACCESS));
+  H5Pset_file_locking(access.get(), false, true);
+  // A small metadata cache: a merge may keep many ranks' files open.
+  H5AC_cache_config_t cache{};
+  cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Pget_mdc_config(access.get(), &cache) >= 0) {
+    cache.set_initial_size = true;
+    cache.initial_size = 64 * 1024;
+    cache.min_size = 64 * 1024;
+    cache.max_size = 512 * 1024;
+    H5Pset_mdc_config(access.get(), &cache);
+  }
+  return access;
+}
+
+}  // namespace
+
 FormatError::FormatError(const std::string& path, const std::string& problem)
     : std::runtime_error(fmt::format("{}: {}", path, problem)), path_(path) {}
 
@@ -29,9 +50,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw FormatError(path, "not an HDF5 file (no HDF5 signature; wrong file or damaged header)");
   register_zstd_filter();
-  // Without flock: the writer takes none, and a file may be read while its rank still runs.
-  const Handle access(H5Pcreate(H5P_FILE_ACCESS));
-  H5Pset_file_locking(access.get(), false, true);
+  const Handle access = reader_access();
   file_ = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()));
   if (!file_.valid()) fail("cannot open as HDF5 (truncated or damaged)");
 
@@ -71,6 +90,10 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != kChunkRows)
     fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, kChunkRows));
 
+  // Rows are read a whole chunk at a time, each chunk once: a chunk cache would only hold
+  // memory, per column and per open file (a merge opens every rank's file at once).
+  const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
+  H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
   for (const Table* table : all_tables()) {
     TableHandles handles;
     if (H5Lexists(root, table->name, H5P_DEFAULT) <= 0) {
@@ -83,7 +106,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
     if (!handles.group.valid()) fail(fmt::format("'{}' is not a group", table->name));
     bool first = true;
     for (const Column& column : table->columns) {
-      Handle dataset(H5Dopen2(handles.group.get(), column.name, H5P_DEFAULT));
+      Handle dataset(H5Dopen2(handles.group.get(), column.name, no_cache.get()));
       if (!dataset.valid()) fail(fmt::format("column {}/{} is missing", table->name, column.name));
       const Handle type(H5Dget_type(dataset.get()));
       const Handle space(H5Dget_space(dataset.get()));
@@ -98,8 +121,11 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
       H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
       handles.rows = first ? rows : std::min<std::uint64_t>(handles.rows, rows);
       first = false;
-      handles.columns.push_back(std::move(dataset));
+      // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
+      // file at once. read_rows opens what it reads.
+      handles.present = true;
     }
+    handles.group.reset();
     tables_.push_back(std::move(handles));
   }
 
@@ -122,6 +148,20 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
     strings_.emplace_back(text == nullptr ? "" : text);
     H5free_memory(text);
   }
+}
+
+void RankFileReader::release() const noexcept {
+  file_.reset();
+  H5garbage_collect();  // HDF5 keeps freed blocks in free lists otherwise
+  std::vector<std::byte>().swap(scratch_);
+}
+
+void RankFileReader::reopen() const {
+  if (file_.valid()) return;
+  const QuietErrors quiet;
+  const Handle access = reader_access();
+  file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, access.get()));
+  if (!file_.valid()) fail("cannot open again as HDF5 (changed or removed since it was checked?)");
 }
 
 std::uint64_t RankFileReader::row_count(const Table& table) const {
@@ -148,8 +188,13 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   if (first + count > handles.rows)
     throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
                                          first + count, table.name, handles.rows));
+  reopen();
   const QuietErrors quiet;
   std::memset(rows, 0, count * table.row_size);
+  const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
+  H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
+  if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
   const hsize_t start = first;
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
@@ -157,7 +202,8 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
     const Column& column = table.columns[c];
     const std::size_t width = column_type_size(column.type);
     scratch_.resize(count * width);
-    const hid_t dataset = handles.columns[c].get();
+    const Handle opened(H5Dopen2(group.get(), column.name, no_cache.get()));
+    const hid_t dataset = opened.get();
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
     if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),

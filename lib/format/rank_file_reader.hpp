@@ -58,22 +58,28 @@ class RankFileReader {
     return rows;
   }
 
+  // Closes the HDF5 file until the next read (which reopens it): a merge checks every rank's
+  // file first and then reads one after the other, so only one needs to be open at a time.
+  void release() const noexcept;
+
   // The string table is small: loaded at open. Unknown ids throw FormatError.
   const std::string& string(StringId id) const;
   std::size_t string_count() const noexcept { return strings_.size(); }
 
  private:
   struct TableHandles {
-    Handle group;
-    std::vector<Handle> columns;  // empty when the table is absent (older minor version)
+    Handle group;          // closed after the checks at open
+    bool present = false;  // false when the table is absent (older minor version)
     std::uint64_t rows = 0;
   };
   void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                  std::byte* rows) const;
   [[noreturn]] void fail(const std::string& problem) const;
 
+  void reopen() const;
+
   std::string path_;
-  Handle file_;
+  mutable Handle file_;
   RankMetadata metadata_;
   RankFileStatus status_;
   std::uint32_t version_minor_ = 0;

@@ -22,6 +22,7 @@ void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>
       row.end_ns = align(row.end_ns);
       visit(row);
     }
+  reader_.release();
 }
 
 void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
@@ -33,6 +34,7 @@ void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>
       row.end_ns = align(row.end_ns);
       visit(row);
     }
+  reader_.release();
 }
 
 void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {
@@ -44,6 +46,7 @@ void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)
       row.end_ns = align(row.end_ns);
       visit(row);
     }
+  reader_.release();
 }
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
@@ -82,6 +85,7 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
         }
       }
     }
+  reader_.release();
 }
 
 void AlignedRank::add_correction_step(std::uint64_t at_ns, std::uint64_t shift_ns) {
@@ -131,6 +135,7 @@ std::uint64_t AlignedRank::first_time_ns() const {
     take(api[0].begin_ns);
   }
   take(reader_.metadata().start_clock_ns);
+  reader_.release();
   return first;
 }
 

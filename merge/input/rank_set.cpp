@@ -60,6 +60,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
       throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
                                    rank.rank, previous->second));
     seen.emplace(rank.rank, path);
+    rank.reader->release();  // checked: reopened when read
     if (set.ranks_.empty()) {
       set.job_id_ = metadata.job_id;
       set.job_size_ = metadata.size;
