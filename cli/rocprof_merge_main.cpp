@@ -95,19 +95,16 @@ int run(int argc, char** argv) {
     ranks.reserve(set.ranks().size());
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
     {
-      std::vector<rocprof::merge::AlignedRank*> mutable_ranks;
-      for (auto& rank : ranks) mutable_ranks.push_back(&rank);
-      rocprof::merge::CausalityReport report;
-      if (no_correction) {
-        const std::vector<const rocprof::merge::AlignedRank*> views(mutable_ranks.begin(),
-                                                                    mutable_ranks.end());
-        const auto messages = rocprof::merge::match_messages(views);
-        report.messages = messages.size();
-        report.violations_before = report.violations_after =
-            rocprof::merge::count_violations(messages);
-      } else {
-        report = rocprof::merge::correct_causality(mutable_ranks);
+      std::vector<rocprof::merge::Endpoint> endpoints;
+      for (const auto& rank : ranks) {
+        auto mine = rocprof::merge::collect_endpoints(rank);
+        endpoints.insert(endpoints.end(), mine.begin(), mine.end());
       }
+      const auto report = rocprof::merge::check_causality(endpoints, !no_correction);
+      for (auto& rank : ranks)
+        if (const auto found = report.corrections.find(rank.rank());
+            found != report.corrections.end())
+          rank.set_correction(found->second);
       if (!quiet)
         fmt::print(
             "rocprof-merge: {} messages matched; receives before their send: {} after "

@@ -1,7 +1,6 @@
 #include "merge/causality/messages.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -23,82 +22,115 @@ const std::set<std::string> kCompletions = {"MPI_Wait",     "MPI_Test",    "MPI_
                                             "MPI_Testany",  "MPI_Waitall", "MPI_Testall",
                                             "MPI_Waitsome", "MPI_Testsome"};
 
-using Key =
-    std::tuple<std::int32_t, std::int32_t, std::uint64_t, std::int32_t>;  // src dst comm tag
+using Key = std::tuple<std::int32_t, std::int32_t, std::uint64_t, std::int32_t>;
 
 struct Stream {
-  std::vector<std::uint64_t> sends;     // begin times, in order
-  std::vector<std::uint64_t> receives;  // completion times, in order
-  bool broken = false;                  // a receive we cannot see (MPI_Sendrecv)
+  std::vector<const Endpoint*> sends;
+  std::vector<const Endpoint*> receives;
+  bool broken = false;
 };
+
+std::map<Key, Stream> streams_of(const std::vector<Endpoint>& endpoints) {
+  std::map<Key, Stream> streams;
+  std::set<std::pair<std::int32_t, std::uint64_t>> invisible;  // (destination, communicator)
+  for (const Endpoint& e : endpoints) {
+    if (e.kind == 2) {
+      invisible.emplace(e.destination, e.communicator);
+      continue;
+    }
+    Stream& stream = streams[{e.source, e.destination, e.communicator, e.tag}];
+    (e.kind == 0 ? stream.sends : stream.receives).push_back(&e);
+  }
+  for (auto& [key, stream] : streams) {
+    if (invisible.contains({std::get<1>(key), std::get<2>(key)})) stream.broken = true;
+    // Sends in their rank's order; receives too (both come from one rank each).
+    auto by_sequence = [](const Endpoint* a, const Endpoint* b) {
+      return a->sequence < b->sequence;
+    };
+    std::sort(stream.sends.begin(), stream.sends.end(), by_sequence);
+    std::sort(stream.receives.begin(), stream.receives.end(), by_sequence);
+  }
+  return streams;
+}
 
 }  // namespace
 
-std::vector<Message> match_messages(const std::vector<const AlignedRank*>& ranks) {
-  std::map<Key, Stream> streams;
-  for (const AlignedRank* rank : ranks) {
-    const RankFileReader& reader = rank->reader();
-    std::unordered_map<std::uint64_t, bool> receive_request;  // handle -> is a receive
-    rank->for_each_mpi_call([&](const MpiCallRow& row) {
+std::vector<Endpoint> collect_endpoints(const AlignedRank& rank) {
+  std::vector<Endpoint> endpoints;
+  const RankFileReader& reader = rank.reader();
+  std::unordered_map<std::uint64_t, bool> receive_request;  // handle -> is a receive
+  std::uint32_t sequence = 0;
+  const std::int32_t me = rank.rank();
+  TableCursor<MpiCallRow> cursor(reader);
+  std::vector<MpiCallRow> rows;
+  while (cursor.next(rows))
+    for (const MpiCallRow& row : rows) {
+      ++sequence;
       const std::string& name = reader.string(row.function);
       if (kSends.contains(name) && row.peer >= 0) {
-        streams[{rank->rank(), row.peer, row.communicator, row.tag}].sends.push_back(row.begin_ns);
-        if (name.starts_with("MPI_Sendrecv"))  // its receive is invisible: this rank's input
-          for (auto& [key, stream] : streams)  // streams from any source with that tag break
-            if (std::get<1>(key) == rank->rank() && std::get<2>(key) == row.communicator)
-              stream.broken = true;
+        endpoints.push_back({row.communicator, rank.align_uncorrected(row.begin_ns), me, row.peer,
+                             row.tag, me, sequence, 0});
+        if (name.starts_with("MPI_Sendrecv"))
+          endpoints.push_back({row.communicator, 0, -1, me, -1, me, sequence, 2});
       }
       if (kSendStarts.contains(name) && row.request != 0) receive_request[row.request] = false;
       if (kReceiveStarts.contains(name) && row.request != 0) receive_request[row.request] = true;
-      if (name == "MPI_Recv" && row.peer >= 0)
-        streams[{row.peer, rank->rank(), row.communicator, row.tag}].receives.push_back(row.end_ns);
+      bool received = name == "MPI_Recv";
       if (kCompletions.contains(name) && row.request != 0) {
         const auto found = receive_request.find(row.request);
-        if (found != receive_request.end() && found->second && row.peer >= 0)
-          streams[{row.peer, rank->rank(), row.communicator, row.tag}].receives.push_back(
-              row.end_ns);
+        received = found != receive_request.end() && found->second;
       }
-    });
-  }
-  std::vector<Message> messages;
-  for (auto& [key, stream] : streams) {
-    if (stream.broken || stream.sends.size() != stream.receives.size()) continue;
-    std::sort(stream.receives.begin(), stream.receives.end());
-    for (std::size_t i = 0; i < stream.sends.size(); ++i)
-      messages.push_back({std::get<0>(key), std::get<1>(key), stream.sends[i], stream.receives[i]});
-  }
-  return messages;
+      if (received && row.peer >= 0)
+        endpoints.push_back({row.communicator, rank.align_uncorrected(row.end_ns), row.peer, me,
+                             row.tag, me, sequence, 1});
+    }
+  reader.release();
+  return endpoints;
 }
 
-std::uint64_t count_violations(const std::vector<Message>& messages) {
-  return static_cast<std::uint64_t>(std::count_if(
-      messages.begin(), messages.end(), [](const Message& m) { return m.receive_ns < m.send_ns; }));
-}
-
-CausalityReport correct_causality(const std::vector<AlignedRank*>& ranks, int max_passes) {
+CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool correct,
+                                int max_passes) {
   CausalityReport report;
-  std::vector<const AlignedRank*> views(ranks.begin(), ranks.end());
-  std::vector<Message> messages = match_messages(views);
-  report.messages = messages.size();
-  report.violations_before = count_violations(messages);
-  std::map<std::int32_t, AlignedRank*> by_rank;
-  for (AlignedRank* rank : ranks) by_rank[rank->rank()] = rank;
-  for (int pass = 0; pass < max_passes && count_violations(messages) > 0; ++pass) {
-    // Per destination rank, the forward steps this pass needs, at each violating receive.
+  const std::map<Key, Stream> streams = streams_of(endpoints);
+  auto corrected = [&](const Endpoint* e) {
+    const auto found = report.corrections.find(e->rank);
+    return e->time_ns + (found == report.corrections.end() ? 0 : found->second.at(e->time_ns));
+  };
+  auto violations =
+      [&](bool collect,
+          std::map<std::int32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>>* steps) {
+        std::uint64_t count = 0;
+        for (const auto& [key, stream] : streams) {
+          if (stream.broken || stream.sends.size() != stream.receives.size()) continue;
+          for (std::size_t i = 0; i < stream.sends.size(); ++i) {
+            const std::uint64_t sent = corrected(stream.sends[i]);
+            const std::uint64_t received = corrected(stream.receives[i]);
+            if (received >= sent) continue;
+            ++count;
+            if (collect)
+              (*steps)[stream.receives[i]->rank].emplace_back(stream.receives[i]->time_ns,
+                                                              sent - received);
+          }
+        }
+        return count;
+      };
+  for (const auto& [key, stream] : streams)
+    if (!stream.broken && stream.sends.size() == stream.receives.size())
+      report.messages += stream.sends.size();
+  report.violations_before = violations(false, nullptr);
+  report.violations_after = report.violations_before;
+  for (int pass = 0; correct && pass < max_passes && report.violations_after > 0; ++pass) {
     std::map<std::int32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> steps;
-    for (const Message& m : messages)
-      if (m.receive_ns < m.send_ns)
-        steps[m.destination].emplace_back(m.receive_ns, m.send_ns - m.receive_ns);
+    violations(true, &steps);
     for (auto& [rank, list] : steps) {
       std::sort(list.begin(), list.end());
-      // Latest first: a step never moves the receives that come after it in this pass.
-      for (auto it = list.rbegin(); it != list.rend(); ++it)
-        by_rank.at(rank)->add_correction_step(it->first, it->second);
-      report.max_shift_ns = std::max(report.max_shift_ns, by_rank.at(rank)->max_correction());
+      StepFunction& function = report.corrections[rank];
+      // Latest first: a step never moves the receives after it in the same pass.
+      for (auto it = list.rbegin(); it != list.rend(); ++it) function.raise(it->first, it->second);
+      report.max_shift_ns = std::max(report.max_shift_ns, function.max());
     }
-    messages = match_messages(views);
+    report.violations_after = violations(false, nullptr);
   }
-  report.violations_after = count_violations(messages);
   return report;
 }
 

@@ -88,34 +88,6 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
   reader_.release();
 }
 
-void AlignedRank::add_correction_step(std::uint64_t at_ns, std::uint64_t shift_ns) {
-  // `at_ns` is a corrected time: find the uncorrected instant u with u + correction(u) = at
-  // (inside a jump of the correction, the jump's start).
-  std::uint64_t u = at_ns;
-  std::uint64_t before = 0;  // correction in force before each step
-  for (const auto& [step_at, step_value] : steps_) {
-    if (at_ns < step_at + before) break;  // at lies before this step (in corrected time)
-    u = at_ns >= step_at + step_value ? at_ns - step_value : step_at;
-    before = step_value;
-  }
-  if (steps_.empty() || at_ns < steps_.front().first) u = at_ns;
-  const std::uint64_t total = correction_at(u) + shift_ns;
-  auto position =
-      std::lower_bound(steps_.begin(), steps_.end(), std::make_pair(u, std::uint64_t{0}));
-  if (position != steps_.end() && position->first == u)
-    position->second = std::max(position->second, total);
-  else
-    position = steps_.insert(position, {u, total});
-  // Shifting forward only ever helps this rank's receives: later steps are at least this one.
-  for (auto it = position; it != steps_.end(); ++it) it->second = std::max(it->second, total);
-}
-
-std::uint64_t AlignedRank::correction_at(std::uint64_t aligned_ns) const noexcept {
-  const auto after =
-      std::upper_bound(steps_.begin(), steps_.end(), std::make_pair(aligned_ns, ~std::uint64_t{0}));
-  return after == steps_.begin() ? 0 : std::prev(after)->second;
-}
-
 std::uint64_t AlignedRank::first_time_ns() const {
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
   auto take = [&](std::uint64_t local) { first = std::min(first, align(local)); };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/format/rank_file_reader.hpp"
+#include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
 
 namespace rocprof::merge {
@@ -33,14 +34,14 @@ class AlignedRank {
   // Local time -> reference clock, plus the causality correction in force at that time.
   std::uint64_t align(std::uint64_t local_ns) const noexcept {
     const std::uint64_t aligned = clock_.to_reference(local_ns);
-    return aligned + correction_at(aligned);
+    return aligned + correction_.at(aligned);
   }
-  // From reference time `at_ns` (aligned, corrected) on, add `shift_ns` more.
-  void add_correction_step(std::uint64_t at_ns, std::uint64_t shift_ns);
-  std::uint64_t correction_at(std::uint64_t aligned_ns) const noexcept;
-  std::uint64_t max_correction() const noexcept {
-    return steps_.empty() ? 0 : steps_.back().second;
+  // Local time -> reference clock only (what the causality correction works on).
+  std::uint64_t align_uncorrected(std::uint64_t local_ns) const noexcept {
+    return clock_.to_reference(local_ns);
   }
+  void set_correction(StepFunction correction) { correction_ = std::move(correction); }
+  const StepFunction& correction() const noexcept { return correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned.
   void for_each_mpi_call(const std::function<void(const format::MpiCallRow&)>& visit) const;
@@ -57,8 +58,7 @@ class AlignedRank {
   std::int32_t rank_;
   const format::RankFileReader& reader_;
   ClockModel clock_;
-  // Non-decreasing steps (reference time, cumulative shift), sorted by time.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> steps_;
+  StepFunction correction_;
 };
 
 }  // namespace rocprof::merge

@@ -1,0 +1,43 @@
+// A rank's causality correction: a non-decreasing step function of time (on the
+// clock-aligned, uncorrected axis) giving how far to move events forward from each point.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace rocprof::merge {
+
+class StepFunction {
+ public:
+  std::uint64_t at(std::uint64_t t) const noexcept {
+    const auto after =
+        std::upper_bound(steps_.begin(), steps_.end(), std::make_pair(t, ~std::uint64_t{0}));
+    return after == steps_.begin() ? 0 : std::prev(after)->second;
+  }
+  // From `t` on, at least `shift` more than in force at `t` (later steps keep at least that:
+  // moving a rank forward never undoes a fix of one of its receives).
+  void raise(std::uint64_t t, std::uint64_t shift) {
+    const std::uint64_t total = at(t) + shift;
+    auto position =
+        std::lower_bound(steps_.begin(), steps_.end(), std::make_pair(t, std::uint64_t{0}));
+    if (position != steps_.end() && position->first == t)
+      position->second = std::max(position->second, total);
+    else
+      position = steps_.insert(position, {t, total});
+    for (auto it = position; it != steps_.end(); ++it) it->second = std::max(it->second, total);
+  }
+  std::uint64_t max() const noexcept { return steps_.empty() ? 0 : steps_.back().second; }
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& steps() const noexcept {
+    return steps_;
+  }
+  void assign(std::vector<std::pair<std::uint64_t, std::uint64_t>> steps) {
+    steps_ = std::move(steps);
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> steps_;  // (time, cumulative shift)
+};
+
+}  // namespace rocprof::merge
