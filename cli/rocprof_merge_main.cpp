@@ -17,6 +17,7 @@
 #include "merge/export/merged_hdf5.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"
+#include "merge/parallel/merge_group.hpp"
 #include "merge/summary/summary.hpp"
 
 namespace {
@@ -40,6 +41,7 @@ std::string check_writable(const std::string& output) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  rocprof::merge::MergeGroup group(&argc, &argv);
   CLI::App app{
       "rocprof-merge: one timeline from a traced job's rank files.\n"
       "Usage: rocprof-merge DIR|FILES... -o OUTPUT.json [options]",
@@ -71,10 +73,13 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    return group.leader() ? app.exit(error) : (error.get_exit_code() == 0 ? 0 : 2);
   }
+  // Under `srun -n K` every process runs this; only the first one talks.
+  if (!group.leader()) quiet = true;
   const std::string extension = fs::path(output).extension().string();
   if (extension != ".json" && extension != ".pftrace" && extension != ".h5") {
+    if (!group.leader()) return 2;
     fmt::print(stderr,
                "rocprof-merge: cannot write '{}': this version writes .pftrace (Perfetto), .h5 "
                "(merged tables) and .json (Chrome trace events); .otf2 is not implemented yet\n",
@@ -82,7 +87,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (const std::string problem = check_writable(output); !problem.empty()) {
-    fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
     return 2;
   }
   try {
@@ -90,17 +95,22 @@ int run(int argc, char** argv) {
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
     const auto set = rocprof::merge::RankSet::open(inputs, options);
-    for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    if (group.leader())
+      for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
     std::vector<rocprof::merge::AlignedRank> ranks;
     ranks.reserve(set.ranks().size());
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    // This process's ranks (all of them in a serial merge).
+    const auto [first_rank, last_rank] = group.block(ranks.size());
     {
       std::vector<rocprof::merge::Endpoint> endpoints;
-      for (const auto& rank : ranks) {
-        auto mine = rocprof::merge::collect_endpoints(rank);
+      for (std::size_t i = first_rank; i < last_rank; ++i) {
+        auto mine = rocprof::merge::collect_endpoints(ranks[i]);
         endpoints.insert(endpoints.end(), mine.begin(), mine.end());
       }
-      const auto report = rocprof::merge::check_causality(endpoints, !no_correction);
+      // Every process computes the same correction from everyone's endpoints.
+      const auto report =
+          rocprof::merge::check_causality(group.all_endpoints(endpoints), !no_correction);
       for (auto& rank : ranks)
         if (const auto found = report.corrections.find(rank.rank());
             found != report.corrections.end())
@@ -120,7 +130,30 @@ int run(int argc, char** argv) {
       pointers.push_back(&rank);
     }
     std::uint64_t events = 0;
-    if (extension == ".h5") {
+    if (extension == ".pftrace" && group.size() > 1) {
+      // Each process writes its block of ranks; the parts, in order, are the serial output.
+      const std::vector<const rocprof::merge::AlignedRank*> mine(pointers.begin() + first_rank,
+                                                                 pointers.begin() + last_rank);
+      const std::string part = fmt::format("{}.part{}", output, group.index());
+      bool failed = false;
+      try {
+        const auto stats = rocprof::merge::export_perfetto(mine, part, group.index() == 0);
+        events = stats.slices + stats.instants;
+      } catch (const std::exception& error) {
+        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        failed = true;
+      }
+      if (group.any(failed)) return 1;
+      events = group.sum(events);
+      if (group.leader()) {
+        std::vector<std::string> parts;
+        for (int i = 0; i < group.size(); ++i) parts.push_back(fmt::format("{}.part{}", output, i));
+        rocprof::merge::concatenate_parts(parts, output);
+      }
+      group.barrier();
+    } else if (!group.leader()) {
+      // .h5 and .json are written by the first process alone.
+    } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output);
     } else if (extension == ".pftrace") {
       const auto stats = rocprof::merge::export_perfetto(pointers, output);
@@ -132,6 +165,7 @@ int run(int argc, char** argv) {
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
                  output, events);
+    if (!group.leader()) return 0;
     rocprof::merge::Summary summary;
     for (const auto& rank : ranks) summary.add(rank);
     if (!quiet && !no_summary) summary.print(stdout);
@@ -143,7 +177,8 @@ int run(int argc, char** argv) {
       }
     }
     if (!quiet)
-      fmt::print("rocprof-merge: {} ranks, {} events -> {}\n", ranks.size(), events, output);
+      fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", ranks.size(), events, output,
+                 group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
   } catch (const rocprof::merge::InputError& error) {
     fmt::print(stderr, "rocprof-merge: {}\n", error.what());
     return 1;

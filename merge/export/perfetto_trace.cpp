@@ -80,11 +80,11 @@ void annotate(pb::TrackEvent& event, const char* name, std::int64_t value) {
 
 }  // namespace
 
-PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks,
-                              const std::string& path) {
+PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
+                              bool first_part) {
   PacketWriter writer(path);
   PerfettoStats stats;
-  bool first = true;
+  bool first = first_part;
   pb::TracePacket packet;
   auto emit = [&] {
     packet.set_trusted_packet_sequence_id(kSequence);

@@ -19,8 +19,10 @@ struct PerfettoStats {
   std::uint64_t packets = 0;
 };
 
-// Throws std::runtime_error on I/O errors.
-PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks,
-                              const std::string& path);
+// Throws std::runtime_error on I/O errors. `first_part`: this output begins the trace
+// (a parallel merge writes consecutive parts that are concatenated; only the first starts
+// the packet sequence).
+PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
+                              bool first_part = true);
 
 }  // namespace rocprof::merge

@@ -142,6 +142,24 @@ class MergeTest(unittest.TestCase):
         allreduce = [e for e in events if e.get("name") == "MPI_Allreduce" and e["pid"] == 3]
         self.assertTrue(all(abs(e["dur"] - 3.9) < 0.001 for e in allreduce))
 
+    def test_parallel_merge_writes_what_the_serial_merge_writes(self):
+        # 7 ranks over 3 merge processes (uneven blocks), with a clock error to correct.
+        job = self.synthetic("seven", ranks=7, events=1000, skew=(3, 15000))
+        serial = os.path.join(self.dir, "serial.pftrace")
+        parallel = os.path.join(self.dir, "parallel.pftrace")
+        self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, "-o",
+                                 parallel, "--no-summary"], env=env, capture_output=True,
+                                text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(3 merge processes)", result.stdout)
+        self.assertIn("after correction", result.stdout)
+        self.assertEqual(result.stdout.count("rocprof-merge: 7 ranks"), 1)  # one process talks
+        with open(serial, "rb") as a, open(parallel, "rb") as b:
+            self.assertEqual(a.read(), b.read())  # same events, same order, same bytes
+        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n], [])
+
     def test_bad_input_names_the_file(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "x.json")
