@@ -167,7 +167,9 @@ int run(int argc, char** argv) {
                  output, events);
     if (!group.leader()) return 0;
     rocprof::merge::Summary summary;
-    for (const auto& rank : ranks) summary.add(rank);
+    const bool want_summary = (!quiet && !no_summary) || !csv_prefix.empty();
+    if (want_summary)
+      for (const auto& rank : ranks) summary.add(rank);
     if (!quiet && !no_summary) summary.print(stdout);
     if (!csv_prefix.empty()) {
       std::string error;
