@@ -15,6 +15,7 @@
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
 #include "merge/export/merged_hdf5.hpp"
+#include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/merge_group.hpp"
@@ -56,8 +57,8 @@ int run(int argc, char** argv) {
   bool no_correction = false;
   app.add_option("inputs", inputs, "a directory of rank files, or rank files")->required();
   app.add_option("-o,--output", output,
-                 "the timeline: .pftrace (Perfetto), .h5 (merged tables for h5py/pandas) or "
-                 ".json (Chrome trace events)")
+                 "the timeline: .pftrace (Perfetto), .otf2 (OTF2 archive: NAME.otf2, NAME.def, "
+                 "NAME/), .h5 (merged tables for h5py/pandas) or .json (Chrome trace events)")
       ->required();
   app.add_flag("--allow-missing", allow_missing,
                "merge even if some ranks of the job have no file");
@@ -78,11 +79,12 @@ int run(int argc, char** argv) {
   // Under `srun -n K` every process runs this; only the first one talks.
   if (!group.leader()) quiet = true;
   const std::string extension = fs::path(output).extension().string();
-  if (extension != ".json" && extension != ".pftrace" && extension != ".h5") {
+  if (extension != ".json" && extension != ".pftrace" && extension != ".h5" &&
+      extension != ".otf2") {
     if (!group.leader()) return 2;
     fmt::print(stderr,
-               "rocprof-merge: cannot write '{}': this version writes .pftrace (Perfetto), .h5 "
-               "(merged tables) and .json (Chrome trace events); .otf2 is not implemented yet\n",
+               "rocprof-merge: cannot write '{}': the outputs are .pftrace (Perfetto), .otf2 "
+               "(OTF2 archive), .h5 (merged tables) and .json (Chrome trace events)\n",
                output);
     return 2;
   }
@@ -153,6 +155,8 @@ int run(int argc, char** argv) {
       group.barrier();
     } else if (!group.leader()) {
       // .h5 and .json are written by the first process alone.
+    } else if (extension == ".otf2") {
+      events = rocprof::merge::export_otf2(pointers, output).events;
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output);
     } else if (extension == ".pftrace") {

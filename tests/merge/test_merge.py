@@ -142,6 +142,28 @@ class MergeTest(unittest.TestCase):
         allreduce = [e for e in events if e.get("name") == "MPI_Allreduce" and e["pid"] == 3]
         self.assertTrue(all(abs(e["dur"] - 3.9) < 0.001 for e in allreduce))
 
+    def test_otf2_archive_reads_back_with_otf2_print(self):
+        job = self.synthetic()
+        anchor = os.path.join(self.dir, "app.otf2")
+        result = self.merge(job, "-o", anchor, "-q")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isdir(os.path.join(self.dir, "app")))
+        events = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+        self.assertEqual(events.returncode, 0, events.stderr)
+        self.assertNotIn("warning", (events.stdout + events.stderr).lower())
+        lines = events.stdout.splitlines()
+        # Every MPI call and range is a region entered and left on its thread's location.
+        self.assertEqual(sum(1 for l in lines if l.startswith("ENTER")), 4 * 1200)
+        self.assertEqual(sum(1 for l in lines if l.startswith("LEAVE")), 4 * 1200)
+        self.assertEqual(sum(1 for l in lines if l.startswith("ENTER") and '"MPI_Allreduce"' in l), 4 * 200)
+        definitions = subprocess.run(["otf2-print", "-G", anchor], capture_output=True, text=True)
+        self.assertEqual(definitions.returncode, 0, definitions.stderr)
+        groups = [l for l in definitions.stdout.splitlines() if l.startswith("LOCATION_GROUP")]
+        self.assertEqual(len(groups), 4)
+        self.assertIn("Ticks per Seconds: 1000000000", definitions.stdout)
+        # Writing again replaces the archive.
+        self.assertEqual(self.merge(job, "-o", anchor, "-q").returncode, 0)
+
     def test_parallel_merge_writes_what_the_serial_merge_writes(self):
         # 7 ranks over 3 merge processes (uneven blocks), with a clock error to correct.
         job = self.synthetic("seven", ranks=7, events=1000, skew=(3, 15000))

@@ -1,0 +1,26 @@
+// OTF2 (the Score-P / Vampir format, through Debian's libotf2): an archive whose anchor file is
+// the requested NAME.otf2 (definitions in NAME.def, events under NAME/). A location group per
+// rank (under a system-tree node per host), a location per host thread and per GPU queue, and
+// regions for MPI calls, API calls, device work and ROC-TX ranges, entered and left in time
+// order on each location. Timer: 1 ns ticks of the reference rank's clock; the clock
+// properties carry the wall-clock anchor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+struct Otf2Stats {
+  std::uint64_t events = 0;  // enter + leave records
+  std::uint64_t locations = 0;
+  std::uint64_t regions = 0;
+};
+
+// Throws std::runtime_error naming the archive on errors.
+Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path);
+
+}  // namespace rocprof::merge
