@@ -134,8 +134,9 @@ int run(int argc, char** argv) {
     std::uint64_t events = 0;
     if (extension == ".pftrace" && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
-      const std::vector<const rocprof::merge::AlignedRank*> mine(pointers.begin() + first_rank,
-                                                                 pointers.begin() + last_rank);
+      const std::vector<const rocprof::merge::AlignedRank*> mine(
+          pointers.begin() + static_cast<std::ptrdiff_t>(first_rank),
+          pointers.begin() + static_cast<std::ptrdiff_t>(last_rank));
       const std::string part = fmt::format("{}.part{}", output, group.index());
       bool failed = false;
       try {
@@ -149,6 +150,7 @@ int run(int argc, char** argv) {
       events = group.sum(events);
       if (group.leader()) {
         std::vector<std::string> parts;
+        parts.reserve(static_cast<std::size_t>(group.size()));
         for (int i = 0; i < group.size(); ++i) parts.push_back(fmt::format("{}.part{}", output, i));
         rocprof::merge::concatenate_parts(parts, output);
       }

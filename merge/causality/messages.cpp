@@ -126,6 +126,7 @@ CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool cor
       std::sort(list.begin(), list.end());
       StepFunction& function = report.corrections[rank];
       // Latest first: a step never moves the receives after it in the same pass.
+      // NOLINTNEXTLINE(modernize-loop-convert): a reverse walk
       for (auto it = list.rbegin(); it != list.rend(); ++it) function.raise(it->first, it->second);
       report.max_shift_ns = std::max(report.max_shift_ns, function.max());
     }

@@ -122,7 +122,7 @@ std::uint64_t copy_table(hid_t file, const AlignedRank* const* begin, const Alig
   MergedTable merged(file, table.name, layout.columns);
   std::vector<std::byte> buffer;
   std::vector<Row> rows;
-  for (auto it = begin; it != end; ++it) {
+  for (const auto* it = begin; it != end; ++it) {
     const AlignedRank& rank = **it;
     const RankFileReader& reader = rank.reader();
     std::vector<StringId> remap(reader.string_count());
@@ -179,9 +179,6 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
   write_attribute(root, "job_id", job_id);
   write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
-  std::vector<std::uint32_t> rank_list;
-  for (const AlignedRank* rank : ranks)
-    rank_list.push_back(static_cast<std::uint32_t>(rank->rank()));
   if (!ranks.empty()) {
     const auto& reference = ranks.front()->reader().metadata();
     write_attribute(root, "reference_rank", ranks.front()->rank());
@@ -240,6 +237,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   const Handle dataset(
       H5Dcreate2(root, "strings", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   std::vector<const char*> texts;
+  texts.reserve(strings.texts().size());
   for (const auto& text : strings.texts()) texts.push_back(text.c_str());
   if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
     throw std::runtime_error(fmt::format("cannot write the string table of {}", path));

@@ -20,8 +20,13 @@ using namespace rocprof::format;
 const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
                                                "MPI_Testsome", "MPI_Startall"};
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+OTF2_FlushType pre_flush(void* /*data*/, OTF2_FileType /*type*/, OTF2_LocationRef /*location*/,
+                         void* /*callee*/, bool /*final*/) {
+  return OTF2_FLUSH;
+}
+OTF2_TimeStamp post_flush(void* /*data*/, OTF2_FileType /*type*/, OTF2_LocationRef /*location*/) {
+  return 0;
+}
 const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
 
 // One enter or leave on a location; sorted so that regions nest (at equal times: leaves
@@ -35,7 +40,8 @@ struct Event {
 bool before(const Event& a, const Event& b) {
   if (a.time != b.time) return a.time < b.time;
   if (a.enter != b.enter) return !a.enter;  // leave first
-  return a.enter ? a.other_end > b.other_end : a.other_end > b.other_end;
+  // Enters: the one that ends later is outside. Leaves: the one that began later is inside.
+  return a.other_end > b.other_end;
 }
 
 class Definitions {
@@ -92,9 +98,9 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
   fs::remove(anchor, ignored);  // OTF2 will not overwrite an archive
   fs::remove(fs::path(directory) / (name + ".def"), ignored);
   fs::remove_all(fs::path(directory) / name, ignored);
-  OTF2_Archive* archive =
-      OTF2_Archive_Open(directory.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
-                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive* archive = OTF2_Archive_Open(directory.c_str(), name.c_str(), OTF2_FILEMODE_WRITE,
+                                            std::uint64_t{1} << 20, std::uint64_t{4} << 20,
+                                            OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive == nullptr)
     throw std::runtime_error(fmt::format("{}: cannot create the OTF2 archive", anchor_path));
   check(OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr), "set flush callbacks",
@@ -212,7 +218,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
     check(OTF2_GlobalDefWriter_WriteString(global, id, text.c_str()), "write a string",
           anchor_path);
   std::vector<std::pair<std::uint32_t, std::pair<std::string, OTF2_Paradigm>>> regions;
-  for (const auto& [key, region] : defs.regions()) regions.push_back({region.id, key});
+  for (const auto& [key, region] : defs.regions()) regions.emplace_back(region.id, key);
   std::sort(regions.begin(), regions.end());
   for (const auto& [id, key] : regions) {
     const OTF2_StringRef region_name = defs.strings().at(key.first);
