@@ -114,9 +114,22 @@ CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool cor
         }
         return count;
       };
-  for (const auto& [key, stream] : streams)
-    if (!stream.broken && stream.sends.size() == stream.receives.size())
-      report.messages += stream.sends.size();
+  for (const auto& [key, stream] : streams) {
+    if (stream.broken || stream.sends.size() != stream.receives.size()) continue;
+    report.messages += stream.sends.size();
+    for (std::size_t i = 0; i < stream.sends.size(); ++i) {
+      const Endpoint& send = *stream.sends[i];
+      const std::uint64_t flow =
+          (static_cast<std::uint64_t>(send.rank) << 40) ^ send.sequence ^ (std::uint64_t{1} << 63);
+      report.flows[send.rank].push_back({send.sequence, flow, true});
+      report.flows[stream.receives[i]->rank].push_back({stream.receives[i]->sequence, flow, false});
+    }
+  }
+  for (auto& [rank, ends] : report.flows)
+    std::sort(ends.begin(), ends.end(),
+              [](const CausalityReport::FlowEnd& a, const CausalityReport::FlowEnd& b) {
+                return a.sequence < b.sequence;
+              });
   report.violations_before = violations(false, nullptr);
   report.violations_after = report.violations_before;
   for (int pass = 0; correct && pass < max_passes && report.violations_after > 0; ++pass) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,19 @@ class AlignedRank {
     return clock_.to_reference(local_ns);
   }
   void set_correction(StepFunction correction) { correction_ = std::move(correction); }
+
+  // Matched messages touching this rank: MPI-call row sequence (1-based, file order) -> flow
+  // ids it starts (sends) or ends (receives). Set by the merge after matching.
+  struct MessageFlow {
+    std::uint64_t flow;
+    bool starts;
+  };
+  void set_message_flows(std::multimap<std::uint32_t, MessageFlow> flows) {
+    message_flows_ = std::move(flows);
+  }
+  const std::multimap<std::uint32_t, MessageFlow>& message_flows() const noexcept {
+    return message_flows_;
+  }
   const StepFunction& correction() const noexcept { return correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned.
@@ -59,6 +73,7 @@ class AlignedRank {
   const format::RankFileReader& reader_;
   ClockModel clock_;
   StepFunction correction_;
+  std::multimap<std::uint32_t, MessageFlow> message_flows_;
 };
 
 }  // namespace rocprof::merge

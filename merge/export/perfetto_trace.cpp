@@ -139,12 +139,28 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     for (const ThreadRow& thread : reader.read_all<ThreadRow>())
       thread_track(thread.thread_id, reader.string(thread.name));
 
+    // Message flows: a send starts one, its receive ends it. Rows of one request of a
+    // MPI_Waitall (not drawn) hand theirs to the call's own row, which follows on the thread.
+    std::uint32_t sequence = 0;
+    std::map<std::uint32_t, std::vector<AlignedRank::MessageFlow>> pending;  // by thread
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
+      ++sequence;
       const std::string& name = reader.string(row.function);
+      std::vector<AlignedRank::MessageFlow>& flows = pending[row.thread_id];
+      const auto [from, to] = rank->message_flows().equal_range(sequence);
+      for (auto it = from; it != to; ++it) flows.push_back(it->second);
       if (row.request != 0 && kPerRequestRows.contains(name)) return;
       thread_track(row.thread_id, "");
+      stats.flows += flows.size();
       slice(thread_uuid(pid, row.thread_id), name, "mpi", row.begin_ns, row.end_ns,
             [&](pb::TrackEvent& event) {
+              for (const auto& flow : flows) {
+                if (flow.starts)
+                  event.add_flow_ids(flow.flow);
+                else
+                  event.add_terminating_flow_ids(flow.flow);
+              }
+              flows.clear();
               annotate(event, "peer", row.peer);
               annotate(event, "tag", row.tag);
               annotate(event, "bytes_sent", static_cast<std::int64_t>(row.bytes_sent));

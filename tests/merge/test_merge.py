@@ -5,6 +5,7 @@ the file; and real rank files of a traced 4-rank run merge into a timeline that 
 import csv
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -15,6 +16,16 @@ PROTO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abs
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 class MergeTest(unittest.TestCase):
@@ -40,7 +51,7 @@ class MergeTest(unittest.TestCase):
         result = self.merge(job, "-o", out, "--summary-csv", os.path.join(self.dir, "s"))
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn(f"4 ranks, ", result.stdout)
-        events = json.load(open(out))["traceEvents"]
+        events = read_json(out)["traceEvents"]
         compute = {}
         for event in events:
             if event.get("name") == "compute" and event["ph"] == "X":
@@ -59,12 +70,12 @@ class MergeTest(unittest.TestCase):
             if event["ph"] == "X":
                 per_pid[event["pid"]] = per_pid.get(event["pid"], 0) + 1
         self.assertEqual(per_pid, {0: 1200, 1: 1200, 2: 1200, 3: 1200})
-        rows = list(csv.DictReader(open(os.path.join(self.dir, "s_mpi.csv"))))
+        rows = read_csv(os.path.join(self.dir, "s_mpi.csv"))
         allreduce = [r for r in rows if r["function"] == "MPI_Allreduce"]
         self.assertEqual(sorted(int(r["rank"]) for r in allreduce), [0, 1, 2, 3])
         self.assertTrue(all(int(r["calls"]) == 200 and int(r["total_ns"]) == 200 * 3900
                             for r in allreduce))
-        regions = list(csv.DictReader(open(os.path.join(self.dir, "s_regions.csv"))))
+        regions = read_csv(os.path.join(self.dir, "s_regions.csv"))
         self.assertEqual({(r["rank"], r["name"], r["count"]) for r in regions if r["name"] == "compute"},
                          {(str(p), "compute", "200") for p in range(4)})
 
@@ -126,6 +137,13 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("800 messages matched; receives before their send: 0 after clock "
                       "alignment, 0 after correction", result.stdout)
+        # Each matched message is one flow: an arrow from its send to the call completing it.
+        text = self.decode(os.path.join(self.dir, "c.pftrace"))
+        starts = re.findall(r"\bflow_ids: (\d+)", text)
+        ends = re.findall(r"\bterminating_flow_ids: (\d+)", text)
+        self.assertEqual(len(starts), 800)
+        self.assertEqual(sorted(starts), sorted(ends))
+        self.assertEqual(len(set(starts)), 800)
         # Rank 2's clock measurement is 15 us off: its sends to rank 3 now begin 6.1 us after
         # rank 3's receives completed, in all 200 iterations.
         skewed = self.synthetic("skewed", skew=(2, 15000))
@@ -138,7 +156,7 @@ class MergeTest(unittest.TestCase):
                       fixed.stdout)
         # The least shift: rank 3 moves forward by exactly the violation; its local durations
         # stay as they were.
-        events = json.load(open(os.path.join(self.dir, "s.json")))["traceEvents"]
+        events = read_json(os.path.join(self.dir, "s.json"))["traceEvents"]
         allreduce = [e for e in events if e.get("name") == "MPI_Allreduce" and e["pid"] == 3]
         self.assertTrue(all(abs(e["dur"] - 3.9) < 0.001 for e in allreduce))
 
@@ -232,7 +250,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("MPI_Waitall", result.stdout)
         self.assertIn("halo exchange", result.stdout)
-        events = json.load(open(out))["traceEvents"]
+        events = read_json(out)["traceEvents"]
         mpi = [e for e in events if e.get("cat") == "mpi"]
         self.assertEqual({e["pid"] for e in mpi}, {0, 1, 2, 3})
         waitalls = [e for e in mpi if e["name"] == "MPI_Waitall"]
