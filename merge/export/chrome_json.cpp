@@ -1,4 +1,5 @@
 #include "merge/export/chrome_json.hpp"
+#include "merge/events/mpi_call_rows.hpp"
 
 #include <cstdio>
 #include <map>
@@ -17,8 +18,6 @@ using namespace rocprof::format;
 
 // Device queues get thread ids far above Linux thread ids so they sort after the host's.
 constexpr std::uint64_t kQueueTrackBase = 1'000'000'000ULL;
-const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
-                                               "MPI_Testsome", "MPI_Startall"};
 
 std::string escape(std::string_view text) {
   std::string out;
@@ -91,14 +90,25 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
       json.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
                  pid, thread.thread_id, escape(reader.string(thread.name)));
 
+    // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
+    MessageFlowCursor message_flows(*rank);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
-      if (row.request != 0 && kPerRequestRows.contains(name)) return;
+      std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
+      if (is_per_request_row(name, row)) return;
       json.event(
           R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
           escape(name), pid, row.thread_id, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
           row.peer, row.tag, row.bytes_sent, row.bytes_received, row.communicator, row.request,
           row.external_id);
+      // Inside the slice, so viewers bind the arrow's ends to it.
+      const std::uint64_t middle = row.begin_ns + (row.end_ns - row.begin_ns) / 2;
+      for (const AlignedRank::MessageFlow& flow : flows)
+        json.event(
+            R"J({{"name":"message","cat":"flow","ph":"{}",{}"id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+            flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid,
+            row.thread_id, us(middle));
+      flows.clear();
     });
     // API calls, then the device work each issued (a flow from call to work).
     std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;

@@ -1,4 +1,5 @@
 #include "merge/export/otf2_archive.hpp"
+#include "merge/events/mpi_call_rows.hpp"
 
 #include <otf2/otf2.h>
 
@@ -16,9 +17,6 @@ namespace rocprof::merge {
 namespace {
 
 using namespace rocprof::format;
-
-const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
-                                               "MPI_Testsome", "MPI_Startall"};
 
 OTF2_FlushType pre_flush(void* /*data*/, OTF2_FileType /*type*/, OTF2_LocationRef /*location*/,
                          void* /*callee*/, bool /*final*/) {
@@ -130,7 +128,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
     };
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& function = reader.string(row.function);
-      if (row.request != 0 && kPerRequestRows.contains(function)) return;
+      if (is_per_request_row(function, row)) return;
       add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns);
     });

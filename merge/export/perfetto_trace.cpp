@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/events/mpi_call_rows.hpp"
 #include "perfetto_trace_subset.pb.h"
 
 namespace rocprof::merge {
@@ -22,8 +23,6 @@ using namespace rocprof::format;
 namespace pb = rocprof::perfetto;
 
 constexpr std::uint32_t kSequence = 1;
-const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
-                                               "MPI_Testsome", "MPI_Startall"};
 
 // Track uuids: rank in the top 16 bits, then a kind, then the thread or queue.
 std::uint64_t process_uuid(std::int32_t rank) { return (std::uint64_t(rank) + 1) << 48; }
@@ -139,17 +138,11 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     for (const ThreadRow& thread : reader.read_all<ThreadRow>())
       thread_track(thread.thread_id, reader.string(thread.name));
 
-    // Message flows: a send starts one, its receive ends it. Rows of one request of a
-    // MPI_Waitall (not drawn) hand theirs to the call's own row, which follows on the thread.
-    std::uint32_t sequence = 0;
-    std::map<std::uint32_t, std::vector<AlignedRank::MessageFlow>> pending;  // by thread
+    MessageFlowCursor message_flows(*rank);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      ++sequence;
       const std::string& name = reader.string(row.function);
-      std::vector<AlignedRank::MessageFlow>& flows = pending[row.thread_id];
-      const auto [from, to] = rank->message_flows().equal_range(sequence);
-      for (auto it = from; it != to; ++it) flows.push_back(it->second);
-      if (row.request != 0 && kPerRequestRows.contains(name)) return;
+      std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
+      if (is_per_request_row(name, row)) return;
       thread_track(row.thread_id, "");
       stats.flows += flows.size();
       slice(thread_uuid(pid, row.thread_id), name, "mpi", row.begin_ns, row.end_ns,

@@ -1,4 +1,5 @@
 #include "merge/summary/summary.hpp"
+#include "merge/events/mpi_call_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +13,6 @@ namespace rocprof::merge {
 namespace {
 
 using namespace rocprof::format;
-
-// Completion calls that record one row per request plus their own row (request 0): only the
-// call's own row counts as a call.
-const std::set<std::string> kPerRequestRows = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome",
-                                               "MPI_Testsome", "MPI_Startall"};
 
 double ms(double ns) { return ns / 1e6; }
 
@@ -46,7 +42,7 @@ void Summary::add(const AlignedRank& rank) {
   const RankFileReader& reader = rank.reader();
   rank.for_each_mpi_call([&](const MpiCallRow& row) {
     const std::string& name = reader.string(row.function);
-    if (row.request != 0 && kPerRequestRows.contains(name)) return;
+    if (is_per_request_row(name, row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     mpi_[name][rank.rank()].add(duration, duration);
   });

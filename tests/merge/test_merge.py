@@ -158,6 +158,14 @@ class MergeTest(unittest.TestCase):
         # stay as they were.
         events = read_json(os.path.join(self.dir, "s.json"))["traceEvents"]
         allreduce = [e for e in events if e.get("name") == "MPI_Allreduce" and e["pid"] == 3]
+        # The JSON has the same flows, as string ids, each from one rank to another.
+        flows = [e for e in events if e.get("name") == "message" and e.get("cat") == "flow"]
+        starts = {e["id"]: e["pid"] for e in flows if e["ph"] == "s"}
+        ends = {e["id"]: e["pid"] for e in flows if e["ph"] == "f" and e["bp"] == "e"}
+        self.assertEqual(len(flows), 1600)
+        self.assertEqual(len(starts), 800)
+        self.assertEqual(starts.keys(), ends.keys())
+        self.assertTrue(all(starts[i] != ends[i] for i in starts))
         self.assertTrue(all(abs(e["dur"] - 3.9) < 0.001 for e in allreduce))
 
     def test_otf2_archive_reads_back_with_otf2_print(self):

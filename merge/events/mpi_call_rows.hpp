@@ -1,0 +1,43 @@
+#pragma once
+// How the exporters and the summary read a rank's MPI-call rows: which rows are calls of their
+// own, and which message flows each drawn call starts or ends.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/format/records.hpp"
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+// Completion calls (MPI_Waitall and kin) record one row per request and then their own row
+// (request 0). The per-request rows carry what each request completed; only the call's own row
+// is a call on the timeline.
+bool is_per_request_row(const std::string& function, const format::MpiCallRow& row);
+
+// Walks the MPI-call rows in file order and collects the message flows each row starts or ends.
+// Per-request rows are not drawn, so their flows wait for the next drawn row on the same
+// thread, which is the completion call they belong to.
+class MessageFlowCursor {
+ public:
+  explicit MessageFlowCursor(const AlignedRank& rank) : flows_(rank.message_flows()) {}
+
+  // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
+  // clear the vector after drawing them.
+  std::vector<AlignedRank::MessageFlow>& advance(const format::MpiCallRow& row) {
+    ++sequence_;
+    std::vector<AlignedRank::MessageFlow>& pending = pending_[row.thread_id];
+    const auto [from, to] = flows_.equal_range(sequence_);
+    for (auto it = from; it != to; ++it) pending.push_back(it->second);
+    return pending;
+  }
+
+ private:
+  const std::multimap<std::uint32_t, AlignedRank::MessageFlow>& flows_;
+  std::uint32_t sequence_ = 0;  // 1-based row number, as the matcher counts
+  std::map<std::uint32_t, std::vector<AlignedRank::MessageFlow>> pending_;  // by thread
+};
+
+}  // namespace rocprof::merge
