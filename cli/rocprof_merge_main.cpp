@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/merge/progress_bar.hpp"
 #include "merge/causality/messages.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
@@ -104,11 +105,17 @@ int run(int argc, char** argv) {
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
     // This process's ranks (all of them in a serial merge).
     const auto [first_rank, last_rank] = group.block(ranks.size());
+    rocprof::cli::ProgressBar bar(!quiet);
+    const rocprof::merge::ProgressReport progress = [&bar](std::size_t done, std::size_t total) {
+      bar.update(done, total);
+    };
     {
       std::vector<rocprof::merge::Endpoint> endpoints;
+      bar.phase("reading MPI messages");
       for (std::size_t i = first_rank; i < last_rank; ++i) {
         auto mine = rocprof::merge::collect_endpoints(ranks[i]);
         endpoints.insert(endpoints.end(), mine.begin(), mine.end());
+        bar.update(i - first_rank + 1, last_rank - first_rank);
       }
       // Every process computes the same correction from everyone's endpoints.
       const auto report =
@@ -125,6 +132,7 @@ int run(int argc, char** argv) {
           rank.set_message_flows(std::move(flows));
         }
       }
+      bar.clear();
       if (!quiet)
         fmt::print(
             "rocprof-merge: {} messages matched; receives before their send: {} after "
@@ -140,6 +148,7 @@ int run(int argc, char** argv) {
       pointers.push_back(&rank);
     }
     std::uint64_t events = 0;
+    bar.phase(fmt::format("writing {}", output));
     if (extension == ".pftrace" && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       const std::vector<const rocprof::merge::AlignedRank*> mine(
@@ -148,7 +157,8 @@ int run(int argc, char** argv) {
       const std::string part = fmt::format("{}.part{}", output, group.index());
       bool failed = false;
       try {
-        const auto stats = rocprof::merge::export_perfetto(mine, part, group.index() == 0);
+        const auto stats =
+            rocprof::merge::export_perfetto(mine, part, group.index() == 0, progress);
         events = stats.slices + stats.instants;
       } catch (const std::exception& error) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
@@ -166,15 +176,16 @@ int run(int argc, char** argv) {
     } else if (!group.leader()) {
       // .h5 and .json are written by the first process alone.
     } else if (extension == ".otf2") {
-      events = rocprof::merge::export_otf2(pointers, output).events;
+      events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
-      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output);
+      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress);
     } else if (extension == ".pftrace") {
-      const auto stats = rocprof::merge::export_perfetto(pointers, output);
+      const auto stats = rocprof::merge::export_perfetto(pointers, output, true, progress);
       events = stats.slices + stats.instants;
     } else {
-      events = rocprof::merge::export_chrome_json(pointers, origin, output);
+      events = rocprof::merge::export_chrome_json(pointers, origin, output, progress);
     }
+    bar.clear();
     if (!quiet && extension == ".json" && events > rocprof::merge::kLargeJsonEvents)
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
@@ -182,8 +193,14 @@ int run(int argc, char** argv) {
     if (!group.leader()) return 0;
     rocprof::merge::Summary summary;
     const bool want_summary = (!quiet && !no_summary) || !csv_prefix.empty();
-    if (want_summary)
-      for (const auto& rank : ranks) summary.add(rank);
+    if (want_summary) {
+      bar.phase("summarising");
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        summary.add(ranks[i]);
+        bar.update(i + 1, ranks.size());
+      }
+      bar.clear();
+    }
     if (!quiet && !no_summary) summary.print(stdout);
     if (!csv_prefix.empty()) {
       std::string error;

@@ -1,5 +1,6 @@
 #include "merge/export/chrome_json.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/rank_progress.hpp"
 
 #include <cstdio>
 #include <map>
@@ -71,7 +72,8 @@ class JsonWriter {
 }  // namespace
 
 std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
-                                 std::uint64_t origin_ns, const std::string& path) {
+                                 std::uint64_t origin_ns, const std::string& path,
+                                 const ProgressReport& progress) {
   JsonWriter json(path);
   auto us = [origin_ns](std::uint64_t t) {
     return static_cast<double>(static_cast<std::int64_t>(t - origin_ns)) / 1000.0;
@@ -79,6 +81,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
   auto dur = [](std::uint64_t begin, std::uint64_t end) {
     return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
   };
+  ProgressSteps steps(progress, ranks.size());
   for (const AlignedRank* rank : ranks) {
     const RankFileReader& reader = rank->reader();
     const int pid = rank->rank();
@@ -162,6 +165,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
               escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
               dur(range.begin_ns, range.end_ns));
         });
+    steps.step();
   }
   json.close(path);
   return json.count();

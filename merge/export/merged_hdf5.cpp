@@ -15,6 +15,7 @@
 #include "lib/format/hdf5_util.hpp"
 #include "lib/format/schema.hpp"
 #include "lib/format/zstd_filter.hpp"
+#include "merge/events/rank_progress.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -116,7 +117,7 @@ class Strings {
 
 template <typename Row>
 std::uint64_t copy_table(hid_t file, const AlignedRank* const* begin, const AlignedRank* const* end,
-                         Strings& strings) {
+                         Strings& strings, ProgressSteps& steps) {
   const Table& table = table_of<Row>();
   const Layout layout = with_rank(table);
   MergedTable merged(file, table.name, layout.columns);
@@ -152,6 +153,7 @@ std::uint64_t copy_table(hid_t file, const AlignedRank* const* begin, const Alig
       }
       merged.append(buffer.data(), layout.row_size, rows.size());
     }
+    steps.step();
   }
   return merged.rows();
 }
@@ -169,7 +171,8 @@ struct RangeRow {
 }  // namespace
 
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
-                                 const std::string& job_id, const std::string& path) {
+                                 const std::string& job_id, const std::string& path,
+                                 const ProgressReport& progress) {
   const QuietErrors quiet;
   register_zstd_filter();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
@@ -187,19 +190,21 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     write_attribute(root, "start_clock_ns", ranks.front()->align(reference.start_clock_ns));
   }
   Strings strings;
+  // Ten tables copied rank by rank, then the ranges of each rank.
+  ProgressSteps steps(progress, 11 * ranks.size());
   const AlignedRank* const* begin = ranks.data();
   const AlignedRank* const* end = ranks.data() + ranks.size();
   std::uint64_t rows = 0;
-  rows += copy_table<ApiCallRow>(root, begin, end, strings);
-  rows += copy_table<ActivityRow>(root, begin, end, strings);
-  rows += copy_table<ExternalCorrelationRow>(root, begin, end, strings);
-  rows += copy_table<MarkerRow>(root, begin, end, strings);
-  rows += copy_table<MpiCallRow>(root, begin, end, strings);
-  rows += copy_table<CommunicatorRow>(root, begin, end, strings);
-  rows += copy_table<CounterSampleRow>(root, begin, end, strings);
-  rows += copy_table<CounterSessionRow>(root, begin, end, strings);
-  rows += copy_table<ClockSampleRow>(root, begin, end, strings);
-  rows += copy_table<ThreadRow>(root, begin, end, strings);
+  rows += copy_table<ApiCallRow>(root, begin, end, strings, steps);
+  rows += copy_table<ActivityRow>(root, begin, end, strings, steps);
+  rows += copy_table<ExternalCorrelationRow>(root, begin, end, strings, steps);
+  rows += copy_table<MarkerRow>(root, begin, end, strings, steps);
+  rows += copy_table<MpiCallRow>(root, begin, end, strings, steps);
+  rows += copy_table<CommunicatorRow>(root, begin, end, strings, steps);
+  rows += copy_table<CounterSampleRow>(root, begin, end, strings, steps);
+  rows += copy_table<CounterSessionRow>(root, begin, end, strings, steps);
+  rows += copy_table<ClockSampleRow>(root, begin, end, strings, steps);
+  rows += copy_table<ThreadRow>(root, begin, end, strings, steps);
 
   const std::vector<Column> range_columns = {
       {"begin_ns", ColumnType::kU64, offsetof(RangeRow, begin_ns)},
@@ -223,6 +228,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
             pending.clear();
           }
         });
+    steps.step();
   }
   ranges.append(reinterpret_cast<const std::byte*>(pending.data()), sizeof(RangeRow),
                 pending.size());

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/rank_progress.hpp"
 
 namespace rocprof::merge {
 
 // Returns the number of rows written. Throws std::runtime_error naming the file on errors.
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
-                                 const std::string& job_id, const std::string& path);
+                                 const std::string& job_id, const std::string& path,
+                                 const ProgressReport& progress = {});
 
 }  // namespace rocprof::merge

@@ -1,5 +1,6 @@
 #include "merge/export/otf2_archive.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/rank_progress.hpp"
 
 #include <otf2/otf2.h>
 
@@ -86,8 +87,8 @@ void check(OTF2_ErrorCode code, const std::string& what, const std::string& path
 
 }  // namespace
 
-Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
-                      const std::string& anchor_path) {
+Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
+                      const ProgressReport& progress) {
   namespace fs = std::filesystem;
   const fs::path anchor(anchor_path);
   const std::string directory = anchor.has_parent_path() ? anchor.parent_path().string() : ".";
@@ -112,6 +113,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
   Otf2Stats stats;
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t last = 0;
+  ProgressSteps steps(progress, ranks.size());
   for (const AlignedRank* rank : ranks) {
     const RankFileReader& reader = rank->reader();
     // Per location (thread, or GPU queue): its enters and leaves.
@@ -180,6 +182,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks,
       stats.events += events.size();
       locations.push_back(std::move(location));
     }
+    steps.step();
   }
   check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/rank_progress.hpp"
 
 namespace rocprof::merge {
 
@@ -21,6 +22,7 @@ struct Otf2Stats {
 };
 
 // Throws std::runtime_error naming the archive on errors.
-Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path);
+Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
+                      const ProgressReport& progress = {});
 
 }  // namespace rocprof::merge

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/rank_progress.hpp"
 #include "perfetto_trace_subset.pb.h"
 
 namespace rocprof::merge {
@@ -80,7 +81,7 @@ void annotate(pb::TrackEvent& event, const char* name, std::int64_t value) {
 }  // namespace
 
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              bool first_part) {
+                              bool first_part, const ProgressReport& progress) {
   PacketWriter writer(path);
   PerfettoStats stats;
   bool first = first_part;
@@ -113,6 +114,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
   };
   auto none = [](pb::TrackEvent&) {};
 
+  ProgressSteps steps(progress, ranks.size());
   for (const AlignedRank* rank : ranks) {
     const RankFileReader& reader = rank->reader();
     const std::int32_t pid = rank->rank();
@@ -219,6 +221,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
           slice(thread_uuid(pid, range.thread_id), reader.string(range.name), "range",
                 range.begin_ns, range.end_ns, none);
         });
+    steps.step();
   }
   writer.close();
   stats.packets = writer.count();

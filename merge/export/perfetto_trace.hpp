@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/rank_progress.hpp"
 
 namespace rocprof::merge {
 
@@ -23,6 +24,6 @@ struct PerfettoStats {
 // (a parallel merge writes consecutive parts that are concatenated; only the first starts
 // the packet sequence).
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              bool first_part = true);
+                              bool first_part = true, const ProgressReport& progress = {});
 
 }  // namespace rocprof::merge

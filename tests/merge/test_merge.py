@@ -5,6 +5,7 @@ the file; and real rank files of a traced 4-rank run merge into a timeline that 
 import csv
 import json
 import os
+import pty
 import re
 import subprocess
 import tempfile
@@ -245,6 +246,43 @@ class MergeTest(unittest.TestCase):
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
+
+    def on_terminal(self, *args):
+        """rocprof-merge with stderr on a pseudo-terminal; returns (exit code, what it drew)."""
+        leader, follower = pty.openpty()
+        with subprocess.Popen([MERGE, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=follower) as process:
+            os.close(follower)
+            drawn = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the merge closed the terminal's last writer
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+            code = process.wait(timeout=300)
+        os.close(leader)
+        return code, drawn.decode()
+
+    def test_progress_bar_only_on_a_terminal_and_not_when_quiet(self):
+        job = self.synthetic(ranks=6, events=200)
+        for output in ("t.pftrace", "t.h5", "t.otf2", "t.json"):
+            path = os.path.join(self.dir, output)
+            code, drawn = self.on_terminal(job, "-o", path, "--no-summary")
+            self.assertEqual(code, 0, drawn)
+            self.assertIn("rocprof-merge: reading MPI messages [", drawn)
+            self.assertIn("] 6/6 ", drawn)
+            self.assertIn(f"rocprof-merge: writing {path} [", drawn)
+            steps = 66 if output.endswith(".h5") else 6  # .h5: 11 passes over the ranks
+            self.assertIn(f"[{'#' * 30}] {steps}/{steps} ", drawn)
+            self.assertTrue(drawn.endswith("\r\x1b[K"), repr(drawn[-40:]))  # the line is erased
+            code, drawn = self.on_terminal(job, "-o", path, "--quiet")
+            self.assertEqual((code, drawn), (0, ""))
+        piped = self.merge(job, "-o", os.path.join(self.dir, "p.pftrace"))
+        self.assertEqual(piped.returncode, 0, piped.stderr)
+        self.assertNotIn("\r", piped.stderr + piped.stdout)
 
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}

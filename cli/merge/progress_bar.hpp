@@ -1,0 +1,34 @@
+#pragma once
+// rocprof-merge's progress bar: one line on stderr, redrawn in place, only on a terminal.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace rocprof::cli {
+
+class ProgressBar {
+ public:
+  // Draws only when `enabled` and stderr is a terminal.
+  explicit ProgressBar(bool enabled);
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar();
+
+  // A new phase ("matching messages", "writing out.pftrace"): later updates draw under it.
+  void phase(std::string label);
+  // Steps done of total in the current phase; draws at most ten times a second, and always
+  // the last step.
+  void update(std::size_t done, std::size_t total);
+  // Erases the line, so whatever is printed next starts on a clean line.
+  void clear();
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  std::string label_;
+  std::chrono::steady_clock::time_point last_draw_{};
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace rocprof::cli
