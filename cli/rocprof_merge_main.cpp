@@ -37,6 +37,7 @@ std::string check_writable(const std::string& output) {
     return fmt::format("cannot write {}: directory {} is not writable", output, directory.string());
   if (fs::exists(path, code) && ::access(path.c_str(), W_OK) != 0)
     return fmt::format("cannot write {}: the file is not writable", output);
+  if (path.extension() == ".otf2") return rocprof::merge::otf2_archive_conflict(output);
   return {};
 }
 

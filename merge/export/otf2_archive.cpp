@@ -1,6 +1,7 @@
 #include "merge/export/otf2_archive.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/export/otf2_mpi_events.hpp"
 
 #include <otf2/otf2.h>
 
@@ -35,6 +36,7 @@ struct Event {
   std::uint64_t other_end;  // the leave time of an enter, the enter time of a leave
   std::uint32_t region;
   bool enter;
+  std::uint32_t mpi;  // 1 + index of the call's MPI records on this location; 0 if none
 };
 bool before(const Event& a, const Event& b) {
   if (a.time != b.time) return a.time < b.time;
@@ -85,7 +87,109 @@ void check(OTF2_ErrorCode code, const std::string& what, const std::string& path
         fmt::format("{}: {} failed: {}", path, what, OTF2_Error_GetDescription(code)));
 }
 
+void write_mpi_record(OTF2_EvtWriter* writer, std::uint64_t time, const Otf2MpiRecord& record,
+                      const std::string& path) {
+  using Kind = Otf2MpiRecord::Kind;
+  OTF2_ErrorCode code = OTF2_SUCCESS;
+  switch (record.kind) {
+    case Kind::kSend:
+      code = OTF2_EvtWriter_MpiSend(writer, nullptr, time, record.peer, record.communicator,
+                                    record.tag, record.bytes);
+      break;
+    case Kind::kIsend:
+      code = OTF2_EvtWriter_MpiIsend(writer, nullptr, time, record.peer, record.communicator,
+                                     record.tag, record.bytes, record.request);
+      break;
+    case Kind::kIsendComplete:
+      code = OTF2_EvtWriter_MpiIsendComplete(writer, nullptr, time, record.request);
+      break;
+    case Kind::kIrecvRequest:
+      code = OTF2_EvtWriter_MpiIrecvRequest(writer, nullptr, time, record.request);
+      break;
+    case Kind::kRecv:
+      code = OTF2_EvtWriter_MpiRecv(writer, nullptr, time, record.peer, record.communicator,
+                                    record.tag, record.bytes);
+      break;
+    case Kind::kIrecv:
+      code = OTF2_EvtWriter_MpiIrecv(writer, nullptr, time, record.peer, record.communicator,
+                                     record.tag, record.bytes, record.request);
+      break;
+    case Kind::kCollectiveBegin:
+      code = OTF2_EvtWriter_MpiCollectiveBegin(writer, nullptr, time);
+      break;
+    case Kind::kCollectiveEnd:
+      code = OTF2_EvtWriter_MpiCollectiveEnd(writer, nullptr, time, record.collective_op,
+                                             record.communicator, record.peer, record.bytes,
+                                             record.bytes_received);
+      break;
+  }
+  check(code, "write an MPI event", path);
+}
+
+// Communicators as OTF2 wants them: one group of every rank's MPI location (indexed by world
+// rank), a group per communicator listing its members' world ranks, and the communicator.
+void write_communicators(OTF2_GlobalDefWriter* global, const Otf2Communicators& communicators,
+                         const std::map<std::int32_t, OTF2_LocationRef>& mpi_locations,
+                         const std::map<std::int32_t, OTF2_LocationRef>& first_thread,
+                         OTF2_StringRef locations_name, const std::vector<OTF2_StringRef>& names,
+                         const std::string& path) {
+  if (communicators.all().empty()) return;
+  std::int32_t world_size = 0;
+  for (const auto& comm : communicators.all())
+    for (const std::int32_t member : comm.members) world_size = std::max(world_size, member + 1);
+  std::vector<std::uint64_t> members(static_cast<std::size_t>(world_size), 0);
+  for (std::int32_t r = 0; r < world_size; ++r) {
+    const auto mpi = mpi_locations.find(r);
+    members[static_cast<std::size_t>(r)] =
+        mpi != mpi_locations.end() ? mpi->second : first_thread.at(r);
+  }
+  check(OTF2_GlobalDefWriter_WriteGroup(global, 0, locations_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        static_cast<std::uint32_t>(members.size()), members.data()),
+        "write the MPI location group", path);
+  for (const auto& comm : communicators.all()) {
+    const std::vector<std::uint64_t> ranks(comm.members.begin(), comm.members.end());
+    check(OTF2_GlobalDefWriter_WriteGroup(
+              global, comm.ref + 1, names[comm.ref], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+              OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(ranks.size()), ranks.data()),
+          "write a communicator group", path);
+  }
+  for (const auto& comm : communicators.all()) {
+    const auto* parent = communicators.find(comm.parent);
+    check(OTF2_GlobalDefWriter_WriteComm(global, comm.ref, names[comm.ref], comm.ref + 1,
+                                         parent != nullptr ? parent->ref : OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE),
+          "write a communicator", path);
+  }
+}
+
 }  // namespace
+
+std::string otf2_archive_conflict(const std::string& anchor_path) {
+  namespace fs = std::filesystem;
+  const fs::path anchor(anchor_path);
+  const fs::path parent = anchor.has_parent_path() ? anchor.parent_path() : fs::path(".");
+  const fs::path definitions = parent / (anchor.stem().string() + ".def");
+  const fs::path directory = parent / anchor.stem();
+  std::error_code code;
+  if (fs::exists(definitions, code) && !fs::is_regular_file(definitions, code))
+    return fmt::format("cannot write {}: {} exists and is not a file", anchor_path,
+                       definitions.string());
+  if (!fs::exists(directory, code)) return {};
+  if (!fs::is_directory(directory, code))
+    return fmt::format(
+        "cannot write {}: the archive needs the directory {}, and a file has that name",
+        anchor_path, directory.string());
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, code)) {
+    const std::string extension = entry.path().extension().string();
+    if (!entry.is_regular_file(code) || (extension != ".evt" && extension != ".def"))
+      return fmt::format(
+          "cannot write {}: the archive would replace the directory {}, which holds other "
+          "files than an OTF2 archive's ({}); choose another name",
+          anchor_path, directory.string(), entry.path().filename().string());
+  }
+  return {};
+}
 
 Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
                       const ProgressReport& progress) {
@@ -93,6 +197,8 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
   const fs::path anchor(anchor_path);
   const std::string directory = anchor.has_parent_path() ? anchor.parent_path().string() : ".";
   const std::string name = anchor.stem().string();
+  if (const std::string problem = otf2_archive_conflict(anchor_path); !problem.empty())
+    throw std::runtime_error(problem);
   std::error_code ignored;
   fs::remove(anchor, ignored);  // OTF2 will not overwrite an archive
   fs::remove(fs::path(directory) / (name + ".def"), ignored);
@@ -110,6 +216,11 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
 
   Definitions defs;
   std::vector<Location> locations;
+  const Otf2Communicators communicators(ranks);
+  // Per rank, the location its MPI calls are on (the communicators' members), or else its
+  // first thread's.
+  std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
+  std::map<std::int32_t, OTF2_LocationRef> first_thread;
   Otf2Stats stats;
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t last = 0;
@@ -120,19 +231,22 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
     std::map<std::pair<int, std::uint64_t>, std::vector<Event>>
         per_location;  // (0 thread|1 queue, id)
     auto add = [&](int kind, std::uint64_t id, std::uint32_t region, std::uint64_t begin,
-                   std::uint64_t end) {
+                   std::uint64_t end, std::uint32_t mpi = 0) {
       end = std::max(begin, end);
       auto& events = per_location[{kind, id}];
-      events.push_back({begin, end, region, true});
-      events.push_back({end, begin, region, false});
+      events.push_back({begin, end, region, true, mpi});
+      events.push_back({end, begin, region, false, mpi});
       first = std::min(first, begin);
       last = std::max(last, end);
     };
+    Otf2MpiEventMaker mpi_events(communicators);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& function = reader.string(row.function);
-      if (is_per_request_row(function, row)) return;
+      const bool drawn = !is_per_request_row(function, row);
+      const std::uint32_t mpi = mpi_events.advance(function, row, drawn);
+      if (!drawn) return;
       add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
-          row.begin_ns, row.end_ns);
+          row.begin_ns, row.end_ns, mpi);
     });
     std::map<std::uint64_t, std::string> op_names;
     for (const OpNameRow& op : reader.read_all<OpNameRow>())
@@ -169,17 +283,43 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       location.name = key.first == 0
                           ? fmt::format("rank {} thread {}", rank->rank(), key.second)
                           : fmt::format("rank {} GPU queue {}", rank->rank(), key.second);
-      location.events = events.size();
       OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location.id);
       if (writer == nullptr)
         throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+      std::uint64_t mpi_records = 0;
       for (const Event& event : events) {
-        check(event.enter ? OTF2_EvtWriter_Enter(writer, nullptr, event.time, event.region)
-                          : OTF2_EvtWriter_Leave(writer, nullptr, event.time, event.region),
-              "write an event", anchor_path);
+        if (event.enter)
+          check(OTF2_EvtWriter_Enter(writer, nullptr, event.time, event.region), "write an event",
+                anchor_path);
+        if (event.mpi != 0) {
+          const Otf2MpiCallRecords& call = mpi_events.call(event.mpi);
+          for (const Otf2MpiRecord& record : event.enter ? call.at_begin : call.at_end)
+            write_mpi_record(writer, event.time, record, anchor_path);
+          mpi_records += (event.enter ? call.at_begin : call.at_end).size();
+        }
+        if (!event.enter)
+          check(OTF2_EvtWriter_Leave(writer, nullptr, event.time, event.region), "write an event",
+                anchor_path);
       }
+      if (mpi_records != 0 && mpi_locations.find(rank->rank()) == mpi_locations.end())
+        mpi_locations[rank->rank()] = location.id;
+      if (key.first == 0) first_thread.try_emplace(rank->rank(), location.id);
+      location.events = events.size() + mpi_records;
       check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
       stats.events += events.size();
+      stats.mpi_records += mpi_records;
+      locations.push_back(std::move(location));
+    }
+    if (!first_thread.contains(rank->rank())) {
+      // No host events at all: an empty thread location still stands for it in communicators.
+      Location location{static_cast<OTF2_LocationRef>(locations.size()),
+                        fmt::format("rank {} thread", rank->rank()), OTF2_LOCATION_TYPE_CPU_THREAD,
+                        0, rank->rank()};
+      OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location.id);
+      if (writer == nullptr)
+        throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+      check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
+      first_thread[rank->rank()] = location.id;
       locations.push_back(std::move(location));
     }
     steps.step();
@@ -211,6 +351,12 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
   for (const AlignedRank* rank : ranks)
     rank_names[rank->rank()] = defs.string(fmt::format("rank {}", rank->rank()));
   for (const Location& location : locations) defs.string(location.name);
+  const OTF2_StringRef mpi_locations_name = defs.string("MPI ranks");
+  std::vector<OTF2_StringRef> comm_names;
+  for (const auto& comm : communicators.all())
+    comm_names.push_back(defs.string(comm.creator == "MPI_COMM_WORLD"
+                                         ? comm.creator
+                                         : fmt::format("{} (id {})", comm.creator, comm.id)));
   const OTF2_StringRef empty = defs.string("");
   std::vector<std::pair<OTF2_StringRef, std::string>> ordered;
   for (const auto& [text, id] : defs.strings()) ordered.emplace_back(id, text);
@@ -249,7 +395,10 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
                                              location.type, location.events,
                                              static_cast<OTF2_LocationGroupRef>(location.rank)),
           "write a location", anchor_path);
+  write_communicators(global, communicators, mpi_locations, first_thread, mpi_locations_name,
+                      comm_names, anchor_path);
   check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
+  stats.communicators = communicators.all().size();
   stats.locations = locations.size();
   stats.regions = regions.size();
   return stats;

@@ -16,12 +16,20 @@
 namespace rocprof::merge {
 
 struct Otf2Stats {
-  std::uint64_t events = 0;  // enter + leave records
+  std::uint64_t events = 0;       // enter + leave records
+  std::uint64_t mpi_records = 0;  // MPI sends, receives, completions and collectives
+  std::uint64_t communicators = 0;
   std::uint64_t locations = 0;
   std::uint64_t regions = 0;
 };
 
-// Throws std::runtime_error naming the archive on errors.
+// An archive NAME.otf2 also owns NAME.def and the directory NAME/, which a new archive
+// replaces. Returns why that cannot be done safely (NAME/ holds anything but OTF2's .evt and
+// .def files, e.g. the rank files being merged), or an empty string.
+std::string otf2_archive_conflict(const std::string& anchor_path);
+
+// Throws std::runtime_error naming the archive on errors, and refuses (before touching
+// anything) where otf2_archive_conflict() finds a problem.
 Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
                       const ProgressReport& progress = {});
 

@@ -183,11 +183,32 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(sum(1 for l in lines if l.startswith("ENTER")), 4 * 1200)
         self.assertEqual(sum(1 for l in lines if l.startswith("LEAVE")), 4 * 1200)
         self.assertEqual(sum(1 for l in lines if l.startswith("ENTER") and '"MPI_Allreduce"' in l), 4 * 200)
+        # MPI records: each rank sends to the next and receives from the previous, 200 times,
+        # and joins 200 allreduces. One location per rank here, so location = rank.
+        def records(kind):
+            return [l.split() for l in lines if l.split()[:1] == [kind]]
+        for kind in ("MPI_ISEND", "MPI_IRECV_REQUEST", "MPI_ISEND_COMPLETE", "MPI_IRECV",
+                     "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END"):
+            self.assertEqual(len(records(kind)), 4 * 200, kind)
+        for fields in records("MPI_ISEND"):
+            self.assertEqual(fields[3:5], ["Receiver:", str((int(fields[1]) + 1) % 4)])
+        for fields in records("MPI_IRECV"):
+            self.assertEqual(fields[3:5], ["Sender:", str((int(fields[1]) + 3) % 4)])
+        self.assertTrue(all('Communicator: "MPI_COMM_WORLD"' in l for l in lines
+                            if l.startswith(("MPI_ISEND ", "MPI_IRECV ", "MPI_COLLECTIVE_END"))))
+        self.assertTrue(all("Operation: ALLREDUCE" in l and "Root: NONE" in l for l in lines
+                            if l.startswith("MPI_COLLECTIVE_END")))
+        started = sorted((f[1], f[-1]) for f in records("MPI_ISEND"))
+        completed = sorted((f[1], f[-1]) for f in records("MPI_ISEND_COMPLETE"))
+        self.assertEqual(started, completed)  # every send request completes, on its location
         definitions = subprocess.run(["otf2-print", "-G", anchor], capture_output=True, text=True)
         self.assertEqual(definitions.returncode, 0, definitions.stderr)
         groups = [l for l in definitions.stdout.splitlines() if l.startswith("LOCATION_GROUP")]
         self.assertEqual(len(groups), 4)
         self.assertIn("Ticks per Seconds: 1000000000", definitions.stdout)
+        comms = [l for l in definitions.stdout.splitlines() if l.startswith("COMM ")]
+        self.assertEqual(len(comms), 1)
+        self.assertIn('"MPI_COMM_WORLD"', comms[0])
         # Writing again replaces the archive.
         self.assertEqual(self.merge(job, "-o", anchor, "-q").returncode, 0)
 
@@ -243,6 +264,12 @@ class MergeTest(unittest.TestCase):
         unknown = self.merge(job, "-o", os.path.join(self.dir, "t.xyz"))
         self.assertEqual(unknown.returncode, 2)
         self.assertIn(".pftrace", unknown.stderr)
+        # An archive job.otf2 would own the directory job/, which holds the rank files.
+        before = sorted(os.listdir(job))
+        clash = self.merge(job, "-o", job + ".otf2")
+        self.assertEqual(clash.returncode, 2)
+        self.assertIn("choose another name", clash.stderr)
+        self.assertEqual(sorted(os.listdir(job)), before)
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
@@ -292,7 +319,7 @@ class MergeTest(unittest.TestCase):
                                 cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
         self.assertEqual(traced.returncode, 0, traced.stderr)
         out = os.path.join(self.dir, "trace.json")
-        result = self.merge(os.path.join(self.dir, "trace"), "-o", out)
+        result = result_json = self.merge(os.path.join(self.dir, "trace"), "-o", out)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("MPI_Waitall", result.stdout)
         self.assertIn("halo exchange", result.stdout)
@@ -309,6 +336,20 @@ class MergeTest(unittest.TestCase):
         text = self.decode(perfetto)
         self.assertEqual(text.count('name: "MPI_Waitall"'), 4 * 40)
         self.assertIn('name: "halo exchange"', text)
+        # OTF2: one send, one posted receive and both completions per matched message; the
+        # halo receives from MPI_PROC_NULL at the edges leave no records.
+        matched = int(re.search(r"(\d+) messages matched", result_json.stdout).group(1))
+        self.assertEqual(matched, 6 * 40)  # 3 neighbour pairs, both ways, 40 iterations
+        anchor = os.path.join(self.dir, "timeline.otf2")
+        self.assertEqual(self.merge(os.path.join(self.dir, "trace"), "-o", anchor, "-q").returncode, 0)
+        printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        self.assertNotIn("warning", (printed.stdout + printed.stderr).lower())
+        kinds = [l.split()[0] for l in printed.stdout.splitlines() if l.startswith("MPI_")]
+        for kind in ("MPI_ISEND", "MPI_IRECV_REQUEST", "MPI_ISEND_COMPLETE", "MPI_IRECV"):
+            self.assertEqual(kinds.count(kind), matched, kind)
+        self.assertGreater(kinds.count("MPI_COLLECTIVE_END"), 0)
+        self.assertEqual(kinds.count("MPI_COLLECTIVE_BEGIN"), kinds.count("MPI_COLLECTIVE_END"))
 
 
 if __name__ == "__main__":
