@@ -104,6 +104,35 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(text.count('name: "MPI_Allreduce"'), 4 * 200)
         self.assertEqual(text.count("sequence_flags: 1"), 1)
 
+    def flow_pairs(self, path):
+        """(name of the slice a flow starts on, name of the one it ends on) -> count."""
+        starts, ends = {}, {}
+        for packet in self.decode(path).split("\npacket {"):
+            name = re.search(r'\n    name: "([^"]+)"', packet)  # the event's, not an annotation's
+            for flow in re.findall(r"\bflow_ids: (\d+)", packet):
+                starts[flow] = name and name.group(1)
+            for flow in re.findall(r"\bterminating_flow_ids: (\d+)", packet):
+                ends[flow] = name and name.group(1)
+        self.assertEqual(starts.keys(), ends.keys())  # no flow left dangling
+        pairs = {}
+        for flow, name in starts.items():
+            pairs[(name, ends[flow])] = pairs.get((name, ends[flow]), 0) + 1
+        return pairs
+
+    def test_mpi_calls_lead_to_the_gpu_work_issued_inside_them(self):
+        job = os.path.join(self.dir, "gpu")
+        subprocess.run([SYNTHETIC, job, "4", "2000", "--gpu-aware-allreduce"], check=True)
+        out = os.path.join(self.dir, "gpu.pftrace")
+        result = self.merge(job, "-o", out, "-q")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Messages, MPI call -> API call made inside it (same external id), API -> device.
+        self.assertEqual(self.flow_pairs(out), {("MPI_Isend", "MPI_Waitall"): 800,
+                                                ("MPI_Allreduce", "hipMemcpyAsync"): 800,
+                                                ("hipMemcpyAsync", "CopyDeviceToHost"): 800})
+        plain = os.path.join(self.dir, "plain.pftrace")  # no API calls: message flows only
+        self.assertEqual(self.merge(self.synthetic(), "-o", plain, "-q").returncode, 0)
+        self.assertEqual(self.flow_pairs(plain), {("MPI_Isend", "MPI_Waitall"): 800})
+
     def test_merged_hdf5_has_every_row_with_its_rank_on_one_clock(self):
         import h5py
         import hdf5plugin  # noqa: F401

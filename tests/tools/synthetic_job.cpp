@@ -65,14 +65,27 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     const int previous = (rank + job.ranks - 1) % job.ranks;
     std::vector<MarkerRow> markers;
     std::vector<MpiCallRow> calls;
+    std::vector<ApiCallRow> api_calls;
+    std::vector<ActivityRow> copies;
+    std::uint64_t correlation = 1;
+    constexpr std::uint8_t kHipApi = 3;  // ACTIVITY_DOMAIN_HIP_API
+    constexpr std::uint8_t kHipOps = 2;  // ACTIVITY_DOMAIN_HIP_OPS
+    if (job.gpu_aware_allreduce) {
+      writer->append(OpNameRow{1, writer->intern("hipMemcpyAsync"), kHipApi});
+      writer->append(OpNameRow{1, writer->intern("CopyDeviceToHost"), kHipOps});
+    }
     std::uint64_t range_id = 1;
     std::uint64_t external = (static_cast<std::uint64_t>(rank) << 44) | 1;
     auto local = [&](std::uint64_t reference) { return synthetic_local_ns(job, rank, reference); };
     auto flush = [&] {
       writer->append<MarkerRow>(markers);
       writer->append<MpiCallRow>(calls);
+      writer->append<ApiCallRow>(api_calls);
+      writer->append<ActivityRow>(copies);
       markers.clear();
       calls.clear();
+      api_calls.clear();
+      copies.clear();
     };
     for (std::uint64_t it = 0; it < iterations; ++it) {
       const std::uint64_t t = job.start_ns + it * job.iteration_ns;
@@ -120,6 +133,27 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       call(waitall, t + 32'100, t + 40'000, next, 4096, 0, 0x200);
       external = wait_external;
       call(waitall, t + 32'100, t + 40'000, -1, 0, 0, 0);
+      if (job.gpu_aware_allreduce) {
+        auto api = blank<ApiCallRow>();
+        api.begin_ns = local(t + 40'200);
+        api.end_ns = local(t + 40'300);
+        api.correlation_id = correlation;
+        api.external_id = external;  // the allreduce's, pushed while it runs
+        api.bytes = 8;
+        api.thread_id = thread;
+        api.op = 1;
+        api.domain = kHipApi;
+        api_calls.push_back(api);
+        auto copy = blank<ActivityRow>();
+        copy.begin_ns = local(t + 40'400);
+        copy.end_ns = local(t + 40'500);
+        copy.correlation_id = correlation++;
+        copy.queue_id = 1;
+        copy.bytes = 8;
+        copy.op = 1;
+        copy.domain = kHipOps;
+        copies.push_back(copy);
+      }
       call(allreduce, t + 40'100, t + 44'000, -1, 8, 8, 0);
       mpi_calls += rank == 0 ? 4 : 0;
       if (markers.size() >= 16384) flush();

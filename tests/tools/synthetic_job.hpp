@@ -23,6 +23,9 @@ struct SyntheticJob {
   // after alignment some of its receives end before their sends began.
   int skewed_rank = -1;
   std::int64_t skew_ns = 0;
+  // GPU-aware MPI: each MPI_Allreduce stages its buffer with a hipMemcpyAsync (an API call
+  // carrying the allreduce's external id) and the copy it issues on GPU queue 1.
+  bool gpu_aware_allreduce = false;
 };
 
 // Local clock of `rank` at reference time `reference_ns`.

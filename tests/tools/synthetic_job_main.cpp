@@ -1,16 +1,25 @@
 // Test tool: writes a synthetic job's rank files (tests/tools/synthetic_job.hpp) for merge
-// tests and benchmarks. Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS]
+// tests and benchmarks.
+// Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] [--gpu-aware-allreduce]
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "tests/tools/synthetic_job.hpp"
 
 int main(int argc, char** argv) {
+  rocprof::test::SyntheticJob job;
+  if (argc > 1 && std::strcmp(argv[argc - 1], "--gpu-aware-allreduce") == 0) {
+    job.gpu_aware_allreduce = true;
+    --argc;
+  }
   if (argc != 4 && argc != 6) {
-    std::fprintf(stderr, "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] "
+                 "[--gpu-aware-allreduce]\n",
+                 argv[0]);
     return 2;
   }
-  rocprof::test::SyntheticJob job;
   job.directory = argv[1];
   job.ranks = std::atoi(argv[2]);
   job.events_per_rank = std::strtoull(argv[3], nullptr, 10);
