@@ -119,19 +119,13 @@ int run(int argc, char** argv) {
         bar.update(i - first_rank + 1, last_rank - first_rank);
       }
       // Every process computes the same correction from everyone's endpoints.
-      const auto report =
-          rocprof::merge::check_causality(group.all_endpoints(endpoints), !no_correction);
+      auto report = rocprof::merge::check_causality(group.all_endpoints(endpoints), !no_correction);
       for (auto& rank : ranks) {
         if (const auto found = report.corrections.find(rank.rank());
             found != report.corrections.end())
           rank.set_correction(found->second);
-        if (const auto found = report.flows.find(rank.rank()); found != report.flows.end()) {
-          std::multimap<std::uint32_t, rocprof::merge::AlignedRank::MessageFlow> flows;
-          for (const auto& end : found->second)
-            flows.emplace(end.sequence,
-                          rocprof::merge::AlignedRank::MessageFlow{end.flow, end.starts});
-          rank.set_message_flows(std::move(flows));
-        }
+        if (const auto found = report.flows.find(rank.rank()); found != report.flows.end())
+          rank.set_message_flows(std::move(found->second));
       }
       bar.clear();
       if (!quiet)

@@ -121,13 +121,13 @@ CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool cor
       const Endpoint& send = *stream.sends[i];
       const std::uint64_t flow =
           (static_cast<std::uint64_t>(send.rank) << 40) ^ send.sequence ^ (std::uint64_t{1} << 63);
-      report.flows[send.rank].push_back({send.sequence, flow, true});
-      report.flows[stream.receives[i]->rank].push_back({stream.receives[i]->sequence, flow, false});
+      report.flows[send.rank].push_back({flow, send.sequence, true});
+      report.flows[stream.receives[i]->rank].push_back({flow, stream.receives[i]->sequence, false});
     }
   }
   for (auto& [rank, ends] : report.flows)
     std::sort(ends.begin(), ends.end(),
-              [](const CausalityReport::FlowEnd& a, const CausalityReport::FlowEnd& b) {
+              [](const AlignedRank::MessageFlow& a, const AlignedRank::MessageFlow& b) {
                 return a.sequence < b.sequence;
               });
   report.violations_before = violations(false, nullptr);

@@ -38,14 +38,9 @@ struct CausalityReport {
   std::uint64_t violations_after = 0;
   std::uint64_t max_shift_ns = 0;
   std::map<std::int32_t, StepFunction> corrections;  // per rank with a correction
-  // Matched messages as flows: per rank, the MPI-call row (1-based sequence in its file) that
-  // starts or ends each flow, and the flow's id (unique in the job).
-  struct FlowEnd {
-    std::uint32_t sequence;
-    std::uint64_t flow;
-    bool starts;  // the send (true) or the receive (false)
-  };
-  std::map<std::int32_t, std::vector<FlowEnd>> flows;
+  // Matched messages as flows, per rank: the MPI-call rows that start or end each flow
+  // (ids unique in the job), sorted by row.
+  std::map<std::int32_t, std::vector<AlignedRank::MessageFlow>> flows;
 };
 
 // Matches sends and receives per (source, destination, communicator, tag) in order (MPI's

@@ -43,18 +43,16 @@ class AlignedRank {
   }
   void set_correction(StepFunction correction) { correction_ = std::move(correction); }
 
-  // Matched messages touching this rank: MPI-call row sequence (1-based, file order) -> flow
-  // ids it starts (sends) or ends (receives). Set by the merge after matching.
+  // Matched messages touching this rank: the MPI-call row (1-based sequence, file order)
+  // that starts (a send) or ends (a receive) each flow. Set by the merge after matching,
+  // sorted by sequence; 16 bytes each, as every rank's are held at once.
   struct MessageFlow {
     std::uint64_t flow;
+    std::uint32_t sequence;
     bool starts;
   };
-  void set_message_flows(std::multimap<std::uint32_t, MessageFlow> flows) {
-    message_flows_ = std::move(flows);
-  }
-  const std::multimap<std::uint32_t, MessageFlow>& message_flows() const noexcept {
-    return message_flows_;
-  }
+  void set_message_flows(std::vector<MessageFlow> flows) { message_flows_ = std::move(flows); }
+  const std::vector<MessageFlow>& message_flows() const noexcept { return message_flows_; }
   const StepFunction& correction() const noexcept { return correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned.
@@ -73,7 +71,7 @@ class AlignedRank {
   const format::RankFileReader& reader_;
   ClockModel clock_;
   StepFunction correction_;
-  std::multimap<std::uint32_t, MessageFlow> message_flows_;
+  std::vector<MessageFlow> message_flows_;
 };
 
 }  // namespace rocprof::merge

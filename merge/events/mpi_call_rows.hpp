@@ -29,13 +29,15 @@ class MessageFlowCursor {
   std::vector<AlignedRank::MessageFlow>& advance(const format::MpiCallRow& row) {
     ++sequence_;
     std::vector<AlignedRank::MessageFlow>& pending = pending_[row.thread_id];
-    const auto [from, to] = flows_.equal_range(sequence_);
-    for (auto it = from; it != to; ++it) pending.push_back(it->second);
+    while (next_ < flows_.size() && flows_[next_].sequence < sequence_) ++next_;
+    for (; next_ < flows_.size() && flows_[next_].sequence == sequence_; ++next_)
+      pending.push_back(flows_[next_]);
     return pending;
   }
 
  private:
-  const std::multimap<std::uint32_t, AlignedRank::MessageFlow>& flows_;
+  const std::vector<AlignedRank::MessageFlow>& flows_;  // sorted by sequence
+  std::size_t next_ = 0;
   std::uint32_t sequence_ = 0;  // 1-based row number, as the matcher counts
   std::map<std::uint32_t, std::vector<AlignedRank::MessageFlow>> pending_;  // by thread
 };
