@@ -1,4 +1,5 @@
 #include "merge/export/chrome_json.hpp"
+#include "merge/events/attribution_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/rank_progress.hpp"
 
@@ -95,6 +96,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
 
     // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
     MessageFlowCursor message_flows(*rank);
+    AttributionFlows attribution(*rank);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
       std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
@@ -112,6 +114,10 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid,
             row.thread_id, us(middle));
       flows.clear();
+      for (const std::uint64_t flow : attribution.starts(row))
+        json.event(
+            R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+            flow, pid, row.thread_id, us(middle));
     });
     // API calls, then the device work each issued (a flow from call to work).
     std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;
@@ -129,6 +135,10 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
           dur(row.begin_ns, row.end_ns), row.correlation_id, row.external_id, row.bytes,
           row.stream);
       issued[row.correlation_id] = {row.thread_id, row.begin_ns};
+      if (std::uint64_t flow = 0; attribution.ends(row, flow))
+        json.event(
+            R"J({{"name":"issued inside","cat":"flow","ph":"f","bp":"e","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+            flow, pid, row.thread_id, us(row.begin_ns + (row.end_ns - row.begin_ns) / 2));
     });
     std::set<std::uint64_t> queues;
     rank->for_each_activity([&](const ActivityRow& row) {

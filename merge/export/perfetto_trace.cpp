@@ -10,10 +10,10 @@
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "merge/events/attribution_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "perfetto_trace_subset.pb.h"
@@ -141,17 +141,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     for (const ThreadRow& thread : reader.read_all<ThreadRow>())
       thread_track(thread.thread_id, reader.string(thread.name));
 
-    // Attribution: an MPI call -> each API call made inside it (GPU-aware MPI staging
-    // copies, say), found by the external id the call pushed. One flow per API call.
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> api_calls_by_external;
-    rank->for_each_api_call([&](const ApiCallRow& row) {
-      if (row.external_id != 0)
-        api_calls_by_external[row.external_id].push_back(row.correlation_id);
-    });
-    auto attribution_flow = [pid](std::uint64_t correlation) {
-      return (std::uint64_t{1} << 62) | ((static_cast<std::uint64_t>(pid) << 44) ^ correlation);
-    };
-    std::unordered_set<std::uint64_t> drawn_mpi_externals;
+    AttributionFlows attribution(*rank);
     MessageFlowCursor message_flows(*rank);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
@@ -159,14 +149,10 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       if (is_per_request_row(name, row)) return;
       thread_track(row.thread_id, "");
       stats.flows += flows.size();
-      const auto inside = row.external_id != 0 ? api_calls_by_external.find(row.external_id)
-                                               : api_calls_by_external.end();
-      if (inside != api_calls_by_external.end()) drawn_mpi_externals.insert(row.external_id);
+      const std::vector<std::uint64_t> api_flows = attribution.starts(row);
       slice(thread_uuid(pid, row.thread_id), name, "mpi", row.begin_ns, row.end_ns,
             [&](pb::TrackEvent& event) {
-              if (inside != api_calls_by_external.end())
-                for (const std::uint64_t correlation : inside->second)
-                  event.add_flow_ids(attribution_flow(correlation));
+              for (const std::uint64_t flow : api_flows) event.add_flow_ids(flow);
               for (const auto& flow : flows) {
                 if (flow.starts)
                   event.add_flow_ids(flow.flow);
@@ -201,9 +187,9 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
             row.end_ns, [&](pb::TrackEvent& event) {
               annotate(event, "correlation_id", static_cast<std::int64_t>(row.correlation_id));
               event.add_flow_ids(flow_id(row.correlation_id));
-              if (row.external_id != 0 && drawn_mpi_externals.contains(row.external_id)) {
+              if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
                 annotate(event, "external_id", static_cast<std::int64_t>(row.external_id));
-                event.add_terminating_flow_ids(attribution_flow(row.correlation_id));
+                event.add_terminating_flow_ids(flow);
                 ++stats.flows;
               }
             });

@@ -129,6 +129,26 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(self.flow_pairs(out), {("MPI_Isend", "MPI_Waitall"): 800,
                                                 ("MPI_Allreduce", "hipMemcpyAsync"): 800,
                                                 ("hipMemcpyAsync", "CopyDeviceToHost"): 800})
+        # The JSON draws the same arrows: each starts inside an allreduce and ends inside the
+        # hipMemcpyAsync made within it.
+        json_out = os.path.join(self.dir, "gpu.json")
+        self.assertEqual(self.merge(job, "-o", json_out, "-q").returncode, 0)
+        events = read_json(json_out)["traceEvents"]
+        slices = {}
+        for e in events:
+            if e["ph"] == "X":
+                slices.setdefault((e["pid"], e["tid"]), []).append(e)
+        def enclosing(e):  # the innermost slice around the flow event
+            around = [s for s in slices[(e["pid"], e["tid"])]
+                      if s["ts"] <= e["ts"] <= s["ts"] + s["dur"]]
+            return [min(around, key=lambda s: s["dur"])["name"]] if around else []
+        inside = [e for e in events if e.get("name") == "issued inside"]
+        starts = {e["id"]: e for e in inside if e["ph"] == "s"}
+        ends = {e["id"]: e for e in inside if e["ph"] == "f"}
+        self.assertEqual(len(starts), 800)
+        self.assertEqual(starts.keys(), ends.keys())
+        self.assertTrue(all(enclosing(e) == ["MPI_Allreduce"] for e in starts.values()))
+        self.assertTrue(all(enclosing(e) == ["hipMemcpyAsync"] for e in ends.values()))
         plain = os.path.join(self.dir, "plain.pftrace")  # no API calls: message flows only
         self.assertEqual(self.merge(self.synthetic(), "-o", plain, "-q").returncode, 0)
         self.assertEqual(self.flow_pairs(plain), {("MPI_Isend", "MPI_Waitall"): 800})

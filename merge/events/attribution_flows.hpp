@@ -1,0 +1,56 @@
+#pragma once
+// Attribution: which API calls were made inside which MPI call (GPU-aware MPI staging copies,
+// say). An API call carries the external id that was innermost when it began; an MPI call
+// carries the one it pushed. Exporters draw one flow per API call, MPI call -> API call.
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lib/format/records.hpp"
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+class AttributionFlows {
+ public:
+  // Reads the rank's API calls once; then visit its MPI calls, then its API calls.
+  explicit AttributionFlows(const AlignedRank& rank) : rank_(rank.rank()) {
+    rank.for_each_api_call([&](const format::ApiCallRow& row) {
+      if (row.external_id != 0)
+        api_calls_by_external_[row.external_id].push_back(row.correlation_id);
+    });
+  }
+
+  // A drawn MPI call: the flows it starts (none if no API call was made inside it).
+  std::vector<std::uint64_t> starts(const format::MpiCallRow& row) {
+    std::vector<std::uint64_t> flows;
+    if (row.external_id == 0) return flows;
+    const auto inside = api_calls_by_external_.find(row.external_id);
+    if (inside == api_calls_by_external_.end()) return flows;
+    drawn_externals_.insert(row.external_id);
+    for (const std::uint64_t correlation : inside->second) flows.push_back(flow(correlation));
+    return flows;
+  }
+
+  // An API call: the flow it ends, if a drawn MPI call started one for it.
+  bool ends(const format::ApiCallRow& row, std::uint64_t& flow_id) const {
+    if (row.external_id == 0 || !drawn_externals_.contains(row.external_id)) return false;
+    flow_id = flow(row.correlation_id);
+    return true;
+  }
+
+ private:
+  // Bit 62 keeps these apart from API -> device flows (rank << 44 ^ correlation) and from
+  // message flows (bit 63).
+  std::uint64_t flow(std::uint64_t correlation) const {
+    return (std::uint64_t{1} << 62) | ((static_cast<std::uint64_t>(rank_) << 44) ^ correlation);
+  }
+
+  std::int32_t rank_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> api_calls_by_external_;
+  std::unordered_set<std::uint64_t> drawn_externals_;
+};
+
+}  // namespace rocprof::merge
