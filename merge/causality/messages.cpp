@@ -6,21 +6,12 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "merge/events/mpi_call_rows.hpp"
+
 namespace rocprof::merge {
 namespace {
 
 using namespace rocprof::format;
-
-const std::set<std::string> kSends = {
-    "MPI_Send",   "MPI_Bsend",  "MPI_Ssend",  "MPI_Rsend",    "MPI_Isend",
-    "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Sendrecv", "MPI_Sendrecv_replace"};
-const std::set<std::string> kSendStarts = {"MPI_Isend",      "MPI_Ibsend",    "MPI_Issend",
-                                           "MPI_Irsend",     "MPI_Send_init", "MPI_Bsend_init",
-                                           "MPI_Ssend_init", "MPI_Rsend_init"};
-const std::set<std::string> kReceiveStarts = {"MPI_Irecv", "MPI_Recv_init"};
-const std::set<std::string> kCompletions = {"MPI_Wait",     "MPI_Test",    "MPI_Waitany",
-                                            "MPI_Testany",  "MPI_Waitall", "MPI_Testall",
-                                            "MPI_Waitsome", "MPI_Testsome"};
 
 using Key = std::tuple<std::int32_t, std::int32_t, std::uint64_t, std::int32_t>;
 
@@ -66,17 +57,20 @@ std::vector<Endpoint> collect_endpoints(const AlignedRank& rank) {
   while (cursor.next(rows))
     for (const MpiCallRow& row : rows) {
       ++sequence;
-      const std::string& name = reader.string(row.function);
-      if (kSends.contains(name) && row.peer >= 0) {
+      using enum MpiCallKind;
+      const MpiCallKind kind = mpi_call_kind(reader.string(row.function));
+      if ((kind == kBlockingSend || kind == kSendrecv || kind == kImmediateSend) && row.peer >= 0) {
         endpoints.push_back({row.communicator, rank.align_uncorrected(row.begin_ns), me, row.peer,
                              row.tag, me, sequence, 0});
-        if (name.starts_with("MPI_Sendrecv"))
+        if (kind == kSendrecv)
           endpoints.push_back({row.communicator, 0, -1, me, -1, me, sequence, 2});
       }
-      if (kSendStarts.contains(name) && row.request != 0) receive_request[row.request] = false;
-      if (kReceiveStarts.contains(name) && row.request != 0) receive_request[row.request] = true;
-      bool received = name == "MPI_Recv";
-      if (kCompletions.contains(name) && row.request != 0) {
+      if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
+        receive_request[row.request] = false;
+      if ((kind == kImmediateReceive || kind == kPersistentReceive) && row.request != 0)
+        receive_request[row.request] = true;
+      bool received = kind == kReceive;
+      if (kind == kCompletion && row.request != 0) {
         const auto found = receive_request.find(row.request);
         received = found != receive_request.end() && found->second;
       }

@@ -1,8 +1,42 @@
 #include "merge/events/mpi_call_rows.hpp"
 
 #include <set>
+#include <unordered_map>
 
 namespace rocprof::merge {
+
+MpiCallKind mpi_call_kind(const std::string& function) {
+  using enum MpiCallKind;
+  static const std::unordered_map<std::string, MpiCallKind> kKinds = {
+      {"MPI_Send", kBlockingSend},
+      {"MPI_Bsend", kBlockingSend},
+      {"MPI_Ssend", kBlockingSend},
+      {"MPI_Rsend", kBlockingSend},
+      {"MPI_Sendrecv", kSendrecv},
+      {"MPI_Sendrecv_replace", kSendrecv},
+      {"MPI_Isend", kImmediateSend},
+      {"MPI_Ibsend", kImmediateSend},
+      {"MPI_Issend", kImmediateSend},
+      {"MPI_Irsend", kImmediateSend},
+      {"MPI_Send_init", kPersistentSend},
+      {"MPI_Bsend_init", kPersistentSend},
+      {"MPI_Ssend_init", kPersistentSend},
+      {"MPI_Rsend_init", kPersistentSend},
+      {"MPI_Recv", kReceive},
+      {"MPI_Irecv", kImmediateReceive},
+      {"MPI_Recv_init", kPersistentReceive},
+      {"MPI_Wait", kCompletion},
+      {"MPI_Test", kCompletion},
+      {"MPI_Waitany", kCompletion},
+      {"MPI_Testany", kCompletion},
+      {"MPI_Waitall", kCompletion},
+      {"MPI_Testall", kCompletion},
+      {"MPI_Waitsome", kCompletion},
+      {"MPI_Testsome", kCompletion},
+  };
+  const auto found = kKinds.find(function);
+  return found == kKinds.end() ? kOther : found->second;
+}
 
 bool is_per_request_row(const std::string& function, const format::MpiCallRow& row) {
   static const std::set<std::string> kPerRequestCalls = {

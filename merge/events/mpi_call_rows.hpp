@@ -12,6 +12,20 @@
 
 namespace rocprof::merge {
 
+// What an MPI call does with messages, as the message matcher and the OTF2 exporter read it.
+enum class MpiCallKind : std::uint8_t {
+  kOther,
+  kBlockingSend,       // MPI_Send, _Bsend, _Ssend, _Rsend
+  kSendrecv,           // MPI_Sendrecv, _Sendrecv_replace: a send; its receive names no source
+  kImmediateSend,      // MPI_Isend and kin: starts a request
+  kPersistentSend,     // MPI_Send_init and kin: makes a request that MPI_Start runs
+  kReceive,            // MPI_Recv
+  kImmediateReceive,   // MPI_Irecv
+  kPersistentReceive,  // MPI_Recv_init
+  kCompletion,         // MPI_Wait*, MPI_Test*: completes requests
+};
+MpiCallKind mpi_call_kind(const std::string& function);
+
 // Completion calls (MPI_Waitall and kin) record one row per request and then their own row
 // (request 0). The per-request rows carry what each request completed; only the call's own row
 // is a call on the timeline.

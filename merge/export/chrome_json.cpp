@@ -1,10 +1,6 @@
 #include "merge/export/chrome_json.hpp"
-#include "merge/events/attribution_flows.hpp"
-#include "merge/events/mpi_call_rows.hpp"
-#include "merge/events/rank_progress.hpp"
 
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -12,6 +8,11 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+
+#include "merge/events/attribution_flows.hpp"
+#include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/op_names.hpp"
+#include "merge/events/rank_progress.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -121,13 +122,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     });
     // API calls, then the device work each issued (a flow from call to work).
     std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;
-    std::map<std::uint64_t, std::string> op_names;
-    for (const OpNameRow& op : reader.read_all<OpNameRow>())
-      op_names[(std::uint64_t{op.domain} << 32) | op.op] = reader.string(op.name);
-    auto op_name = [&](std::uint8_t domain, std::uint32_t op) {
-      const auto found = op_names.find((std::uint64_t{domain} << 32) | op);
-      return found != op_names.end() ? found->second : fmt::format("op {}", op);
-    };
+    const OpNames op_name(reader);
     rank->for_each_api_call([&](const ApiCallRow& row) {
       json.event(
           R"J({{"name":"{}","cat":"api","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"external_id":{},"bytes":{},"stream":{}}}}})J",
@@ -147,8 +142,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
         json.event(
             R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"GPU {} queue {}"}}}})J",
             pid, track, row.device_id, row.queue_id);
-      const std::string name =
-          row.kernel_name != 0 ? reader.string(row.kernel_name) : op_name(row.domain, row.op);
+      const std::string name = op_name.of_activity(row);
       json.event(
           R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
           escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),

@@ -1,7 +1,4 @@
 #include "merge/export/otf2_archive.hpp"
-#include "merge/events/mpi_call_rows.hpp"
-#include "merge/events/rank_progress.hpp"
-#include "merge/export/otf2_mpi_events.hpp"
 
 #include <otf2/otf2.h>
 
@@ -9,11 +6,14 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <set>
 #include <stdexcept>
-#include <unordered_map>
 
 #include <fmt/format.h>
+
+#include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/op_names.hpp"
+#include "merge/events/rank_progress.hpp"
+#include "merge/export/otf2_mpi_events.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -248,21 +248,14 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns, mpi);
     });
-    std::map<std::uint64_t, std::string> op_names;
-    for (const OpNameRow& op : reader.read_all<OpNameRow>())
-      op_names[(std::uint64_t{op.domain} << 32) | op.op] = reader.string(op.name);
-    auto op_name = [&](std::uint8_t domain, std::uint32_t op) {
-      const auto found = op_names.find((std::uint64_t{domain} << 32) | op);
-      return found != op_names.end() ? found->second : fmt::format("op {}", op);
-    };
+    const OpNames op_name(reader);
     rank->for_each_api_call([&](const ApiCallRow& row) {
       add(0, row.thread_id,
           defs.region(op_name(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns);
     });
     rank->for_each_activity([&](const ActivityRow& row) {
-      const std::string region =
-          row.kernel_name != 0 ? reader.string(row.kernel_name) : op_name(row.domain, row.op);
+      const std::string region = op_name.of_activity(row);
       add(1, row.queue_id, defs.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns);
     });

@@ -2,22 +2,15 @@
 
 #include <otf2/otf2.h>
 
-#include <set>
 #include <unordered_map>
+
+#include "merge/events/mpi_call_rows.hpp"
 
 namespace rocprof::merge {
 namespace {
 
 using namespace rocprof::format;
 using Kind = Otf2MpiRecord::Kind;
-
-const std::set<std::string> kBlockingSends = {"MPI_Send",  "MPI_Bsend",    "MPI_Ssend",
-                                              "MPI_Rsend", "MPI_Sendrecv", "MPI_Sendrecv_replace"};
-const std::set<std::string> kImmediateSends = {"MPI_Isend", "MPI_Ibsend", "MPI_Issend",
-                                               "MPI_Irsend"};
-const std::set<std::string> kCompletions = {"MPI_Wait",     "MPI_Test",    "MPI_Waitany",
-                                            "MPI_Testany",  "MPI_Waitall", "MPI_Testall",
-                                            "MPI_Waitsome", "MPI_Testsome"};
 
 struct Collective {
   OTF2_CollectiveOp op;
@@ -116,24 +109,25 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
     return out;
   };
 
-  if (kBlockingSends.contains(function)) {
+  const MpiCallKind kind = mpi_call_kind(function);
+  if (kind == MpiCallKind::kBlockingSend || kind == MpiCallKind::kSendrecv) {
     // MPI_Sendrecv's receive is not recorded: its rows name only the destination.
     if (const auto to = peer())
       records.at_begin.push_back(message(Kind::kSend, *to, row.bytes_sent));
-  } else if (function == "MPI_Recv") {
+  } else if (kind == MpiCallKind::kReceive) {
     if (const auto from = peer())
       records.at_end.push_back(message(Kind::kRecv, *from, row.bytes_received));
-  } else if (kImmediateSends.contains(function) && row.request != 0) {
+  } else if (kind == MpiCallKind::kImmediateSend && row.request != 0) {
     if (const auto to = peer()) {
       records.at_begin.push_back(message(Kind::kIsend, *to, row.bytes_sent));
       requests_[row.request] = {false, calls_.size()};
     }
-  } else if (function == "MPI_Irecv" && row.request != 0) {
+  } else if (kind == MpiCallKind::kImmediateReceive && row.request != 0) {
     Otf2MpiRecord request = record(Kind::kIrecvRequest);
     request.request = row.request;
     records.at_begin.push_back(request);
     requests_[row.request] = {true, calls_.size()};
-  } else if (kCompletions.contains(function) && row.request != 0) {
+  } else if (kind == MpiCallKind::kCompletion && row.request != 0) {
     // A request we saw start; persistent and unmatched ones are left out.
     if (const auto found = requests_.find(row.request); found != requests_.end()) {
       if (!found->second.receive) {

@@ -6,15 +6,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <map>
 #include <set>
 #include <stdexcept>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "perfetto_trace_subset.pb.h"
 
@@ -168,13 +167,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
               annotate(event, "external_id", static_cast<std::int64_t>(row.external_id));
             });
     });
-    std::map<std::uint64_t, std::string> op_names;
-    for (const OpNameRow& op : reader.read_all<OpNameRow>())
-      op_names[(std::uint64_t{op.domain} << 32) | op.op] = reader.string(op.name);
-    auto op_name = [&](std::uint8_t domain, std::uint32_t op) {
-      const auto found = op_names.find((std::uint64_t{domain} << 32) | op);
-      return found != op_names.end() ? found->second : fmt::format("op {}", op);
-    };
+    const OpNames op_name(reader);
     // A flow id per correlation id, qualified by rank: API call -> device work.
     auto flow_id = [pid](std::uint64_t correlation) {
       return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
@@ -204,8 +197,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
         descriptor->set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
         emit();
       }
-      const std::string name =
-          row.kernel_name != 0 ? reader.string(row.kernel_name) : op_name(row.domain, row.op);
+      const std::string name = op_name.of_activity(row);
       const bool linked = issued.contains(row.correlation_id);
       stats.flows += linked ? 1 : 0;
       slice(track, name, "gpu", row.begin_ns, row.end_ns, [&](pb::TrackEvent& event) {

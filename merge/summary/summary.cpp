@@ -1,13 +1,13 @@
 #include "merge/summary/summary.hpp"
-#include "merge/events/mpi_call_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <set>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "merge/events/mpi_call_rows.hpp"
 
 namespace rocprof::merge {
 namespace {

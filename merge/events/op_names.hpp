@@ -1,0 +1,30 @@
+#pragma once
+// Names of a rank's API calls and device work, from the op-name table its file carries.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "lib/format/rank_file_reader.hpp"
+#include "lib/format/records.hpp"
+
+namespace rocprof::merge {
+
+class OpNames {
+ public:
+  explicit OpNames(const format::RankFileReader& reader);
+
+  // The op's name, or "op N" where the file names none.
+  std::string operator()(std::uint8_t domain, std::uint32_t op) const;
+  // A dispatch's kernel name, else the op's name.
+  std::string of_activity(const format::ActivityRow& row) const;
+
+ private:
+  static std::uint64_t key(std::uint8_t domain, std::uint32_t op) {
+    return (std::uint64_t{domain} << 32) | op;
+  }
+  const format::RankFileReader& reader_;
+  std::map<std::uint64_t, std::string> names_;
+};
+
+}  // namespace rocprof::merge
