@@ -217,6 +217,12 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
   Definitions defs;
   std::vector<Location> locations;
   const Otf2Communicators communicators(ranks);
+  auto event_writer = [&](OTF2_LocationRef location) {
+    OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location);
+    if (writer == nullptr)
+      throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+    return writer;
+  };
   // Per rank, the location its MPI calls are on (the communicators' members), or else its
   // first thread's.
   std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
@@ -276,9 +282,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       location.name = key.first == 0
                           ? fmt::format("rank {} thread {}", rank->rank(), key.second)
                           : fmt::format("rank {} GPU queue {}", rank->rank(), key.second);
-      OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location.id);
-      if (writer == nullptr)
-        throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+      OTF2_EvtWriter* writer = event_writer(location.id);
       std::uint64_t mpi_records = 0;
       for (const Event& event : events) {
         if (event.enter)
@@ -308,9 +312,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       Location location{static_cast<OTF2_LocationRef>(locations.size()),
                         fmt::format("rank {} thread", rank->rank()), OTF2_LOCATION_TYPE_CPU_THREAD,
                         0, rank->rank()};
-      OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location.id);
-      if (writer == nullptr)
-        throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+      OTF2_EvtWriter* writer = event_writer(location.id);
       check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
       first_thread[rank->rank()] = location.id;
       locations.push_back(std::move(location));

@@ -319,6 +319,14 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(clash.returncode, 2)
         self.assertIn("choose another name", clash.stderr)
         self.assertEqual(sorted(os.listdir(job)), before)
+        # Its other two names: the directory is taken by a file, NAME.def by a directory.
+        open(os.path.join(self.dir, "taken"), "w").close()
+        os.mkdir(os.path.join(self.dir, "odd.def"))
+        for anchor, message in (("taken.otf2", "a file has that name"), ("odd.otf2", "is not a file")):
+            refused = self.merge(job, "-o", os.path.join(self.dir, anchor))
+            self.assertEqual(refused.returncode, 2, refused.stderr)
+            self.assertIn(message, refused.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.dir, "taken")))
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
