@@ -152,8 +152,7 @@ int run(int argc, char** argv) {
       const std::string part = fmt::format("{}.part{}", output, group.index());
       bool failed = false;
       try {
-        const auto stats =
-            rocprof::merge::export_perfetto(mine, part, group.index() == 0, progress);
+        const auto stats = rocprof::merge::export_perfetto(mine, part, progress);
         events = stats.slices + stats.instants;
       } catch (const std::exception& error) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
@@ -175,7 +174,7 @@ int run(int argc, char** argv) {
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress);
     } else if (extension == ".pftrace") {
-      const auto stats = rocprof::merge::export_perfetto(pointers, output, true, progress);
+      const auto stats = rocprof::merge::export_perfetto(pointers, output, progress);
       events = stats.slices + stats.instants;
     } else {
       events = rocprof::merge::export_chrome_json(pointers, origin, output, progress);

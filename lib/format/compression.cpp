@@ -157,7 +157,68 @@ __attribute__((optimize("no-tree-vectorize"))) void gather_shuffled(const std::b
   }
 }
 
+template <std::size_t kWidth>
+void scatter(const std::byte* column, std::size_t count, std::byte* rows, std::size_t row_size) {
+  for (std::size_t r = 0; r < count; ++r)
+    std::memcpy(rows + r * row_size, column + r * kWidth, kWidth);
+}
+
+// The reverse of gather_shuffled: eight bytes of each plane, one transpose, eight fields.
+template <std::size_t kWidth>
+__attribute__((optimize("no-tree-vectorize"))) void scatter_shuffled(
+    const std::byte* image, std::size_t chunk_rows, std::size_t first, std::size_t count,
+    std::byte* rows, std::size_t row_size) {
+  constexpr std::size_t kBlock = 8;
+  std::size_t r = 0;
+  for (; r + kBlock <= count; r += kBlock) {
+    std::uint64_t words[kBlock] = {};
+    for (std::size_t b = 0; b < kWidth; ++b)
+      std::memcpy(&words[b], image + b * chunk_rows + first + r, kBlock);
+    transpose_bytes_8x8(words);
+    for (std::size_t i = 0; i < kBlock; ++i)
+      std::memcpy(rows + (r + i) * row_size, &words[i], kWidth);
+  }
+  for (; r < count; ++r)
+    for (std::size_t b = 0; b < kWidth; ++b)
+      rows[r * row_size + b] = image[b * chunk_rows + first + r];
+}
+
 }  // namespace
+
+void scatter_column(const std::byte* image, bool shuffled, std::size_t width,
+                    std::size_t chunk_rows, std::size_t first, std::size_t count, std::byte* rows,
+                    std::size_t row_size, std::size_t offset) noexcept {
+  std::byte* field = rows + offset;
+  if (shuffled && width > 1) {
+    switch (width) {
+      case 2:
+        return scatter_shuffled<2>(image, chunk_rows, first, count, field, row_size);
+      case 4:
+        return scatter_shuffled<4>(image, chunk_rows, first, count, field, row_size);
+      case 8:
+        return scatter_shuffled<8>(image, chunk_rows, first, count, field, row_size);
+      default:
+        for (std::size_t r = 0; r < count; ++r)
+          for (std::size_t b = 0; b < width; ++b)
+            field[r * row_size + b] = image[b * chunk_rows + first + r];
+        return;
+    }
+  }
+  const std::byte* column = image + first * width;
+  switch (width) {
+    case 1:
+      return scatter<1>(column, count, field, row_size);
+    case 2:
+      return scatter<2>(column, count, field, row_size);
+    case 4:
+      return scatter<4>(column, count, field, row_size);
+    case 8:
+      return scatter<8>(column, count, field, row_size);
+    default:
+      for (std::size_t r = 0; r < count; ++r)
+        std::memcpy(field + r * row_size, column + r * width, width);
+  }
+}
 
 void ChunkEncoder::split_columns(const std::byte* rows, std::size_t row_size,
                                  std::span<const Field> fields, std::size_t row_count,
@@ -241,6 +302,119 @@ std::span<const std::byte> ChunkEncoder::compress(std::span<const std::byte> inp
                 compression_.level) != Z_OK)
     return {};
   return {output_.data(), written};
+}
+
+namespace {
+
+template <std::size_t Width>
+void unshuffle_fixed(const std::byte* in, std::byte* out, std::size_t count) noexcept {
+  for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t byte = 0; byte < Width; ++byte) out[i * Width + byte] = in[byte * count + i];
+}
+
+}  // namespace
+
+void unshuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
+                     std::size_t element_size) noexcept {
+  const std::size_t count = in.size() / element_size;
+  switch (element_size) {
+    case 2:
+      unshuffle_fixed<2>(in.data(), out.data(), count);
+      break;
+    case 4:
+      unshuffle_fixed<4>(in.data(), out.data(), count);
+      break;
+    case 8:
+      unshuffle_fixed<8>(in.data(), out.data(), count);
+      break;
+    default:
+      for (std::size_t byte = 0; byte < element_size; ++byte)
+        for (std::size_t i = 0; i < count; ++i) out[i * element_size + byte] = in[byte * count + i];
+  }
+  const std::size_t tail = count * element_size;
+  for (std::size_t i = tail; i < in.size(); ++i) out[i] = in[i];
+}
+
+ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
+  ColumnPipeline pipeline;
+  if (H5Tget_size(stored_type) > 1 && H5Tget_order(stored_type) != H5T_ORDER_LE)
+    pipeline.supported = false;
+  const int count = H5Pget_nfilters(dataset_creation);
+  if (count < 0) pipeline.supported = false;
+  for (int i = 0; i < count; ++i) {
+    unsigned flags = 0;
+    std::size_t values = 0;
+    unsigned config = 0;
+    const H5Z_filter_t filter = H5Pget_filter2(dataset_creation, static_cast<unsigned>(i), &flags,
+                                               &values, nullptr, 0, nullptr, &config);
+    using enum ColumnPipeline::Filter;
+    if (filter == H5Z_FILTER_SHUFFLE)
+      pipeline.filters.push_back(kShuffle);
+    else if (filter == kZstdFilterId)
+      pipeline.filters.push_back(kZstd);
+    else if (filter == H5Z_FILTER_DEFLATE)
+      pipeline.filters.push_back(kDeflate);
+    else
+      pipeline.supported = false;
+  }
+  return pipeline;
+}
+
+struct ChunkDecoder::Contexts {
+  ZSTD_DCtx* zstd = ZSTD_createDCtx();
+  ~Contexts() { ZSTD_freeDCtx(zstd); }
+};
+
+ChunkDecoder::ChunkDecoder() : contexts_(std::make_unique<Contexts>()) {}
+ChunkDecoder::~ChunkDecoder() = default;
+
+bool ChunkDecoder::decode(std::span<const std::byte> stored, unsigned filter_mask,
+                          const ColumnPipeline& pipeline, std::size_t element_size,
+                          std::size_t raw_size, std::vector<std::byte>& image, bool& shuffled) {
+  // The filters to undo, last applied first; a shuffle applied first is left to the caller.
+  std::size_t steps[8];
+  std::size_t step_count = 0;
+  shuffled = false;
+  for (std::size_t i = pipeline.filters.size(); i-- > 0;) {
+    if ((filter_mask & (1U << i)) != 0) continue;  // skipped when the chunk was written
+    if (i == 0 && pipeline.filters[i] == ColumnPipeline::Filter::kShuffle) {
+      shuffled = true;
+      break;
+    }
+    if (step_count == std::size(steps)) return false;
+    steps[step_count++] = i;
+  }
+  std::span<const std::byte> data = stored;
+  for (std::size_t k = 0; k < step_count; ++k) {
+    // The last step writes the caller's image; earlier ones alternate between our buffers.
+    std::vector<std::byte>& out = k + 1 == step_count ? image : buffers_[k % 2];
+    out.resize(raw_size);
+    switch (pipeline.filters[steps[k]]) {
+      case ColumnPipeline::Filter::kZstd: {
+        const std::size_t size =
+            ZSTD_decompressDCtx(contexts_->zstd, out.data(), out.size(), data.data(), data.size());
+        if (ZSTD_isError(size) || size != raw_size) return false;
+        break;
+      }
+      case ColumnPipeline::Filter::kDeflate: {
+        uLongf size = raw_size;
+        if (uncompress(reinterpret_cast<Bytef*>(out.data()), &size,
+                       reinterpret_cast<const Bytef*>(data.data()),
+                       static_cast<uLong>(data.size())) != Z_OK ||
+            size != raw_size)
+          return false;
+        break;
+      }
+      case ColumnPipeline::Filter::kShuffle:
+        if (data.size() != raw_size) return false;
+        unshuffle_bytes(data, out, element_size);
+        break;
+    }
+    data = out;
+  }
+  if (data.size() != raw_size) return false;
+  if (step_count == 0) image.assign(data.begin(), data.end());  // stored as is
+  return true;
 }
 
 }  // namespace rocprof::format

@@ -69,9 +69,53 @@ class ChunkEncoder {
   std::unique_ptr<Contexts> contexts_;
 };
 
+// A column's filter pipeline as declared on its dataset, in pipeline order: what the reader's
+// own chunk decoder needs to undo. `supported` is false for any other filter (or byte order),
+// and the reader then lets HDF5 decode.
+struct ColumnPipeline {
+  enum class Filter : std::uint8_t { kShuffle, kZstd, kDeflate };
+  std::vector<Filter> filters;
+  bool supported = true;
+};
+// From a dataset's creation properties and its stored element type.
+ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type);
+
+// Decodes stored chunks of rank-file columns (the reverse of ChunkEncoder), reusing its
+// buffers and decompression context. One per reader.
+class ChunkDecoder {
+ public:
+  ChunkDecoder();
+  ~ChunkDecoder();
+  ChunkDecoder(const ChunkDecoder&) = delete;
+  ChunkDecoder& operator=(const ChunkDecoder&) = delete;
+
+  // Decodes the chunk stored as `stored` into `image` (resized to `raw_size`); bit i of
+  // `filter_mask` set means filter i of the pipeline was not applied. False if the chunk does
+  // not decode to exactly `raw_size` bytes. A first-applied shuffle is left for
+  // scatter_column to undo (it does so in the same pass): `shuffled` says whether it was.
+  bool decode(std::span<const std::byte> stored, unsigned filter_mask,
+              const ColumnPipeline& pipeline, std::size_t element_size, std::size_t raw_size,
+              std::vector<std::byte>& image, bool& shuffled);
+
+ private:
+  std::vector<std::byte> buffers_[2];
+  struct Contexts;
+  std::unique_ptr<Contexts> contexts_;
+};
+
 // HDF5's shuffle: byte j of element i goes to j * count + i (the same transform as the
 // stock shuffle filter, so its reverse decodes what this writes).
 void shuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
                    std::size_t element_size) noexcept;
+// Elements [first, first + count) of a decoded column chunk image (`chunk_rows` elements of
+// `width` bytes, in byte planes if `shuffled`) into one field (at `offset`) of consecutive
+// rows of `row_size` bytes: the reverse of ChunkEncoder::split_columns.
+void scatter_column(const std::byte* image, bool shuffled, std::size_t width,
+                    std::size_t chunk_rows, std::size_t first, std::size_t count, std::byte* rows,
+                    std::size_t row_size, std::size_t offset) noexcept;
+
+// The reverse of shuffle_bytes.
+void unshuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
+                     std::size_t element_size) noexcept;
 
 }  // namespace rocprof::format

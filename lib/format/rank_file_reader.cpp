@@ -23,9 +23,9 @@ Handle reader_access() {
   cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
   if (H5Pget_mdc_config(access.get(), &cache) >= 0) {
     cache.set_initial_size = true;
-    cache.initial_size = 64 * 1024;
-    cache.min_size = 64 * 1024;
-    cache.max_size = 512 * 1024;
+    cache.initial_size = std::size_t{64} * 1024;
+    cache.min_size = std::size_t{64} * 1024;
+    cache.max_size = std::size_t{512} * 1024;
     H5Pset_mdc_config(access.get(), &cache);
   }
   return access;
@@ -151,9 +151,14 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
 }
 
 void RankFileReader::release() const noexcept {
+  open_columns_.clear();  // datasets before their file
   file_.reset();
   H5garbage_collect();  // HDF5 keeps freed blocks in free lists otherwise
+  // A merge keeps every rank's reader: buffers of one must not stay with all of them.
   std::vector<std::byte>().swap(scratch_);
+  std::vector<std::byte>().swap(stored_);
+  std::vector<std::vector<std::byte>>().swap(images_);
+  decoder_.reset();
 }
 
 void RankFileReader::reopen() const {
@@ -178,6 +183,90 @@ const std::string& RankFileReader::string(StringId id) const {
   return strings_[id];
 }
 
+const RankFileReader::OpenColumn& RankFileReader::open_column(std::size_t table_index,
+                                                              const Table& table,
+                                                              std::size_t column) const {
+  if (open_columns_.size() < tables_.size()) open_columns_.resize(tables_.size());
+  std::vector<OpenColumn>& columns = open_columns_[table_index];
+  if (columns.empty()) {
+    const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
+    if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
+    const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
+    H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
+                       H5D_CHUNK_CACHE_W0_DEFAULT);
+    columns.resize(table.columns.size());
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      OpenColumn& open = columns[c];
+      open.dataset = Handle(H5Dopen2(group.get(), table.columns[c].name, no_cache.get()));
+      if (!open.dataset.valid())
+        fail(fmt::format("cannot open column {}/{}", table.name, table.columns[c].name));
+      const Handle creation(H5Dget_create_plist(open.dataset.get()));
+      const Handle stored_type(H5Dget_type(open.dataset.get()));
+      open.pipeline = column_pipeline(creation.get(), stored_type.get());
+      hsize_t chunk = 0;
+      if (H5Pget_layout(creation.get()) != H5D_CHUNKED ||
+          H5Pget_chunk(creation.get(), 1, &chunk) != 1 || chunk == 0)
+        open.pipeline.supported = false;
+      open.chunk_rows = chunk;
+    }
+  }
+  return columns[column];
+}
+
+bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, std::uint64_t first,
+                                 std::uint64_t count, std::byte* rows) const {
+  const std::size_t columns = table.columns.size();
+  for (std::size_t c = 0; c < columns; ++c)
+    if (!open_column(table_index, table, c).pipeline.supported) return false;
+  if (!decoder_) decoder_ = std::make_unique<ChunkDecoder>();
+  if (images_.size() < columns) images_.resize(columns);
+  std::vector<bool> shuffled(columns);
+  const std::uint64_t chunk_rows = open_column(table_index, table, 0).chunk_rows;
+  const std::uint64_t end = first + count;
+  for (std::uint64_t chunk = first / chunk_rows * chunk_rows; chunk < end; chunk += chunk_rows) {
+    const std::uint64_t from = std::max(first, chunk);
+    const std::uint64_t to = std::min(end, chunk + chunk_rows);
+    // Every column's image of this chunk first, then the rows in blocks that stay in cache
+    // while each column fills its field.
+    for (std::size_t c = 0; c < columns; ++c) {
+      const Column& column = table.columns[c];
+      const OpenColumn& open = open_column(table_index, table, c);
+      const std::size_t width = column_type_size(column.type);
+      if (open.chunk_rows != chunk_rows)
+        fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table.name, column.name,
+                         open.chunk_rows, chunk_rows));
+      std::vector<std::byte>& image = images_[c];
+      const hsize_t offset = chunk;
+      hsize_t stored_size = 0;
+      if (H5Dget_chunk_storage_size(open.dataset.get(), &offset, &stored_size) < 0 ||
+          stored_size == 0) {
+        image.assign(chunk_rows * width, std::byte{0});  // never written: the fill value, zero
+        shuffled[c] = false;
+        continue;
+      }
+      stored_.resize(stored_size);
+      std::uint32_t mask = 0;
+      bool column_shuffled = false;
+      if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, stored_.data()) < 0 ||
+          !decoder_->decode(stored_, mask, open.pipeline, width, chunk_rows * width, image,
+                            column_shuffled))
+        fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", from, to,
+                         table.name, column.name));
+      shuffled[c] = column_shuffled;
+    }
+    constexpr std::uint64_t kRowsPerBlock = 256;
+    for (std::uint64_t block = from; block < to; block += kRowsPerBlock) {
+      const std::uint64_t block_rows = std::min(kRowsPerBlock, to - block);
+      std::byte* destination = rows + (block - first) * table.row_size;
+      for (std::size_t c = 0; c < columns; ++c)
+        scatter_column(images_[c].data(), shuffled[c], column_type_size(table.columns[c].type),
+                       chunk_rows, block - chunk, block_rows, destination, table.row_size,
+                       table.columns[c].offset);
+    }
+  }
+  return true;
+}
+
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                                std::byte* rows) const {
   if (count == 0) return;
@@ -191,27 +280,24 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   reopen();
   const QuietErrors quiet;
   std::memset(rows, 0, count * table.row_size);
-  const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
-  H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
-  const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
-  if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
   const hsize_t start = first;
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
+  if (read_chunks(index, table, first, count, rows)) return;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const Column& column = table.columns[c];
+    const OpenColumn& open = open_column(index, table, c);
     const std::size_t width = column_type_size(column.type);
     scratch_.resize(count * width);
-    const Handle opened(H5Dopen2(group.get(), column.name, no_cache.get()));
-    const hid_t dataset = opened.get();
+    const hid_t dataset = open.dataset.get();
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
     if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),
                 H5P_DEFAULT, scratch_.data()) < 0)
       fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
                        first + count, table.name, column.name));
-    for (std::uint64_t r = 0; r < count; ++r)
-      std::memcpy(rows + r * table.row_size + column.offset, scratch_.data() + r * width, width);
+    scatter_column(scratch_.data(), false, width, count, 0, count, rows, table.row_size,
+                   column.offset);
   }
 }
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "lib/format/compression.hpp"
 #include "lib/format/hdf5_util.hpp"
 #include "lib/format/rank_metadata.hpp"
 #include "lib/format/records.hpp"
@@ -72,8 +74,20 @@ class RankFileReader {
     bool present = false;  // false when the table is absent (older minor version)
     std::uint64_t rows = 0;
   };
+  // A column's dataset, kept open while its file is (see release()).
+  struct OpenColumn {
+    Handle dataset;
+    ColumnPipeline pipeline;
+    std::uint64_t chunk_rows = 0;
+  };
+  const OpenColumn& open_column(std::size_t table_index, const Table& table,
+                                std::size_t column) const;
   void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                  std::byte* rows) const;
+  // Rows [first, first + count), every column decoded by ChunkDecoder: false if HDF5 must
+  // decode instead (a filter the decoder does not know). Throws on a damaged chunk.
+  bool read_chunks(std::size_t table_index, const Table& table, std::uint64_t first,
+                   std::uint64_t count, std::byte* rows) const;
   [[noreturn]] void fail(const std::string& problem) const;
 
   void reopen() const;
@@ -86,6 +100,10 @@ class RankFileReader {
   std::vector<TableHandles> tables_;
   std::vector<std::string> strings_;
   mutable std::vector<std::byte> scratch_;
+  mutable std::vector<std::byte> stored_;
+  mutable std::vector<std::vector<std::byte>> images_;         // a decoded chunk per column
+  mutable std::vector<std::vector<OpenColumn>> open_columns_;  // by table
+  mutable std::unique_ptr<ChunkDecoder> decoder_;
 };
 
 // Streams a table block by block: `while (cursor.next(rows)) ...`.

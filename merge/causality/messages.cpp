@@ -52,13 +52,14 @@ std::vector<Endpoint> collect_endpoints(const AlignedRank& rank) {
   std::unordered_map<std::uint64_t, bool> receive_request;  // handle -> is a receive
   std::uint32_t sequence = 0;
   const std::int32_t me = rank.rank();
+  MpiFunctions functions(reader);
   TableCursor<MpiCallRow> cursor(reader);
   std::vector<MpiCallRow> rows;
   while (cursor.next(rows))
     for (const MpiCallRow& row : rows) {
       ++sequence;
       using enum MpiCallKind;
-      const MpiCallKind kind = mpi_call_kind(reader.string(row.function));
+      const MpiCallKind kind = functions.kind(row.function);
       if ((kind == kBlockingSend || kind == kSendrecv || kind == kImmediateSend) && row.peer >= 0) {
         endpoints.push_back({row.communicator, rank.align_uncorrected(row.begin_ns), me, row.peer,
                              row.tag, me, sequence, 0});

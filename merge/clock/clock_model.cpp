@@ -6,7 +6,7 @@ namespace rocprof::merge {
 
 ClockModel::ClockModel(std::span<const format::ClockSampleRow> samples) {
   for (const auto& sample : samples)
-    points_.push_back({sample.local_ns, sample.offset_ns, sample.uncertainty_ns});
+    points_.push_back({sample.local_ns, sample.offset_ns, sample.uncertainty_ns, 0.0L});
   std::sort(points_.begin(), points_.end(),
             [](const Point& a, const Point& b) { return a.local_ns < b.local_ns; });
   // Two samples at one instant: keep the more certain one.
@@ -19,6 +19,11 @@ ClockModel::ClockModel(std::span<const format::ClockSampleRow> samples) {
     }
   }
   points_ = std::move(unique);
+  // Precomputed so that aligning a timestamp multiplies rather than divides. Long double
+  // keeps ns exact over hours (64-bit mantissa).
+  for (std::size_t i = 0; i + 1 < points_.size(); ++i)
+    points_[i].slope = static_cast<long double>(points_[i + 1].offset_ns - points_[i].offset_ns) /
+                       static_cast<long double>(points_[i + 1].local_ns - points_[i].local_ns);
 }
 
 std::size_t ClockModel::segment(std::uint64_t local_ns) const noexcept {
@@ -35,12 +40,8 @@ std::int64_t ClockModel::offset_at(std::uint64_t local_ns) const noexcept {
   if (i == points_.size()) return points_.front().offset_ns;
   if (i + 1 == points_.size()) return points_.back().offset_ns;
   const Point& a = points_[i];
-  const Point& b = points_[i + 1];
-  // Linear in time; long double keeps ns exact over hours (64-bit mantissa).
-  const long double fraction = static_cast<long double>(local_ns - a.local_ns) /
-                               static_cast<long double>(b.local_ns - a.local_ns);
   return a.offset_ns +
-         static_cast<std::int64_t>(fraction * static_cast<long double>(b.offset_ns - a.offset_ns));
+         static_cast<std::int64_t>(static_cast<long double>(local_ns - a.local_ns) * a.slope);
 }
 
 std::uint64_t ClockModel::uncertainty_at(std::uint64_t local_ns) const noexcept {

@@ -27,6 +27,7 @@ class ClockModel {
     std::uint64_t local_ns;
     std::int64_t offset_ns;
     std::uint64_t uncertainty_ns;
+    long double slope;  // offset change per local ns up to the next point (0 for the last)
   };
   // Index of the last point at or before local_ns, or points_.size() if before all.
   std::size_t segment(std::uint64_t local_ns) const noexcept;

@@ -23,15 +23,13 @@ class AttributionFlows {
     });
   }
 
-  // A drawn MPI call: the flows it starts (none if no API call was made inside it).
-  std::vector<std::uint64_t> starts(const format::MpiCallRow& row) {
-    std::vector<std::uint64_t> flows;
-    if (row.external_id == 0) return flows;
+  // A drawn MPI call: appends the flows it starts (none if no API call was made inside it).
+  void starts(const format::MpiCallRow& row, std::vector<std::uint64_t>& flows) {
+    if (row.external_id == 0 || api_calls_by_external_.empty()) return;
     const auto inside = api_calls_by_external_.find(row.external_id);
-    if (inside == api_calls_by_external_.end()) return flows;
+    if (inside == api_calls_by_external_.end()) return;
     drawn_externals_.insert(row.external_id);
     for (const std::uint64_t correlation : inside->second) flows.push_back(flow(correlation));
-    return flows;
   }
 
   // An API call: the flow it ends, if a drawn MPI call started one for it.

@@ -44,4 +44,18 @@ bool is_per_request_row(const std::string& function, const format::MpiCallRow& r
   return row.request != 0 && kPerRequestCalls.contains(function);
 }
 
+std::uint8_t MpiFunctions::lookup(format::StringId function) {
+  if (function >= known_.size()) reader_.string(function);  // throws: not in the string table
+  std::uint8_t& known = known_[function];
+  if (known == kUnknown) {
+    const std::string& name = reader_.string(function);
+    format::MpiCallRow probe{};
+    probe.request = 1;
+    known =
+        static_cast<std::uint8_t>(static_cast<std::uint8_t>(mpi_call_kind(name)) |
+                                  (merge::is_per_request_row(name, probe) ? kPerRequestCall : 0));
+  }
+  return known;
+}
+
 }  // namespace rocprof::merge

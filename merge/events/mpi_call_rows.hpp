@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/format/rank_file_reader.hpp"
 #include "lib/format/records.hpp"
 #include "merge/events/aligned_rank.hpp"
 
@@ -30,6 +31,27 @@ MpiCallKind mpi_call_kind(const std::string& function);
 // (request 0). The per-request rows carry what each request completed; only the call's own row
 // is a call on the timeline.
 bool is_per_request_row(const std::string& function, const format::MpiCallRow& row);
+
+// The two questions above per function name of one rank's file, answered once per name
+// (string id) rather than once per row.
+class MpiFunctions {
+ public:
+  explicit MpiFunctions(const format::RankFileReader& reader)
+      : reader_(reader), known_(reader.string_count(), kUnknown) {}
+  MpiCallKind kind(format::StringId function) {
+    return static_cast<MpiCallKind>(lookup(function) & 0x7f);
+  }
+  bool is_per_request_row(const format::MpiCallRow& row) {
+    return row.request != 0 && (lookup(row.function) & kPerRequestCall) != 0;
+  }
+
+ private:
+  static constexpr std::uint8_t kUnknown = 0xff;
+  static constexpr std::uint8_t kPerRequestCall = 0x80;
+  std::uint8_t lookup(format::StringId function);
+  const format::RankFileReader& reader_;
+  std::vector<std::uint8_t> known_;
+};
 
 // Walks the MPI-call rows in file order and collects the message flows each row starts or ends.
 // Per-request rows are not drawn, so their flows wait for the next drawn row on the same

@@ -98,6 +98,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
     MessageFlowCursor message_flows(*rank);
     AttributionFlows attribution(*rank);
+    std::vector<std::uint64_t> attribution_starts;
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
       std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
@@ -115,7 +116,9 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid,
             row.thread_id, us(middle));
       flows.clear();
-      for (const std::uint64_t flow : attribution.starts(row))
+      attribution_starts.clear();
+      attribution.starts(row, attribution_starts);
+      for (const std::uint64_t flow : attribution_starts)
         json.event(
             R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
             flow, pid, row.thread_id, us(middle));

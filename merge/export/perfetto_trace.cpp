@@ -1,13 +1,7 @@
 #include "merge/export/perfetto_trace.hpp"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <set>
-#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -15,6 +9,7 @@
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/export/perfetto_encoder.hpp"
 #include "perfetto_trace_subset.pb.h"
 
 namespace rocprof::merge {
@@ -23,7 +18,7 @@ namespace {
 using namespace rocprof::format;
 namespace pb = rocprof::perfetto;
 
-constexpr std::uint32_t kSequence = 1;
+constexpr int kTrackDescriptorField = 60;  // TracePacket.track_descriptor
 
 // Track uuids: rank in the top 16 bits, then a kind, then the thread or queue.
 std::uint64_t process_uuid(std::int32_t rank) { return (std::uint64_t(rank) + 1) << 48; }
@@ -34,198 +29,171 @@ std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
   return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
 }
 
-class PacketWriter {
- public:
-  explicit PacketWriter(const std::string& path)
-      : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)), path_(path) {
-    if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}", path));
-    file_ = std::make_unique<google::protobuf::io::FileOutputStream>(fd_);
-    coded_ = std::make_unique<google::protobuf::io::CodedOutputStream>(file_.get());
-  }
-  ~PacketWriter() {
-    coded_.reset();
-    file_.reset();
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // As field 1 (packet) of the Trace message.
-  void write(const pb::TracePacket& packet) {
-    coded_->WriteTag(0x0A);
-    coded_->WriteVarint64(packet.ByteSizeLong());
-    packet.SerializeWithCachedSizes(coded_.get());
-    ++count_;
-  }
-  void close() {
-    const bool failed = coded_->HadError();
-    coded_.reset();
-    if (failed || !file_->Close())
-      throw std::runtime_error(fmt::format("writing {} failed", path_));
-    file_.reset();
-    fd_ = -1;
-  }
-  std::uint64_t count() const { return count_; }
-
- private:
-  int fd_;
-  std::string path_;
-  std::unique_ptr<google::protobuf::io::FileOutputStream> file_;
-  std::unique_ptr<google::protobuf::io::CodedOutputStream> coded_;
-  std::uint64_t count_ = 0;
-};
-
-void annotate(pb::TrackEvent& event, const char* name, std::int64_t value) {
-  auto* annotation = event.add_debug_annotations();
-  annotation->set_name(name);
-  annotation->set_int_value(value);
-}
-
 }  // namespace
 
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              bool first_part, const ProgressReport& progress) {
-  PacketWriter writer(path);
+                              const ProgressReport& progress) {
+  PacketFile file(path);
   PerfettoStats stats;
-  bool first = first_part;
-  pb::TracePacket packet;
-  auto emit = [&] {
-    packet.set_trusted_packet_sequence_id(kSequence);
-    if (first) {
-      packet.set_sequence_flags(1);  // SEQ_INCREMENTAL_STATE_CLEARED
-      first = false;
-    }
-    writer.write(packet);
-    packet.Clear();
-  };
-  auto slice = [&](std::uint64_t track, const std::string& name, const char* category,
-                   std::uint64_t begin, std::uint64_t end, auto&& decorate) {
-    packet.set_timestamp(begin);
-    auto* event = packet.mutable_track_event();
-    event->set_type(pb::TrackEvent::TYPE_SLICE_BEGIN);
-    event->set_track_uuid(track);
-    event->set_name(name);
-    event->add_categories(category);
-    decorate(*event);
-    emit();
-    packet.set_timestamp(std::max(end, begin));
-    auto* close = packet.mutable_track_event();
-    close->set_type(pb::TrackEvent::TYPE_SLICE_END);
-    close->set_track_uuid(track);
-    emit();
-    ++stats.slices;
-  };
-  auto none = [](pb::TrackEvent&) {};
-
   ProgressSteps steps(progress, ranks.size());
+  std::vector<Annotation> annotations;
+  std::vector<std::uint64_t> flows;
+  std::vector<std::uint64_t> terminating;
   for (const AlignedRank* rank : ranks) {
     const RankFileReader& reader = rank->reader();
     const std::int32_t pid = rank->rank();
+    PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);
     {
-      auto* track = packet.mutable_track_descriptor();
-      track->set_uuid(process_uuid(pid));
-      track->mutable_process()->set_pid(pid);
-      track->mutable_process()->set_process_name(
+      pb::TrackDescriptor track;
+      track.set_uuid(process_uuid(pid));
+      track.mutable_process()->set_pid(pid);
+      track.mutable_process()->set_process_name(
           fmt::format("rank {} ({})", pid, reader.metadata().hostname));
-      emit();
+      sequence.write_message(kTrackDescriptorField, track);
     }
-    std::set<std::uint32_t> threads;
+    std::unordered_set<std::uint32_t> threads;
     auto thread_track = [&](std::uint32_t tid, const std::string& name) {
       if (!threads.insert(tid).second) return;
-      auto* track = packet.mutable_track_descriptor();
-      track->set_uuid(thread_uuid(pid, tid));
-      track->set_parent_uuid(process_uuid(pid));
-      track->mutable_thread()->set_pid(pid);
-      track->mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
-      track->mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
-      emit();
+      pb::TrackDescriptor track;
+      track.set_uuid(thread_uuid(pid, tid));
+      track.set_parent_uuid(process_uuid(pid));
+      track.mutable_thread()->set_pid(pid);
+      track.mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
+      track.mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
+      sequence.write_message(kTrackDescriptorField, track);
     };
     for (const ThreadRow& thread : reader.read_all<ThreadRow>())
       thread_track(thread.thread_id, reader.string(thread.name));
 
+    // Interned ids of the rank's strings, and of op names, looked up once each.
+    std::vector<std::uint64_t> string_iids(reader.string_count(), 0);
+    auto name_iid = [&](StringId id) {
+      if (id >= string_iids.size()) return sequence.event_name(reader.string(id));  // throws
+      std::uint64_t& iid = string_iids[id];
+      if (iid == 0) iid = sequence.event_name(reader.string(id));
+      return iid;
+    };
+    const OpNames op_name(reader);
+    std::unordered_map<std::uint64_t, std::uint64_t> op_iids;
+    auto op_iid = [&](std::uint8_t domain, std::uint32_t op) {
+      const std::uint64_t key = (std::uint64_t{domain} << 32) | op;
+      const auto [entry, added] = op_iids.try_emplace(key, 0);
+      if (added) entry->second = sequence.event_name(op_name(domain, op));
+      return entry->second;
+    };
+    const std::uint64_t mpi_category = sequence.category("mpi");
+    const std::uint64_t api_category = sequence.category("api");
+    const std::uint64_t gpu_category = sequence.category("gpu");
+    const std::uint64_t range_category = sequence.category("range");
+    const std::uint64_t marker_category = sequence.category("marker");
+    const std::uint64_t peer = sequence.annotation_name("peer");
+    const std::uint64_t tag = sequence.annotation_name("tag");
+    const std::uint64_t bytes_sent = sequence.annotation_name("bytes_sent");
+    const std::uint64_t bytes_received = sequence.annotation_name("bytes_received");
+    const std::uint64_t communicator = sequence.annotation_name("communicator");
+    const std::uint64_t external_id = sequence.annotation_name("external_id");
+    const std::uint64_t correlation_id = sequence.annotation_name("correlation_id");
+
+    auto slice = [&](std::uint64_t track, std::uint64_t category, std::uint64_t name,
+                     std::uint64_t begin, std::uint64_t end) {
+      sequence.write_event({.type = PacketSequence::EventType::kSliceBegin,
+                            .timestamp = begin,
+                            .track = track,
+                            .category_iid = category,
+                            .name_iid = name,
+                            .annotations = annotations,
+                            .flows = flows,
+                            .terminating_flows = terminating});
+      sequence.write_event({.type = PacketSequence::EventType::kSliceEnd,
+                            .timestamp = std::max(end, begin),
+                            .track = track});
+      annotations.clear();
+      flows.clear();
+      terminating.clear();
+      ++stats.slices;
+    };
+
     AttributionFlows attribution(*rank);
     MessageFlowCursor message_flows(*rank);
+    MpiFunctions functions(reader);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      const std::string& name = reader.string(row.function);
-      std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
-      if (is_per_request_row(name, row)) return;
+      std::vector<AlignedRank::MessageFlow>& pending = message_flows.advance(row);
+      if (functions.is_per_request_row(row)) return;
       thread_track(row.thread_id, "");
-      stats.flows += flows.size();
-      const std::vector<std::uint64_t> api_flows = attribution.starts(row);
-      slice(thread_uuid(pid, row.thread_id), name, "mpi", row.begin_ns, row.end_ns,
-            [&](pb::TrackEvent& event) {
-              for (const std::uint64_t flow : api_flows) event.add_flow_ids(flow);
-              for (const auto& flow : flows) {
-                if (flow.starts)
-                  event.add_flow_ids(flow.flow);
-                else
-                  event.add_terminating_flow_ids(flow.flow);
-              }
-              flows.clear();
-              annotate(event, "peer", row.peer);
-              annotate(event, "tag", row.tag);
-              annotate(event, "bytes_sent", static_cast<std::int64_t>(row.bytes_sent));
-              annotate(event, "bytes_received", static_cast<std::int64_t>(row.bytes_received));
-              annotate(event, "communicator", static_cast<std::int64_t>(row.communicator));
-              annotate(event, "external_id", static_cast<std::int64_t>(row.external_id));
-            });
+      stats.flows += pending.size();
+      attribution.starts(row, flows);
+      for (const auto& flow : pending) (flow.starts ? flows : terminating).push_back(flow.flow);
+      pending.clear();
+      // Only what the call has: a collective names no peer, a receive sends no bytes.
+      if (row.peer >= 0) annotations.push_back({peer, row.peer});
+      if (row.tag >= 0) annotations.push_back({tag, row.tag});
+      if (row.bytes_sent != 0)
+        annotations.push_back({bytes_sent, static_cast<std::int64_t>(row.bytes_sent)});
+      if (row.bytes_received != 0)
+        annotations.push_back({bytes_received, static_cast<std::int64_t>(row.bytes_received)});
+      if (row.communicator != 0)
+        annotations.push_back({communicator, static_cast<std::int64_t>(row.communicator)});
+      if (row.external_id != 0)
+        annotations.push_back({external_id, static_cast<std::int64_t>(row.external_id)});
+      slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
+            row.end_ns);
     });
-    const OpNames op_name(reader);
     // A flow id per correlation id, qualified by rank: API call -> device work.
     auto flow_id = [pid](std::uint64_t correlation) {
       return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
     };
-    std::set<std::uint64_t> issued;
+    std::unordered_set<std::uint64_t> issued;
     rank->for_each_api_call([&](const ApiCallRow& row) {
       thread_track(row.thread_id, "");
       issued.insert(row.correlation_id);
-      slice(thread_uuid(pid, row.thread_id), op_name(row.domain, row.op), "api", row.begin_ns,
-            row.end_ns, [&](pb::TrackEvent& event) {
-              annotate(event, "correlation_id", static_cast<std::int64_t>(row.correlation_id));
-              event.add_flow_ids(flow_id(row.correlation_id));
-              if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
-                annotate(event, "external_id", static_cast<std::int64_t>(row.external_id));
-                event.add_terminating_flow_ids(flow);
-                ++stats.flows;
-              }
-            });
+      annotations.push_back({correlation_id, static_cast<std::int64_t>(row.correlation_id)});
+      flows.push_back(flow_id(row.correlation_id));
+      if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
+        annotations.push_back({external_id, static_cast<std::int64_t>(row.external_id)});
+        terminating.push_back(flow);
+        ++stats.flows;
+      }
+      slice(thread_uuid(pid, row.thread_id), api_category, op_iid(row.domain, row.op), row.begin_ns,
+            row.end_ns);
     });
-    std::set<std::uint64_t> queues;
+    std::unordered_set<std::uint64_t> queues;
     rank->for_each_activity([&](const ActivityRow& row) {
       const std::uint64_t track = queue_uuid(pid, row.queue_id);
       if (queues.insert(track).second) {
-        auto* descriptor = packet.mutable_track_descriptor();
-        descriptor->set_uuid(track);
-        descriptor->set_parent_uuid(process_uuid(pid));
-        descriptor->set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
-        emit();
+        pb::TrackDescriptor descriptor;
+        descriptor.set_uuid(track);
+        descriptor.set_parent_uuid(process_uuid(pid));
+        descriptor.set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
+        sequence.write_message(kTrackDescriptorField, descriptor);
       }
-      const std::string name = op_name.of_activity(row);
-      const bool linked = issued.contains(row.correlation_id);
-      stats.flows += linked ? 1 : 0;
-      slice(track, name, "gpu", row.begin_ns, row.end_ns, [&](pb::TrackEvent& event) {
-        annotate(event, "correlation_id", static_cast<std::int64_t>(row.correlation_id));
-        if (linked) event.add_terminating_flow_ids(flow_id(row.correlation_id));
-      });
+      if (issued.contains(row.correlation_id)) {
+        terminating.push_back(flow_id(row.correlation_id));
+        ++stats.flows;
+      }
+      annotations.push_back({correlation_id, static_cast<std::int64_t>(row.correlation_id)});
+      slice(track, gpu_category,
+            row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
+            row.begin_ns, row.end_ns);
     });
     rank->for_each_marker(
         [&](const MarkerRow& mark) {
           thread_track(mark.thread_id, "");
-          packet.set_timestamp(mark.timestamp_ns);
-          auto* event = packet.mutable_track_event();
-          event->set_type(pb::TrackEvent::TYPE_INSTANT);
-          event->set_track_uuid(thread_uuid(pid, mark.thread_id));
-          event->set_name(reader.string(mark.message));
-          event->add_categories("marker");
-          emit();
+          sequence.write_event({.type = PacketSequence::EventType::kInstant,
+                                .timestamp = mark.timestamp_ns,
+                                .track = thread_uuid(pid, mark.thread_id),
+                                .category_iid = marker_category,
+                                .name_iid = name_iid(mark.message)});
           ++stats.instants;
         },
         [&](const Range& range) {
           thread_track(range.thread_id, "");
-          slice(thread_uuid(pid, range.thread_id), reader.string(range.name), "range",
-                range.begin_ns, range.end_ns, none);
+          slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
+                range.begin_ns, range.end_ns);
         });
     steps.step();
   }
-  writer.close();
-  stats.packets = writer.count();
+  file.close();
+  stats.packets = file.packets();
   return stats;
 }
 

@@ -1,7 +1,8 @@
 // Perfetto's native protobuf trace (.pftrace, what ui.perfetto.dev and trace_processor open
 // fastest): a process track per rank ("rank R (host)"), a thread track per host thread and a
 // track per GPU queue; MPI calls, API calls, device work and ROC-TX ranges as slices; marks as
-// instants; flows from each API call to the device work it issued. Written packet by packet.
+// instants; flows for messages, for API calls made inside MPI calls and from each API call to
+// the device work it issued. Written packet by packet, names interned per rank.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +21,10 @@ struct PerfettoStats {
   std::uint64_t packets = 0;
 };
 
-// Throws std::runtime_error on I/O errors. `first_part`: this output begins the trace
-// (a parallel merge writes consecutive parts that are concatenated; only the first starts
-// the packet sequence).
+// Throws std::runtime_error on I/O errors. Each rank is a packet sequence of its own (with its
+// own interned names), so the outputs of consecutive blocks of ranks, concatenated, are the
+// output of all of them: a parallel merge writes parts and joins them.
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              bool first_part = true, const ProgressReport& progress = {});
+                              const ProgressReport& progress = {});
 
 }  // namespace rocprof::merge

@@ -29,6 +29,56 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def parse_text_format(text):
+    """protoc's text output as nested dicts: each field -> list of values (dicts for messages)."""
+    root, stack = {}, []
+    node = root
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line == "}":
+            node = stack.pop()
+        elif line.endswith("{"):
+            child = {}
+            node.setdefault(line[:-1].strip(), []).append(child)
+            stack.append(node)
+            node = child
+        else:
+            key, value = line.split(": ", 1)
+            node.setdefault(key, []).append(json.loads(value) if value.startswith('"') else value)
+    return root
+
+
+def perfetto_events(text):
+    """The track events of a decoded trace with interned names resolved per packet sequence:
+    dicts of type, name, category, annotations (name -> int), flows, terminating."""
+    interned, events = {}, []
+    for packet in parse_text_format(text).get("packet", []):
+        sequence = packet["trusted_packet_sequence_id"][0]
+        if "1" == packet.get("sequence_flags", ["0"])[0]:
+            interned[sequence] = {}
+        tables = interned.setdefault(sequence, {})
+        for data in packet.get("interned_data", []):
+            for field, entries in data.items():
+                for entry in entries:
+                    tables[(field, entry["iid"][0])] = entry["name"][0]
+        for event in packet.get("track_event", []):
+            def name_of(field, iid):
+                return tables[(field, iid)]  # a KeyError is an iid sent before its name
+            events.append({
+                "type": event["type"][0],
+                "timestamp": int(packet["timestamp"][0]),
+                "name": name_of("event_names", event["name_iid"][0]) if "name_iid" in event else None,
+                "category": [name_of("event_categories", i) for i in event.get("category_iids", [])],
+                "annotations": {name_of("debug_annotation_names", a["name_iid"][0]):
+                                int(a["int_value"][0]) for a in event.get("debug_annotations", [])},
+                "flows": event.get("flow_ids", []),
+                "terminating": event.get("terminating_flow_ids", []),
+            })
+    return events
+
+
 class MergeTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="merge_test_")
@@ -101,18 +151,31 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(text.count("type: TYPE_SLICE_END"), 4 * 1200)
         for rank in range(4):
             self.assertIn(f'process_name: "rank {rank} (node0)"', text)
-        self.assertEqual(text.count('name: "MPI_Allreduce"'), 4 * 200)
-        self.assertEqual(text.count("sequence_flags: 1"), 1)
+        # A packet sequence per rank, each starting with cleared state; names are interned
+        # once per sequence and every event's name resolves.
+        self.assertEqual(text.count("sequence_flags: 1\n"), 4)
+        self.assertEqual(text.count('name: "MPI_Allreduce"'), 4)
+        events = perfetto_events(text)
+        begins = [e for e in events if e["type"] == "TYPE_SLICE_BEGIN"]
+        allreduce = [e for e in begins if e["name"] == "MPI_Allreduce"]
+        self.assertEqual(len(allreduce), 4 * 200)
+        self.assertTrue(all(e["category"] == ["mpi"] for e in allreduce))
+        self.assertTrue(all(e["annotations"]["bytes_sent"] == 8 for e in allreduce))
+        self.assertNotIn("peer", allreduce[0]["annotations"])  # a collective has no peer
+        isends = [e for e in begins if e["name"] == "MPI_Isend"]
+        self.assertEqual(len(isends), 4 * 200)
+        self.assertTrue(all(e["annotations"]["tag"] == 7 and e["annotations"]["bytes_sent"] == 4096
+                            for e in isends))
+        self.assertEqual(sum(1 for e in begins if e["name"] == "compute"), 4 * 200)
 
     def flow_pairs(self, path):
         """(name of the slice a flow starts on, name of the one it ends on) -> count."""
         starts, ends = {}, {}
-        for packet in self.decode(path).split("\npacket {"):
-            name = re.search(r'\n    name: "([^"]+)"', packet)  # the event's, not an annotation's
-            for flow in re.findall(r"\bflow_ids: (\d+)", packet):
-                starts[flow] = name and name.group(1)
-            for flow in re.findall(r"\bterminating_flow_ids: (\d+)", packet):
-                ends[flow] = name and name.group(1)
+        for event in perfetto_events(self.decode(path)):
+            for flow in event["flows"]:
+                starts[flow] = event["name"]
+            for flow in event["terminating"]:
+                ends[flow] = event["name"]
         self.assertEqual(starts.keys(), ends.keys())  # no flow left dangling
         pairs = {}
         for flow, name in starts.items():
@@ -390,9 +453,10 @@ class MergeTest(unittest.TestCase):
         perfetto = os.path.join(self.dir, "trace.pftrace")
         result = self.merge(os.path.join(self.dir, "trace"), "-o", perfetto, "-q")
         self.assertEqual(result.returncode, 0, result.stderr)
-        text = self.decode(perfetto)
-        self.assertEqual(text.count('name: "MPI_Waitall"'), 4 * 40)
-        self.assertIn('name: "halo exchange"', text)
+        names = [e["name"] for e in perfetto_events(self.decode(perfetto))
+                 if e["type"] == "TYPE_SLICE_BEGIN"]
+        self.assertEqual(names.count("MPI_Waitall"), 4 * 40)
+        self.assertIn("halo exchange", names)
         # OTF2: one send, one posted receive and both completions per matched message; the
         # halo receives from MPI_PROC_NULL at the edges leave no records.
         matched = int(re.search(r"(\d+) messages matched", result_json.stdout).group(1))

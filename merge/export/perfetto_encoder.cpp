@@ -1,0 +1,195 @@
+#include "merge/export/perfetto_encoder.hpp"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/message_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace rocprof::merge {
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+using Coded = google::protobuf::io::CodedOutputStream;
+
+constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
+
+// Field numbers of Perfetto's TracePacket, TrackEvent, DebugAnnotation and InternedData.
+constexpr int kTracePacket = 1;
+constexpr int kTimestamp = 8;
+constexpr int kSequenceId = 10;
+constexpr int kTrackEvent = 11;
+constexpr int kInternedData = 12;
+constexpr int kSequenceFlags = 13;
+constexpr int kCategoryIids = 3;
+constexpr int kDebugAnnotations = 4;
+constexpr int kType = 9;
+constexpr int kNameIid = 10;
+constexpr int kTrackUuid = 11;
+constexpr int kFlowIds = 47;
+constexpr int kTerminatingFlowIds = 48;
+constexpr int kAnnotationNameIid = 1;
+constexpr int kAnnotationIntValue = 4;
+constexpr int kInternedIid = 1;
+constexpr int kInternedName = 2;
+
+constexpr std::uint32_t kIncrementalStateCleared = 1;
+constexpr std::uint32_t kNeedsIncrementalState = 2;
+
+std::size_t length_delimited_size(std::size_t tag_bytes, std::size_t length) {
+  return tag_bytes + Coded::VarintSize64(length) + length;
+}
+
+std::uint8_t* write_length(int field, std::size_t length, std::uint8_t* out) {
+  out = WireFormatLite::WriteTagToArray(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, out);
+  return Coded::WriteVarint64ToArray(length, out);
+}
+
+std::size_t entry_size(std::uint64_t iid, std::size_t name_length) {
+  return 1 + Coded::VarintSize64(iid) + length_delimited_size(1, name_length);
+}
+
+}  // namespace
+
+PacketFile::PacketFile(const std::string& path)
+    : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
+      path_(path),
+      buffer_(kBufferBytes) {
+  if (fd_ < 0)
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", path, std::generic_category().message(errno)));
+}
+
+PacketFile::~PacketFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::uint8_t* PacketFile::reserve(std::size_t bytes) {
+  if (used_ + bytes > buffer_.size()) {
+    flush();
+    if (bytes > buffer_.size()) buffer_.resize(bytes);
+  }
+  return buffer_.data() + used_;
+}
+
+void PacketFile::flush() {
+  std::size_t written = 0;
+  while (written < used_) {
+    const ssize_t count = ::write(fd_, buffer_.data() + written, used_ - written);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0)
+      throw std::runtime_error(
+          fmt::format("writing {} failed: {}", path_, std::generic_category().message(errno)));
+    written += static_cast<std::size_t>(count);
+  }
+  used_ = 0;
+}
+
+void PacketFile::close() {
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0)
+    throw std::runtime_error(
+        fmt::format("writing {} failed: {}", path_, std::generic_category().message(errno)));
+}
+
+std::uint64_t PacketSequence::intern(Table& table, int field, std::string_view name) {
+  if (const auto found = table.find(name); found != table.end()) return found->second;
+  const std::uint64_t iid = table.size() + 1;  // iids start at 1 in each table
+  pending_.push_back({field, iid, std::string(name)});
+  table.emplace(std::string(name), iid);
+  return iid;
+}
+
+std::size_t PacketSequence::interned_size() const {
+  std::size_t size = 0;
+  for (const Pending& entry : pending_)
+    size += length_delimited_size(1, entry_size(entry.iid, entry.name.size()));
+  return size;
+}
+
+std::uint8_t* PacketSequence::write_interned(std::uint8_t* out) {
+  for (const Pending& entry : pending_) {
+    out = write_length(entry.field, entry_size(entry.iid, entry.name.size()), out);
+    out = WireFormatLite::WriteUInt64ToArray(kInternedIid, entry.iid, out);
+    out = write_length(kInternedName, entry.name.size(), out);
+    out = std::copy(entry.name.begin(), entry.name.end(), out);
+  }
+  pending_.clear();
+  return out;
+}
+
+void PacketSequence::write_message(int field, const google::protobuf::MessageLite& message) {
+  const std::size_t body = message.ByteSizeLong();
+  const std::uint32_t flags = started_ ? 0 : kIncrementalStateCleared;
+  const std::size_t packet =
+      1 + Coded::VarintSize32(id_) + (flags != 0 ? 2 : 0) + length_delimited_size(2, body);
+  std::uint8_t* out = file_.reserve(length_delimited_size(1, packet));
+  out = write_length(kTracePacket, packet, out);
+  out = WireFormatLite::WriteUInt32ToArray(kSequenceId, id_, out);
+  if (flags != 0) out = WireFormatLite::WriteUInt32ToArray(kSequenceFlags, flags, out);
+  out = write_length(field, body, out);
+  out = message.SerializeWithCachedSizesToArray(out);
+  file_.commit(out);
+  file_.count_packet();
+  started_ = true;
+}
+
+void PacketSequence::write_event(const Event& event) {
+  // The TrackEvent first (its length prefixes the packet's field), in a reused buffer.
+  const std::size_t most = std::size_t{4} * 11 + event.annotations.size() * 26 +
+                           (event.flows.size() + event.terminating_flows.size()) * 10;
+  if (scratch_.size() < most) scratch_.resize(most);
+  std::uint8_t* const body_begin = scratch_.data();
+  std::uint8_t* body = body_begin;
+  body = WireFormatLite::WriteEnumToArray(kType, static_cast<int>(event.type), body);
+  body = WireFormatLite::WriteUInt64ToArray(kTrackUuid, event.track, body);
+  if (event.category_iid != 0)
+    body = WireFormatLite::WriteUInt64ToArray(kCategoryIids, event.category_iid, body);
+  if (event.name_iid != 0)
+    body = WireFormatLite::WriteUInt64ToArray(kNameIid, event.name_iid, body);
+  for (const Annotation& annotation : event.annotations) {
+    const std::size_t size = 1 + Coded::VarintSize64(annotation.name_iid) + 1 +
+                             Coded::VarintSize64(static_cast<std::uint64_t>(annotation.value));
+    body = write_length(kDebugAnnotations, size, body);
+    body = WireFormatLite::WriteUInt64ToArray(kAnnotationNameIid, annotation.name_iid, body);
+    body = WireFormatLite::WriteInt64ToArray(kAnnotationIntValue, annotation.value, body);
+  }
+  for (const std::uint64_t flow : event.flows)
+    body = WireFormatLite::WriteFixed64ToArray(kFlowIds, flow, body);
+  for (const std::uint64_t flow : event.terminating_flows)
+    body = WireFormatLite::WriteFixed64ToArray(kTerminatingFlowIds, flow, body);
+  const auto body_size = static_cast<std::size_t>(body - body_begin);
+
+  const std::uint32_t flags = kNeedsIncrementalState | (started_ ? 0 : kIncrementalStateCleared);
+  const std::size_t interned = pending_.empty() ? 0 : interned_size();
+  const std::size_t packet = 1 + Coded::VarintSize64(event.timestamp) + 1 +
+                             Coded::VarintSize32(id_) + 2 +
+                             (interned != 0 ? length_delimited_size(1, interned) : 0) +
+                             length_delimited_size(1, body_size);
+  std::uint8_t* out = file_.reserve(length_delimited_size(1, packet));
+  out = write_length(kTracePacket, packet, out);
+  out = WireFormatLite::WriteUInt64ToArray(kTimestamp, event.timestamp, out);
+  out = WireFormatLite::WriteUInt32ToArray(kSequenceId, id_, out);
+  out = WireFormatLite::WriteUInt32ToArray(kSequenceFlags, flags, out);
+  if (interned != 0) {
+    out = write_length(kInternedData, interned, out);
+    out = write_interned(out);
+  }
+  out = write_length(kTrackEvent, body_size, out);
+  out = static_cast<std::uint8_t*>(std::memcpy(out, body_begin, body_size)) + body_size;
+  file_.commit(out);
+  file_.count_packet();
+  started_ = true;
+}
+
+}  // namespace rocprof::merge

@@ -1,0 +1,103 @@
+// Writes Perfetto trace packets straight into a file buffer: track events are encoded field by
+// field (protobuf's own wire-format helpers, no message objects on the hot path), and names,
+// categories and annotation names are interned once per packet sequence. Each rank is a
+// sequence of its own, so ranks can be written by different merge processes and concatenated.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace google::protobuf {
+class MessageLite;
+}
+
+namespace rocprof::merge {
+
+// Buffered output of a Trace message (a run of length-prefixed field-1 packets).
+class PacketFile {
+ public:
+  explicit PacketFile(const std::string& path);  // throws std::runtime_error
+  ~PacketFile();
+  PacketFile(const PacketFile&) = delete;
+  PacketFile& operator=(const PacketFile&) = delete;
+
+  // Room for `bytes` more; returns where to write them.
+  std::uint8_t* reserve(std::size_t bytes);
+  void commit(const std::uint8_t* end) { used_ = static_cast<std::size_t>(end - buffer_.data()); }
+  void close();  // flushes; throws on I/O errors
+  std::uint64_t packets() const noexcept { return packets_; }
+  void count_packet() noexcept { ++packets_; }
+
+ private:
+  void flush();
+  int fd_;
+  std::string path_;
+  std::vector<std::uint8_t> buffer_;
+  std::size_t used_ = 0;
+  std::uint64_t packets_ = 0;
+};
+
+struct Annotation {
+  std::uint64_t name_iid;
+  std::int64_t value;
+};
+
+// One packet sequence (one rank): interning state and the packet encoders.
+class PacketSequence {
+ public:
+  PacketSequence(PacketFile& file, std::uint32_t sequence_id) : file_(file), id_(sequence_id) {}
+
+  // Interned ids, stable for the sequence; a new one goes out with the next packet.
+  std::uint64_t event_name(std::string_view name) { return intern(names_, 2, name); }
+  std::uint64_t category(std::string_view name) { return intern(categories_, 1, name); }
+  std::uint64_t annotation_name(std::string_view name) { return intern(annotations_, 3, name); }
+
+  // A descriptor packet (track descriptors); the first packet of the sequence clears state.
+  void write_message(int field, const google::protobuf::MessageLite& message);
+
+  enum class EventType : std::uint8_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
+  struct Event {
+    EventType type;
+    std::uint64_t timestamp;
+    std::uint64_t track;
+    std::uint64_t category_iid = 0;  // 0: none (a slice end)
+    std::uint64_t name_iid = 0;
+    std::span<const Annotation> annotations = {};
+    std::span<const std::uint64_t> flows = {};
+    std::span<const std::uint64_t> terminating_flows = {};
+  };
+  void write_event(const Event& event);
+
+ private:
+  struct Pending {
+    int field;  // InternedData: 1 categories, 2 event names, 3 annotation names
+    std::uint64_t iid;
+    std::string name;
+  };
+  // Looked up by string_view: no allocation for a name already interned.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+  using Table = std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>>;
+  std::uint64_t intern(Table& table, int field, std::string_view name);
+  std::uint8_t* write_header(std::uint8_t* out);
+  std::size_t interned_size() const;
+  std::uint8_t* write_interned(std::uint8_t* out);
+
+  PacketFile& file_;
+  std::uint32_t id_;
+  bool started_ = false;
+  Table names_, categories_, annotations_;
+  std::vector<Pending> pending_;
+  std::vector<std::uint8_t> scratch_;
+};
+
+}  // namespace rocprof::merge
