@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -111,21 +112,54 @@ int run(int argc, char** argv) {
       bar.update(done, total);
     };
     {
-      std::vector<rocprof::merge::Endpoint> endpoints;
+      // Each process spills its ranks' message endpoints next to the output; the first
+      // matches them all and hands out the corrections.
+      rocprof::merge::EndpointSpill spill(fmt::format("{}.messages.{}", output, group.index()));
       bar.phase("reading MPI messages");
       for (std::size_t i = first_rank; i < last_rank; ++i) {
-        auto mine = rocprof::merge::collect_endpoints(ranks[i]);
-        endpoints.insert(endpoints.end(), mine.begin(), mine.end());
+        spill.add(ranks[i]);
         bar.update(i - first_rank + 1, last_rank - first_rank);
       }
-      // Every process computes the same correction from everyone's endpoints.
-      auto report = rocprof::merge::check_causality(group.all_endpoints(endpoints), !no_correction);
+      bool failed = false;
+      std::vector<std::byte> mine;
+      try {
+        mine = spill.finish().serialize();
+      } catch (const std::exception& error) {
+        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        failed = true;
+      }
+      if (group.any(failed)) return 1;
+      std::vector<rocprof::merge::SpillSummary> spills;
+      std::vector<rocprof::merge::StreamCount> counts;
+      std::vector<rocprof::merge::InvisibleTarget> invisible;
+      for (const auto& bytes : group.all_gather(mine)) {
+        spills.push_back(rocprof::merge::SpillSummary::deserialize(bytes));
+        counts.insert(counts.end(), spills.back().streams.begin(), spills.back().streams.end());
+        invisible.insert(invisible.end(), spills.back().invisible.begin(),
+                         spills.back().invisible.end());
+      }
+      auto streams = std::make_shared<rocprof::merge::StreamTable>(counts, std::move(invisible));
+      rocprof::merge::CausalityReport report;
+      std::vector<std::byte> outcome;
+      if (group.leader()) {
+        bar.phase("matching MPI messages");
+        try {
+          report = rocprof::merge::check_causality(spills, *streams, !no_correction);
+          outcome = report.serialize();
+        } catch (const std::exception& error) {
+          fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+          failed = true;
+        }
+      }
+      if (group.any(failed)) return 1;
+      group.broadcast(outcome);
+      if (!group.leader()) report = rocprof::merge::CausalityReport::deserialize(outcome);
+      for (const std::uint32_t stream : report.given_up) streams->unmatch(stream);
       for (auto& rank : ranks) {
         if (const auto found = report.corrections.find(rank.rank());
             found != report.corrections.end())
           rank.set_correction(found->second);
-        if (const auto found = report.flows.find(rank.rank()); found != report.flows.end())
-          rank.set_message_flows(std::move(found->second));
+        rank.set_streams(streams);
       }
       bar.clear();
       if (!quiet)

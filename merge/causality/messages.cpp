@@ -1,145 +1,406 @@
 #include "merge/causality/messages.hpp"
 
-#include <algorithm>
-#include <set>
-#include <string>
-#include <tuple>
-#include <unordered_map>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include "merge/events/mpi_call_rows.hpp"
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <system_error>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "merge/events/message_endpoints.hpp"
 
 namespace rocprof::merge {
 namespace {
 
 using namespace rocprof::format;
 
-using Key = std::tuple<std::int32_t, std::int32_t, std::uint64_t, std::int32_t>;
+constexpr std::size_t kSpillBufferRecords = 4096;
+constexpr std::size_t kCursorRecords = 1024;  // per rank while matching: 16 KiB
 
-struct Stream {
-  std::vector<const Endpoint*> sends;
-  std::vector<const Endpoint*> receives;
-  bool broken = false;
+// Plain values and arrays of them, appended to and read back from a byte vector.
+class ByteWriter {
+ public:
+  template <typename T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+    bytes_.insert(bytes_.end(), bytes, bytes + sizeof(T));
+  }
+  template <typename T>
+  void put_vector(const std::vector<T>& values) {
+    put<std::uint64_t>(values.size());
+    const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
+    bytes_.insert(bytes_.end(), bytes, bytes + values.size() * sizeof(T));
+  }
+  std::vector<std::byte> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<std::byte> bytes_;
 };
 
-std::map<Key, Stream> streams_of(const std::vector<Endpoint>& endpoints) {
-  std::map<Key, Stream> streams;
-  std::set<std::pair<std::int32_t, std::uint64_t>> invisible;  // (destination, communicator)
-  for (const Endpoint& e : endpoints) {
-    if (e.kind == 2) {
-      invisible.emplace(e.destination, e.communicator);
-      continue;
-    }
-    Stream& stream = streams[{e.source, e.destination, e.communicator, e.tag}];
-    (e.kind == 0 ? stream.sends : stream.receives).push_back(&e);
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  template <typename T>
+  T get() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T value;
+    std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    return value;
   }
-  for (auto& [key, stream] : streams) {
-    if (invisible.contains({std::get<1>(key), std::get<2>(key)})) stream.broken = true;
-    // Sends in their rank's order; receives too (both come from one rank each).
-    auto by_sequence = [](const Endpoint* a, const Endpoint* b) {
-      return a->sequence < b->sequence;
-    };
-    std::sort(stream.sends.begin(), stream.sends.end(), by_sequence);
-    std::sort(stream.receives.begin(), stream.receives.end(), by_sequence);
+  template <typename T>
+  std::vector<T> get_vector() {
+    const auto count = get<std::uint64_t>();
+    if (count > bytes_.size()) throw std::runtime_error("bad message summary from a merge process");
+    std::vector<T> values(count);
+    std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
+    return values;
   }
-  return streams;
-}
+
+ private:
+  const std::byte* take(std::size_t size) {
+    if (bytes_.size() - position_ < size)
+      throw std::runtime_error("bad message summary from a merge process");
+    const std::byte* at = bytes_.data() + position_;
+    position_ += size;
+    return at;
+  }
+  std::span<const std::byte> bytes_;
+  std::size_t position_ = 0;
+};
+
+std::string error_text() { return std::generic_category().message(errno); }
+
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw std::runtime_error(fmt::format("cannot read {}: {}", path, error_text()));
+  }
+  ~ReadOnlyFile() { ::close(fd_); }
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
 
 }  // namespace
 
-std::vector<Endpoint> collect_endpoints(const AlignedRank& rank) {
-  std::vector<Endpoint> endpoints;
+std::vector<std::byte> SpillSummary::serialize() const {
+  ByteWriter out;
+  out.put_vector(std::vector<char>(path.begin(), path.end()));
+  out.put_vector(streams);
+  out.put_vector(invisible);
+  out.put_vector(sections);
+  return out.take();
+}
+
+SpillSummary SpillSummary::deserialize(std::span<const std::byte> bytes) {
+  ByteReader in(bytes);
+  SpillSummary summary;
+  const auto path = in.get_vector<char>();
+  summary.path.assign(path.begin(), path.end());
+  summary.streams = in.get_vector<StreamCount>();
+  summary.invisible = in.get_vector<InvisibleTarget>();
+  summary.sections = in.get_vector<SpillSection>();
+  return summary;
+}
+
+std::vector<std::byte> CausalityReport::serialize() const {
+  ByteWriter out;
+  out.put(messages);
+  out.put(violations_before);
+  out.put(violations_after);
+  out.put(max_shift_ns);
+  out.put_vector(given_up);
+  out.put<std::uint64_t>(corrections.size());
+  for (const auto& [rank, function] : corrections) {
+    out.put(rank);
+    std::vector<std::array<std::uint64_t, 2>> steps;
+    for (const auto& [time, shift] : function.steps()) steps.push_back({time, shift});
+    out.put_vector(steps);
+  }
+  return out.take();
+}
+
+CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
+  ByteReader in(bytes);
+  CausalityReport report;
+  report.messages = in.get<std::uint64_t>();
+  report.violations_before = in.get<std::uint64_t>();
+  report.violations_after = in.get<std::uint64_t>();
+  report.max_shift_ns = in.get<std::uint64_t>();
+  report.given_up = in.get_vector<std::uint32_t>();
+  const auto count = in.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto rank = in.get<std::int32_t>();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> steps;
+    for (const auto& [time, shift] : in.get_vector<std::array<std::uint64_t, 2>>())
+      steps.emplace_back(time, shift);
+    report.corrections[rank].assign(std::move(steps));
+  }
+  return report;
+}
+
+EndpointSpill::EndpointSpill(const std::string& path) : file_(std::fopen(path.c_str(), "wb")) {
+  if (file_ == nullptr)
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
+  summary_.path = path;
+  buffer_.reserve(kSpillBufferRecords);
+}
+
+EndpointSpill::~EndpointSpill() {
+  if (file_ != nullptr) std::fclose(file_);
+  std::remove(summary_.path.c_str());
+}
+
+void EndpointSpill::write_buffer() {
+  if (!buffer_.empty() &&
+      std::fwrite(buffer_.data(), sizeof(SpilledEndpoint), buffer_.size(), file_) != buffer_.size())
+    throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path, error_text()));
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void EndpointSpill::add(const AlignedRank& rank) {
   const RankFileReader& reader = rank.reader();
-  std::unordered_map<std::uint64_t, bool> receive_request;  // handle -> is a receive
-  std::uint32_t sequence = 0;
-  const std::int32_t me = rank.rank();
-  MpiFunctions functions(reader);
+  SpillSection section{rank.rank(), 0, written_ + buffer_.size(), 0};
+  EndpointScanner scanner(reader, rank.rank());
+  std::array<MessageEndpoint, 2> endpoints;
   TableCursor<MpiCallRow> cursor(reader);
   std::vector<MpiCallRow> rows;
   while (cursor.next(rows))
     for (const MpiCallRow& row : rows) {
-      ++sequence;
-      using enum MpiCallKind;
-      const MpiCallKind kind = functions.kind(row.function);
-      if ((kind == kBlockingSend || kind == kSendrecv || kind == kImmediateSend) && row.peer >= 0) {
-        endpoints.push_back({row.communicator, rank.align_uncorrected(row.begin_ns), me, row.peer,
-                             row.tag, me, sequence, 0});
-        if (kind == kSendrecv)
-          endpoints.push_back({row.communicator, 0, -1, me, -1, me, sequence, 2});
+      const std::size_t count = scanner.scan(row, endpoints);
+      for (std::size_t i = 0; i < count; ++i) {
+        const MessageEndpoint& endpoint = endpoints[i];
+        if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
+          summary_.invisible.push_back({endpoint.stream.communicator, endpoint.stream.destination});
+          continue;
+        }
+        const auto [entry, added] = local_.try_emplace(
+            endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
+        if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
+        const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
+        StreamCount& stream = summary_.streams[entry->second];
+        ++(receive ? stream.receives : stream.sends);
+        buffer_.push_back(
+            {rank.align_uncorrected(endpoint.local_ns), entry->second, receive ? 1U : 0U});
+        ++section.count;
+        if (buffer_.size() == kSpillBufferRecords) write_buffer();
       }
-      if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
-        receive_request[row.request] = false;
-      if ((kind == kImmediateReceive || kind == kPersistentReceive) && row.request != 0)
-        receive_request[row.request] = true;
-      bool received = kind == kReceive;
-      if (kind == kCompletion && row.request != 0) {
-        const auto found = receive_request.find(row.request);
-        received = found != receive_request.end() && found->second;
-      }
-      if (received && row.peer >= 0)
-        endpoints.push_back({row.communicator, rank.align_uncorrected(row.end_ns), row.peer, me,
-                             row.tag, me, sequence, 1});
     }
   reader.release();
-  return endpoints;
+  // Keep one entry per target (a Sendrecv loop would repeat it for every call).
+  std::sort(summary_.invisible.begin(), summary_.invisible.end());
+  summary_.invisible.erase(std::unique(summary_.invisible.begin(), summary_.invisible.end()),
+                           summary_.invisible.end());
+  summary_.sections.push_back(section);
 }
 
-CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool correct,
-                                int max_passes) {
-  CausalityReport report;
-  const std::map<Key, Stream> streams = streams_of(endpoints);
-  auto corrected = [&](const Endpoint* e) {
-    const auto found = report.corrections.find(e->rank);
-    return e->time_ns + (found == report.corrections.end() ? 0 : found->second.at(e->time_ns));
+const SpillSummary& EndpointSpill::finish() {
+  write_buffer();
+  if (std::fflush(file_) != 0)
+    throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path, error_text()));
+  return summary_;
+}
+
+namespace {
+
+// A rank's endpoints, read from its spill a block at a time.
+class EndpointCursor {
+ public:
+  EndpointCursor(int fd, const std::string& path, const SpillSection& section,
+                 const std::vector<std::uint32_t>& to_table)
+      : fd_(fd),
+        path_(path),
+        next_(section.first),
+        end_(section.first + section.count),
+        rank_(section.rank),
+        to_table_(to_table) {}
+
+  // Moves to the next endpoint; false at the end.
+  bool advance() {
+    if (position_ + 1 < buffer_.size()) {
+      ++position_;
+      return true;
+    }
+    if (next_ >= end_) return false;
+    const std::uint64_t count = std::min<std::uint64_t>(kCursorRecords, end_ - next_);
+    buffer_.resize(count);
+    const std::size_t bytes = count * sizeof(SpilledEndpoint);
+    std::size_t done = 0;
+    while (done < bytes) {
+      const ssize_t got = ::pread(fd_, reinterpret_cast<char*>(buffer_.data()) + done, bytes - done,
+                                  static_cast<off_t>(next_ * sizeof(SpilledEndpoint) + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw std::runtime_error(fmt::format("cannot read {}", path_));
+      done += static_cast<std::size_t>(got);
+    }
+    next_ += count;
+    position_ = 0;
+    return true;
+  }
+  const SpilledEndpoint& head() const { return buffer_[position_]; }
+  std::uint32_t stream() const { return to_table_[head().stream]; }
+  std::int32_t rank() const { return rank_; }
+
+ private:
+  int fd_;
+  const std::string& path_;
+  std::uint64_t next_;
+  std::uint64_t end_;
+  std::int32_t rank_;
+  const std::vector<std::uint32_t>& to_table_;
+  std::vector<SpilledEndpoint> buffer_;
+  std::size_t position_ = 0;
+};
+
+struct PassCounts {
+  std::uint64_t before = 0;
+  std::uint64_t after = 0;
+};
+
+// Messages sent and not yet received, per stream, in order.
+struct InFlight {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sends;  // (uncorrected, corrected)
+  std::size_t head = 0;
+  std::int64_t waiting = -1;  // the cursor whose next receive waits for a send
+};
+
+// One walk over every rank's endpoints in (corrected) time order. A receive is taken only
+// after its send, so a rank's correction is final up to each send it makes before the
+// receiver looks at it. Counts violations; with `correct`, raises the receivers' steps.
+PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
+                std::vector<StepFunction*>& steps, bool correct,
+                std::vector<std::uint32_t>& given_up) {
+  PassCounts counts;
+  std::vector<InFlight> streams(table.size());
+  using Entry = std::pair<std::uint64_t, std::size_t>;  // (corrected time, cursor)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  auto corrected = [&](std::size_t cursor, std::uint64_t t) { return t + steps[cursor]->at(t); };
+  auto push = [&](std::size_t cursor) {
+    ready.emplace(corrected(cursor, cursors[cursor].head().time_ns), cursor);
   };
-  auto violations =
-      [&](bool collect,
-          std::map<std::int32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>>* steps) {
-        std::uint64_t count = 0;
-        for (const auto& [key, stream] : streams) {
-          if (stream.broken || stream.sends.size() != stream.receives.size()) continue;
-          for (std::size_t i = 0; i < stream.sends.size(); ++i) {
-            const std::uint64_t sent = corrected(stream.sends[i]);
-            const std::uint64_t received = corrected(stream.receives[i]);
-            if (received >= sent) continue;
-            ++count;
-            if (collect)
-              (*steps)[stream.receives[i]->rank].emplace_back(stream.receives[i]->time_ns,
-                                                              sent - received);
+  for (std::size_t i = 0; i < cursors.size(); ++i)
+    if (cursors[i].advance()) push(i);
+  for (;;) {
+    while (!ready.empty()) {
+      const std::size_t i = ready.top().second;
+      ready.pop();
+      EndpointCursor& cursor = cursors[i];
+      const SpilledEndpoint& endpoint = cursor.head();
+      const std::uint32_t stream = cursor.stream();
+      if (table.matched(stream)) {
+        InFlight& flight = streams[stream];
+        if (endpoint.receive == 0) {
+          flight.sends.emplace_back(endpoint.time_ns, corrected(i, endpoint.time_ns));
+          if (flight.waiting >= 0) {
+            push(static_cast<std::size_t>(flight.waiting));
+            flight.waiting = -1;
+          }
+        } else {
+          if (flight.head == flight.sends.size()) {
+            flight.waiting = static_cast<std::int64_t>(i);  // resumes when the send comes
+            continue;
+          }
+          const auto [sent, sent_corrected] = flight.sends[flight.head++];
+          if (flight.head == flight.sends.size()) {
+            flight.sends.clear();
+            flight.head = 0;
+          }
+          if (endpoint.time_ns < sent) ++counts.before;
+          const std::uint64_t received = corrected(i, endpoint.time_ns);
+          if (received < sent_corrected) {
+            if (correct)
+              steps[i]->raise(endpoint.time_ns, sent_corrected - received);
+            else
+              ++counts.after;
           }
         }
-        return count;
-      };
-  for (const auto& [key, stream] : streams) {
-    if (stream.broken || stream.sends.size() != stream.receives.size()) continue;
-    report.messages += stream.sends.size();
-    for (std::size_t i = 0; i < stream.sends.size(); ++i) {
-      const Endpoint& send = *stream.sends[i];
-      const std::uint64_t flow =
-          (static_cast<std::uint64_t>(send.rank) << 40) ^ send.sequence ^ (std::uint64_t{1} << 63);
-      report.flows[send.rank].push_back({flow, send.sequence, true});
-      report.flows[stream.receives[i]->rank].push_back({flow, stream.receives[i]->sequence, false});
+      }
+      if (cursor.advance()) push(i);
     }
-  }
-  for (auto& [rank, ends] : report.flows)
-    std::sort(ends.begin(), ends.end(),
-              [](const AlignedRank::MessageFlow& a, const AlignedRank::MessageFlow& b) {
-                return a.sequence < b.sequence;
-              });
-  report.violations_before = violations(false, nullptr);
-  report.violations_after = report.violations_before;
-  for (int pass = 0; correct && pass < max_passes && report.violations_after > 0; ++pass) {
-    std::map<std::int32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> steps;
-    violations(true, &steps);
-    for (auto& [rank, list] : steps) {
-      std::sort(list.begin(), list.end());
-      StepFunction& function = report.corrections[rank];
-      // Latest first: a step never moves the receives after it in the same pass.
-      // NOLINTNEXTLINE(modernize-loop-convert): a reverse walk
-      for (auto it = list.rbegin(); it != list.rend(); ++it) function.raise(it->first, it->second);
-      report.max_shift_ns = std::max(report.max_shift_ns, function.max());
+    // Receives still waiting: their sends never come before them. Give up the stream of
+    // the earliest and go on (the input's order is inconsistent there).
+    std::int64_t earliest = -1;
+    std::uint32_t earliest_stream = 0;
+    for (std::uint32_t s = 0; s < streams.size(); ++s) {
+      const std::int64_t waiting = streams[s].waiting;
+      if (waiting < 0) continue;
+      const auto w = static_cast<std::size_t>(waiting);
+      if (earliest < 0 ||
+          cursors[w].head().time_ns < cursors[static_cast<std::size_t>(earliest)].head().time_ns) {
+        earliest = waiting;
+        earliest_stream = s;
+      }
     }
-    report.violations_after = violations(false, nullptr);
+    if (earliest < 0) break;
+    table.unmatch(earliest_stream);
+    given_up.push_back(earliest_stream);
+    streams[earliest_stream] = InFlight{};
+    push(static_cast<std::size_t>(earliest));
   }
+  return counts;
+}
+
+}  // namespace
+
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct) {
+  CausalityReport report;
+  StreamTable matching = table;
+  // Each spill's stream indexes -> the table's; one descriptor per spill file.
+  std::vector<std::vector<std::uint32_t>> to_table(spills.size());
+  std::vector<std::unique_ptr<ReadOnlyFile>> files;
+  for (std::size_t s = 0; s < spills.size(); ++s) {
+    for (const StreamCount& stream : spills[s].streams) {
+      const auto index = table.find(stream.key);
+      if (!index) throw std::runtime_error("a merge process's stream is missing from the table");
+      to_table[s].push_back(*index);
+    }
+    files.push_back(std::make_unique<ReadOnlyFile>(spills[s].path));
+  }
+  auto make_cursors = [&] {
+    std::vector<EndpointCursor> cursors;
+    for (std::size_t s = 0; s < spills.size(); ++s)
+      for (const SpillSection& section : spills[s].sections)
+        cursors.emplace_back(files[s]->fd(), spills[s].path, section, to_table[s]);
+    return cursors;
+  };
+  std::vector<EndpointCursor> cursors = make_cursors();
+  std::vector<StepFunction*> steps;
+  steps.reserve(cursors.size());
+  for (const EndpointCursor& cursor : cursors) steps.push_back(&report.corrections[cursor.rank()]);
+  const PassCounts first = walk(cursors, matching, steps, correct, report.given_up);
+  report.violations_before = first.before;
+  report.violations_after = first.after;
+  std::erase_if(report.corrections, [](const auto& entry) { return entry.second.max() == 0; });
+  for (const auto& [rank, function] : report.corrections)
+    report.max_shift_ns = std::max(report.max_shift_ns, function.max());
+  if (correct && !report.corrections.empty()) {
+    // Count what is left after the correction (a rank's endpoints out of time order, from
+    // several threads, can leave some) with the final steps.
+    std::vector<EndpointCursor> again = make_cursors();
+    StepFunction none;
+    for (std::size_t i = 0; i < again.size(); ++i) {
+      const auto found = report.corrections.find(again[i].rank());
+      steps[i] = found == report.corrections.end() ? &none : &found->second;
+    }
+    std::vector<std::uint32_t> ignored;
+    report.violations_after = walk(again, matching, steps, false, ignored).after;
+  }
+  report.messages = matching.matched_messages();
   return report;
 }
 

@@ -1,36 +1,73 @@
 // Point-to-point messages matched across ranks, and the causality check: a message cannot be
 // received before it was sent. With clocks aligned from measurements, small errors remain; the
-// correction moves the receiving rank's clock forward from each violating receive by the
-// least amount that fixes it (StepFunction: every rank keeps its order and the durations of
-// everything between two steps), repeated until no violation is left or the passes run out.
+// correction moves the receiving rank's clock forward from each violating receive by the least
+// amount that fixes it (StepFunction: every rank keeps its order and the durations of
+// everything between two steps).
 //
-// Works on message endpoints (a few bytes per send or receive) rather than on the files, so
-// parallel merge processes can exchange them and all compute the same correction.
+// Bounded memory whatever the number of messages: each merge process first writes its ranks'
+// message endpoints (16 bytes each) to a spill file next to the output; the first process then
+// walks every rank's endpoints at once in time order, holding only messages in flight (sent,
+// not yet received), and hands the resulting corrections to the others.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "merge/causality/step_function.hpp"
+#include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
 
 namespace rocprof::merge {
 
-// One side of a message, as recorded by `rank`. Plain data (exchanged as bytes under MPI).
-struct Endpoint {
-  std::uint64_t communicator;
-  std::uint64_t time_ns;  // clock-aligned, uncorrected: send began / receive completed
-  std::int32_t source;
-  std::int32_t destination;
-  std::int32_t tag;
-  std::int32_t rank;       // who recorded it (source for sends, destination for receives)
-  std::uint32_t sequence;  // order in that rank's file
-  std::uint32_t kind;      // 0 send, 1 receive, 2 an invisible receive (MPI_Sendrecv)
+// One endpoint in a spill file.
+struct SpilledEndpoint {
+  std::uint64_t time_ns;  // clock-aligned, uncorrected
+  std::uint32_t stream;   // index into the spilling process's streams
+  std::uint32_t receive;  // 0 a send, 1 a receive
 };
 
-// Sends, receives and invisible receives of one rank, in file order.
-std::vector<Endpoint> collect_endpoints(const AlignedRank& rank);
+// Where a rank's endpoints are in its spill file (in file order).
+struct SpillSection {
+  std::int32_t rank;
+  std::uint32_t padding = 0;
+  std::uint64_t first;
+  std::uint64_t count;
+};
+
+// What a merge process tells the others about its spill.
+struct SpillSummary {
+  std::string path;
+  std::vector<StreamCount> streams;  // by the spill's stream index
+  std::vector<InvisibleTarget> invisible;
+  std::vector<SpillSection> sections;
+
+  std::vector<std::byte> serialize() const;
+  static SpillSummary deserialize(std::span<const std::byte> bytes);  // throws on bad bytes
+};
+
+class EndpointSpill {
+ public:
+  explicit EndpointSpill(const std::string& path);  // throws std::runtime_error
+  ~EndpointSpill();                                 // removes the file
+  EndpointSpill(const EndpointSpill&) = delete;
+  EndpointSpill& operator=(const EndpointSpill&) = delete;
+
+  void add(const AlignedRank& rank);  // appends the rank's endpoints
+  const SpillSummary& finish();       // flushes; throws on I/O errors
+
+ private:
+  void write_buffer();
+  std::FILE* file_;
+  SpillSummary summary_;
+  std::uint64_t written_ = 0;
+  std::vector<SpilledEndpoint> buffer_;
+  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> local_;
+};
 
 struct CausalityReport {
   std::uint64_t messages = 0;  // matched
@@ -38,15 +75,18 @@ struct CausalityReport {
   std::uint64_t violations_after = 0;
   std::uint64_t max_shift_ns = 0;
   std::map<std::int32_t, StepFunction> corrections;  // per rank with a correction
-  // Matched messages as flows, per rank: the MPI-call rows that start or end each flow
-  // (ids unique in the job), sorted by row.
-  std::map<std::int32_t, std::vector<AlignedRank::MessageFlow>> flows;
+  // Streams whose order turned out inconsistent while matching (a receive that no send can
+  // precede): left unmatched, like streams of unequal counts.
+  std::vector<std::uint32_t> given_up;
+
+  std::vector<std::byte> serialize() const;
+  static CausalityReport deserialize(std::span<const std::byte> bytes);
 };
 
-// Matches sends and receives per (source, destination, communicator, tag) in order (MPI's
-// non-overtaking rule); a stream with an invisible receive, or unequal counts, is left out.
-// With `correct`, computes the correction (deterministic: same endpoints, same result).
-CausalityReport check_causality(const std::vector<Endpoint>& endpoints, bool correct,
-                                int max_passes = 20);
+// Matches every spill's endpoints by stream, in order (MPI's non-overtaking rule), counts
+// violations and, with `correct`, computes the correction. Deterministic: every process
+// would compute the same, so only the first one does.
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct);
 
 }  // namespace rocprof::merge

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "merge/clock/clock_model.hpp"
 
 namespace rocprof::merge {
+
+class StreamTable;
 
 // A ROC-TX push/pop (or start/stop) range with aligned times.
 struct Range {
@@ -42,16 +45,10 @@ class AlignedRank {
   }
   void set_correction(StepFunction correction) { correction_ = std::move(correction); }
 
-  // Matched messages touching this rank: the MPI-call row (1-based sequence, file order)
-  // that starts (a send) or ends (a receive) each flow. Set by the merge after matching,
-  // sorted by sequence; 16 bytes each, as every rank's are held at once.
-  struct MessageFlow {
-    std::uint64_t flow;
-    std::uint32_t sequence;
-    bool starts;
-  };
-  void set_message_flows(std::vector<MessageFlow> flows) { message_flows_ = std::move(flows); }
-  const std::vector<MessageFlow>& message_flows() const noexcept { return message_flows_; }
+  // The job's message streams (set by the merge after matching): exporters number each
+  // rank's messages by stream to draw one flow per matched message.
+  void set_streams(std::shared_ptr<const StreamTable> streams) { streams_ = std::move(streams); }
+  const StreamTable* streams() const noexcept { return streams_.get(); }
   const StepFunction& correction() const noexcept { return correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned.
@@ -70,7 +67,7 @@ class AlignedRank {
   const format::RankFileReader& reader_;
   ClockModel clock_;
   StepFunction correction_;
-  std::vector<MessageFlow> message_flows_;
+  std::shared_ptr<const StreamTable> streams_;
 };
 
 }  // namespace rocprof::merge

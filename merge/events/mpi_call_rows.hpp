@@ -1,15 +1,13 @@
 #pragma once
 // How the exporters and the summary read a rank's MPI-call rows: which rows are calls of their
-// own, and which message flows each drawn call starts or ends.
+// own, and what each function does with messages.
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/records.hpp"
-#include "merge/events/aligned_rank.hpp"
 
 namespace rocprof::merge {
 
@@ -51,31 +49,6 @@ class MpiFunctions {
   std::uint8_t lookup(format::StringId function);
   const format::RankFileReader& reader_;
   std::vector<std::uint8_t> known_;
-};
-
-// Walks the MPI-call rows in file order and collects the message flows each row starts or ends.
-// Per-request rows are not drawn, so their flows wait for the next drawn row on the same
-// thread, which is the completion call they belong to.
-class MessageFlowCursor {
- public:
-  explicit MessageFlowCursor(const AlignedRank& rank) : flows_(rank.message_flows()) {}
-
-  // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
-  // clear the vector after drawing them.
-  std::vector<AlignedRank::MessageFlow>& advance(const format::MpiCallRow& row) {
-    ++sequence_;
-    std::vector<AlignedRank::MessageFlow>& pending = pending_[row.thread_id];
-    while (next_ < flows_.size() && flows_[next_].sequence < sequence_) ++next_;
-    for (; next_ < flows_.size() && flows_[next_].sequence == sequence_; ++next_)
-      pending.push_back(flows_[next_]);
-    return pending;
-  }
-
- private:
-  const std::vector<AlignedRank::MessageFlow>& flows_;  // sorted by sequence
-  std::size_t next_ = 0;
-  std::uint32_t sequence_ = 0;  // 1-based row number, as the matcher counts
-  std::map<std::uint32_t, std::vector<AlignedRank::MessageFlow>> pending_;  // by thread
 };
 
 }  // namespace rocprof::merge

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
@@ -101,7 +102,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     std::vector<std::uint64_t> attribution_starts;
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
-      std::vector<AlignedRank::MessageFlow>& flows = message_flows.advance(row);
+      std::vector<MessageFlow>& flows = message_flows.advance(row);
       if (is_per_request_row(name, row)) return;
       json.event(
           R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
@@ -110,7 +111,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
           row.external_id);
       // Inside the slice, so viewers bind the arrow's ends to it.
       const std::uint64_t middle = row.begin_ns + (row.end_ns - row.begin_ns) / 2;
-      for (const AlignedRank::MessageFlow& flow : flows)
+      for (const MessageFlow& flow : flows)
         json.event(
             R"J({{"name":"message","cat":"flow","ph":"{}",{}"id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
             flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
@@ -117,7 +118,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     MessageFlowCursor message_flows(*rank);
     MpiFunctions functions(reader);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      std::vector<AlignedRank::MessageFlow>& pending = message_flows.advance(row);
+      std::vector<MessageFlow>& pending = message_flows.advance(row);
       if (functions.is_per_request_row(row)) return;
       thread_track(row.thread_id, "");
       stats.flows += pending.size();

@@ -44,9 +44,10 @@ std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const n
   return {first, first + base + (me < extra ? 1 : 0)};
 }
 
-std::vector<Endpoint> MergeGroup::all_endpoints(const std::vector<Endpoint>& mine) const {
-  if (!mpi_ || size_ == 1) return mine;
-  const int bytes = static_cast<int>(mine.size() * sizeof(Endpoint));
+std::vector<std::vector<std::byte>> MergeGroup::all_gather(
+    const std::vector<std::byte>& mine) const {
+  if (!mpi_ || size_ == 1) return {mine};
+  const int bytes = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(size_));
   MPI_Allgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::vector<int> offsets(counts.size(), 0);
@@ -55,10 +56,21 @@ std::vector<Endpoint> MergeGroup::all_endpoints(const std::vector<Endpoint>& min
     offsets[i] = static_cast<int>(total);
     total += static_cast<std::size_t>(counts[i]);
   }
-  std::vector<Endpoint> all(total / sizeof(Endpoint));
+  std::vector<std::byte> all(total);
   MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
                  MPI_COMM_WORLD);
-  return all;
+  std::vector<std::vector<std::byte>> parts;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    parts.emplace_back(all.begin() + offsets[i], all.begin() + offsets[i] + counts[i]);
+  return parts;
+}
+
+void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
+  if (!mpi_ || size_ == 1) return;
+  auto size = static_cast<std::uint64_t>(bytes.size());
+  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  bytes.resize(size);
+  MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
 void MergeGroup::barrier() const {

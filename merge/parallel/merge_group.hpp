@@ -4,11 +4,10 @@
 // concatenating the processes' outputs in order gives what a serial merge writes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "merge/causality/messages.hpp"
 
 namespace rocprof::merge {
 
@@ -26,8 +25,10 @@ class MergeGroup {
   // The block [first, last) of `count` items this process handles.
   std::pair<std::size_t, std::size_t> block(std::size_t count) const noexcept;
 
-  // Every process's endpoints, in process order (the same vector everywhere).
-  std::vector<Endpoint> all_endpoints(const std::vector<Endpoint>& mine) const;
+  // Every process's bytes, in process order (the same everywhere).
+  std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
+  // The first process's bytes, everywhere.
+  void broadcast(std::vector<std::byte>& bytes) const;
   void barrier() const;
   std::uint64_t sum(std::uint64_t value) const;
   // Any process failed: all agree (so that none waits for another forever).

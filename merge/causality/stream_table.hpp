@@ -1,0 +1,68 @@
+#pragma once
+// The job's message streams, the same on every merge process: each stream's message count
+// and whether its sends and receives can be matched in order (equal counts, and no receive
+// of unknown source on its destination and communicator, as MPI_Sendrecv's is recorded).
+// Message flows get their ids from it: stream index and the message's place in the stream.
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "merge/events/message_endpoints.hpp"
+
+namespace rocprof::merge {
+
+struct StreamCount {
+  StreamKey key;
+  std::uint64_t sends = 0;
+  std::uint64_t receives = 0;
+};
+
+// A destination and communicator that received a message of unknown source.
+struct InvisibleTarget {
+  std::uint64_t communicator;
+  std::int64_t destination;
+  auto operator<=>(const InvisibleTarget&) const = default;  // NOLINT(modernize-use-nullptr)
+};
+
+class StreamTable {
+ public:
+  StreamTable() = default;
+  // From every merge process's counts (a stream may appear in several: its sends with one,
+  // its receives with another).
+  StreamTable(const std::vector<StreamCount>& counts, std::vector<InvisibleTarget> invisible);
+
+  std::optional<std::uint32_t> find(const StreamKey& key) const;
+  bool matched(std::uint32_t index) const { return matched_[index] != 0; }
+  void unmatch(std::uint32_t index) { matched_[index] = 0; }
+  std::size_t size() const noexcept { return streams_.size(); }
+  const StreamCount& stream(std::uint32_t index) const { return streams_[index]; }
+  std::uint64_t matched_messages() const;
+
+  // The id of the flow drawn for the `ordinal`-th message (from 0) of stream `index`: bit 63
+  // set, bit 62 clear (other flows use it), unique in the job.
+  static std::uint64_t flow_id(std::uint32_t index, std::uint32_t ordinal) {
+    return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(index & 0x3fffffffU) << 32) |
+           ordinal;
+  }
+
+ private:
+  std::vector<StreamCount> streams_;  // sorted by key
+  std::vector<std::uint8_t> matched_;
+  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> index_;
+};
+
+// Per rank, while its rows are read in order: the flow (if any) each endpoint starts or ends.
+class StreamOrdinals {
+ public:
+  explicit StreamOrdinals(const StreamTable& table) : table_(table) {}
+  // The flow of this endpoint, or nullopt if its stream is not matched.
+  std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint);
+
+ private:
+  const StreamTable& table_;
+  std::unordered_map<std::uint64_t, std::uint32_t> next_;  // (index, is receive) -> ordinal
+};
+
+}  // namespace rocprof::merge

@@ -1,0 +1,65 @@
+#pragma once
+// Point-to-point messages as one rank's MPI-call rows record them: which rows send, which
+// complete a receive, and on which stream (communicator, source, destination, tag). MPI
+// delivers the messages of one stream in order, so the k-th send of a stream is received by
+// the stream's k-th receive: the message matcher and the exporters' flows both rely on it.
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+
+#include "lib/format/rank_file_reader.hpp"
+#include "lib/format/records.hpp"
+#include "merge/events/mpi_call_rows.hpp"
+
+namespace rocprof::merge {
+
+struct StreamKey {
+  std::uint64_t communicator;
+  std::int32_t source;  // world ranks
+  std::int32_t destination;
+  std::int32_t tag;
+  std::int32_t padding = 0;  // plain data: exchanged as bytes between merge processes
+  auto operator<=>(const StreamKey&) const = default;  // NOLINT(modernize-use-nullptr)
+};
+
+struct StreamKeyHash {
+  std::size_t operator()(const StreamKey& key) const noexcept {
+    std::uint64_t h = key.communicator * 0x9E3779B97F4A7C15ULL;
+    h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.source)) << 32 |
+          static_cast<std::uint32_t>(key.destination)) +
+         0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+    h ^= static_cast<std::uint32_t>(key.tag) + (h << 6) + (h >> 2);
+    return static_cast<std::size_t>(h);
+  }
+};
+
+struct MessageEndpoint {
+  enum class Kind : std::uint8_t {
+    kSend,              // time: the send call began
+    kReceive,           // time: the call that completed the receive ended
+    kInvisibleReceive,  // MPI_Sendrecv's receive: no source or tag recorded (key: dest, comm)
+  };
+  Kind kind;
+  StreamKey stream;
+  std::uint64_t local_ns;  // on the rank's own clock
+};
+
+// Feed it a rank's rows in file order; it remembers which requests are receives.
+class EndpointScanner {
+ public:
+  EndpointScanner(const format::RankFileReader& reader, std::int32_t rank)
+      : functions_(reader), rank_(rank) {}
+
+  // The endpoints `row` records (at most two), in `out`; returns how many.
+  std::size_t scan(const format::MpiCallRow& row, std::array<MessageEndpoint, 2>& out);
+
+ private:
+  MpiFunctions functions_;
+  std::int32_t rank_;
+  std::unordered_map<std::uint64_t, bool> receive_request_;  // handle -> is a receive
+};
+
+}  // namespace rocprof::merge

@@ -1,0 +1,50 @@
+#pragma once
+// The message flows exporters draw on a rank's MPI calls: one per matched message, from the
+// call that sent it to the call that completed its receive. Ids come from the job's stream
+// table (stream, place in the stream), so each side numbers its messages without the other.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "lib/format/records.hpp"
+#include "merge/causality/stream_table.hpp"
+#include "merge/events/aligned_rank.hpp"
+#include "merge/events/message_endpoints.hpp"
+
+namespace rocprof::merge {
+
+struct MessageFlow {
+  std::uint64_t flow;
+  bool starts;  // the send's end of the arrow
+};
+
+// Walks the MPI-call rows in file order. Per-request rows are not drawn, so their flows wait
+// for the next drawn row on the same thread, which is the completion call they belong to.
+class MessageFlowCursor {
+ public:
+  explicit MessageFlowCursor(const AlignedRank& rank) : scanner_(rank.reader(), rank.rank()) {
+    if (rank.streams() != nullptr) ordinals_.emplace(*rank.streams());
+  }
+
+  // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
+  // clear the vector after drawing them.
+  std::vector<MessageFlow>& advance(const format::MpiCallRow& row) {
+    std::vector<MessageFlow>& pending = pending_[row.thread_id];
+    if (!ordinals_) return pending;
+    const std::size_t count = scanner_.scan(row, endpoints_);
+    for (std::size_t i = 0; i < count; ++i)
+      if (const auto flow = ordinals_->flow(endpoints_[i]))
+        pending.push_back({*flow, endpoints_[i].kind == MessageEndpoint::Kind::kSend});
+    return pending;
+  }
+
+ private:
+  EndpointScanner scanner_;
+  std::optional<StreamOrdinals> ordinals_;
+  std::array<MessageEndpoint, 2> endpoints_{};
+  std::map<std::uint32_t, std::vector<MessageFlow>> pending_;  // by thread
+};
+
+}  // namespace rocprof::merge
