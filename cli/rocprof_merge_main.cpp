@@ -73,6 +73,9 @@ int run(int argc, char** argv) {
   app.add_flag("--no-causality-correction", no_correction,
                "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
+  bool timings = false;
+  app.add_flag("--timings", timings,
+               "print how long each phase took (on stderr; the first merge process's view)");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");
   try {
     app.parse(argc, argv);
@@ -194,15 +197,32 @@ int run(int argc, char** argv) {
       }
       if (group.any(failed)) return 1;
       events = group.sum(events);
-      if (group.leader()) {
-        std::vector<std::string> parts;
-        parts.reserve(static_cast<std::size_t>(group.size()));
-        for (int i = 0; i < group.size(); ++i) parts.push_back(fmt::format("{}.part{}", output, i));
-        rocprof::merge::concatenate_parts(parts, output);
+      if (!rocprof::merge::join_parts(group, part, output)) return 1;
+    } else if (extension == ".h5" && group.size() > 1) {
+      // Every process encodes its block's chunks; the first writes them all into the file.
+      rocprof::merge::MergedHdf5Share share;
+      share.first_rank = first_rank;
+      share.last_rank = last_rank;
+      share.index = static_cast<std::size_t>(group.index());
+      share.writer = group.leader();
+      share.senders = group.size() - 1;
+      share.send = [&group](const std::vector<std::byte>& message) {
+        group.send_to_leader(message);
+      };
+      share.receive = [&group](std::vector<std::byte>& message, bool wait) {
+        return group.receive(message, wait);
+      };
+      share.gather = [&group](std::uint64_t value) { return group.all_gather(value); };
+      try {
+        events =
+            rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, &share);
+      } catch (const std::exception& error) {
+        // The others may be waiting for this process's chunks (or to send theirs).
+        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        group.abort(1);
       }
-      group.barrier();
     } else if (!group.leader()) {
-      // .h5 and .json are written by the first process alone.
+      // .json and .otf2 are written by the first process alone.
     } else if (extension == ".otf2") {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
@@ -240,6 +260,9 @@ int run(int argc, char** argv) {
     if (!quiet)
       fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", ranks.size(), events, output,
                  group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
+    if (timings)
+      for (const auto& [label, seconds] : bar.timings())
+        fmt::print(stderr, "rocprof-merge: {:.3f} s {}\n", seconds, label);
   } catch (const rocprof::merge::InputError& error) {
     fmt::print(stderr, "rocprof-merge: {}\n", error.what());
     return 1;

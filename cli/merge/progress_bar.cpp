@@ -20,8 +20,18 @@ ProgressBar::ProgressBar(bool enabled)
 
 ProgressBar::~ProgressBar() { clear(); }
 
+void ProgressBar::end_phase() {
+  if (!in_phase_) return;
+  const auto now = std::chrono::steady_clock::now();
+  timings_.emplace_back(label_, std::chrono::duration<double>(now - phase_start_).count());
+  in_phase_ = false;
+}
+
 void ProgressBar::phase(std::string label) {
+  end_phase();
   label_ = std::move(label);
+  phase_start_ = std::chrono::steady_clock::now();
+  in_phase_ = true;
   last_draw_ = {};  // the phase's first update draws at once
 }
 
@@ -40,6 +50,7 @@ void ProgressBar::update(std::size_t done, std::size_t total) {
 }
 
 void ProgressBar::clear() {
+  end_phase();
   if (!drawn_) return;
   fmt::print(stderr, "\r\x1b[K");
   std::fflush(stderr);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rocprof::cli {
 
@@ -20,8 +22,10 @@ class ProgressBar {
   // Steps done of total in the current phase; draws at most ten times a second, and always
   // the last step.
   void update(std::size_t done, std::size_t total);
-  // Erases the line, so whatever is printed next starts on a clean line.
+  // Erases the line, so whatever is printed next starts on a clean line; ends the phase.
   void clear();
+  // Each finished phase and its wall time in seconds (for --timings).
+  const std::vector<std::pair<std::string, double>>& timings() const noexcept { return timings_; }
 
  private:
   bool enabled_;
@@ -29,6 +33,10 @@ class ProgressBar {
   std::string label_;
   std::chrono::steady_clock::time_point last_draw_{};
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point phase_start_{};
+  bool in_phase_ = false;
+  std::vector<std::pair<std::string, double>> timings_;
+  void end_phase();
 };
 
 }  // namespace rocprof::cli

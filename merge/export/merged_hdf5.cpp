@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -22,7 +23,7 @@ namespace {
 
 using namespace rocprof::format;
 
-constexpr hsize_t kChunk = 65536;
+constexpr std::size_t kChunk = 65536;  // rows per chunk of a merged table
 
 // Which columns hold string ids and which hold times on the trace clock, per table.
 const std::set<std::string> kStringColumns = {"kernel_name", "message", "function",
@@ -30,58 +31,7 @@ const std::set<std::string> kStringColumns = {"kernel_name", "message", "functio
 const std::set<std::string> kTimeColumns = {"begin_ns", "end_ns",     "timestamp_ns",
                                             "start_ns", "created_ns", "first_seen_ns"};
 
-// One extensible 1-D dataset per column, appended to block by block.
-class MergedTable {
- public:
-  MergedTable(hid_t file, const std::string& name, std::vector<Column> columns)
-      : columns_(std::move(columns)) {
-    group_ = Handle(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    for (const Column& column : columns_) {
-      const hsize_t zero = 0;
-      const hsize_t unlimited = H5S_UNLIMITED;
-      const Handle space(H5Screate_simple(1, &zero, &unlimited));
-      const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
-      H5Pset_chunk(properties.get(), 1, &kChunk);
-      add_filters(properties.get(), Compression{}, column_type_size(column.type));
-      datasets_.emplace_back(H5Dcreate2(group_.get(), column.name, column_hdf5_type(column.type),
-                                        space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
-      if (!datasets_.back().valid())
-        throw std::runtime_error(fmt::format("cannot create {}/{}", name, column.name));
-    }
-  }
-  // `rows`: count rows of `row_size` bytes laid out as the columns' offsets say.
-  void append(const std::byte* rows, std::size_t row_size, std::size_t count) {
-    if (count == 0) return;
-    const hsize_t first = rows_;
-    const hsize_t length = count;
-    const hsize_t extent = first + length;
-    const Handle memory(H5Screate_simple(1, &length, nullptr));
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      const std::size_t width = column_type_size(columns_[c].type);
-      scratch_.resize(count * width);
-      for (std::size_t r = 0; r < count; ++r)
-        std::memcpy(scratch_.data() + r * width, rows + r * row_size + columns_[c].offset, width);
-      const hid_t dataset = datasets_[c].get();
-      H5Dset_extent(dataset, &extent);
-      const Handle file_space(H5Dget_space(dataset));
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &first, nullptr, &length, nullptr);
-      if (H5Dwrite(dataset, column_hdf5_type(columns_[c].type), memory.get(), file_space.get(),
-                   H5P_DEFAULT, scratch_.data()) < 0)
-        throw std::runtime_error(fmt::format("cannot write column {}", columns_[c].name));
-    }
-    rows_ = extent;
-  }
-  std::uint64_t rows() const { return rows_; }
-
- private:
-  std::vector<Column> columns_;
-  Handle group_;
-  std::vector<Handle> datasets_;
-  std::vector<std::byte> scratch_;
-  hsize_t rows_ = 0;
-};
-
-// Rank-file rows extended with the rank, in a buffer laid out for MergedTable.
+// Rank-file rows extended with the rank, in a buffer laid out for the merged table.
 struct Layout {
   std::vector<Column> columns;
   std::size_t row_size;
@@ -100,64 +50,6 @@ Layout with_rank(const Table& table) {
   return layout;
 }
 
-// Global string ids: each rank's ids are remapped into one table.
-class Strings {
- public:
-  StringId global(const std::string& text) {
-    const auto [it, added] = ids_.emplace(text, static_cast<StringId>(texts_.size()));
-    if (added) texts_.push_back(text);
-    return it->second;
-  }
-  const std::vector<std::string>& texts() const { return texts_; }
-
- private:
-  std::unordered_map<std::string, StringId> ids_{{"", 0}};
-  std::vector<std::string> texts_{""};
-};
-
-template <typename Row>
-std::uint64_t copy_table(hid_t file, const AlignedRank* const* begin, const AlignedRank* const* end,
-                         Strings& strings, ProgressSteps& steps) {
-  const Table& table = table_of<Row>();
-  const Layout layout = with_rank(table);
-  MergedTable merged(file, table.name, layout.columns);
-  std::vector<std::byte> buffer;
-  std::vector<Row> rows;
-  for (const auto* it = begin; it != end; ++it) {
-    const AlignedRank& rank = **it;
-    const RankFileReader& reader = rank.reader();
-    std::vector<StringId> remap(reader.string_count());
-    for (StringId id = 0; id < remap.size(); ++id) remap[id] = strings.global(reader.string(id));
-    TableCursor<Row> cursor(reader);
-    while (cursor.next(rows)) {
-      buffer.assign(rows.size() * layout.row_size, std::byte{0});
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        std::byte* out = buffer.data() + r * layout.row_size;
-        std::memcpy(out, &rows[r], sizeof(Row));
-        const std::int32_t rank_value = rank.rank();
-        std::memcpy(out + table.row_size, &rank_value, sizeof rank_value);
-        for (const Column& column : table.columns) {
-          std::byte* field = out + column.offset;
-          if (kTimeColumns.contains(column.name)) {
-            std::uint64_t t = 0;
-            std::memcpy(&t, field, sizeof t);
-            t = rank.align(t);
-            std::memcpy(field, &t, sizeof t);
-          } else if (kStringColumns.contains(column.name)) {
-            StringId id = 0;
-            std::memcpy(&id, field, sizeof id);
-            id = id < remap.size() ? remap[id] : 0;
-            std::memcpy(field, &id, sizeof id);
-          }
-        }
-      }
-      merged.append(buffer.data(), layout.row_size, rows.size());
-    }
-    steps.step();
-  }
-  return merged.rows();
-}
-
 // Paired ranges: rank, thread, level, name, begin, end (aligned).
 struct RangeRow {
   std::uint64_t begin_ns;
@@ -168,16 +60,454 @@ struct RangeRow {
   std::int32_t rank;
 };
 
+const Layout kRangeLayout = {{
+                                 {"begin_ns", ColumnType::kU64, offsetof(RangeRow, begin_ns)},
+                                 {"end_ns", ColumnType::kU64, offsetof(RangeRow, end_ns)},
+                                 {"thread_id", ColumnType::kU32, offsetof(RangeRow, thread_id)},
+                                 {"level", ColumnType::kU32, offsetof(RangeRow, level)},
+                                 {"name", ColumnType::kU32, offsetof(RangeRow, name)},
+                                 {"rank", ColumnType::kI32, offsetof(RangeRow, rank)},
+                             },
+                             sizeof(RangeRow)};
+
+// Messages from the processes that encode to the one that writes.
+enum class MessageKind : std::uint32_t { kEncodedChunk, kPartialRows, kDone };
+struct MessageHeader {
+  MessageKind kind;
+  std::uint32_t table;
+  std::uint64_t chunk;  // chunk index in the table
+  std::uint64_t first;  // first row inside the chunk
+  std::uint64_t count;  // rows (in the chunk, or these partial rows)
+};
+
+// The file side: the datasets, whole encoded chunks written as they come (in any order), and
+// chunks shared by two processes' blocks assembled from their rows.
+class FileTables {
+ public:
+  FileTables(hid_t file, const std::vector<std::pair<std::string, const Layout*>>& tables)
+      : layouts_(tables.size()),
+        datasets_(tables.size()),
+        extents_(tables.size(), 0),
+        partial_(tables.size()) {
+    for (std::size_t t = 0; t < tables.size(); ++t) {
+      layouts_[t] = tables[t].second;
+      groups_.emplace_back(
+          H5Gcreate2(file, tables[t].first.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      for (const Column& column : layouts_[t]->columns) {
+        const hsize_t zero = 0;
+        const hsize_t unlimited = H5S_UNLIMITED;
+        const hsize_t chunk = kChunk;
+        const Handle space(H5Screate_simple(1, &zero, &unlimited));
+        const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+        H5Pset_chunk(properties.get(), 1, &chunk);
+        add_filters(properties.get(), Compression{}, column_type_size(column.type));
+        datasets_[t].emplace_back(H5Dcreate2(groups_.back().get(), column.name,
+                                             column_hdf5_type(column.type), space.get(),
+                                             H5P_DEFAULT, properties.get(), H5P_DEFAULT));
+        if (!datasets_[t].back().valid())
+          throw std::runtime_error(
+              fmt::format("cannot create {}/{}", tables[t].first, column.name));
+      }
+    }
+  }
+
+  void write_encoded(std::size_t table, std::uint64_t chunk, std::uint64_t rows,
+                     const std::vector<std::span<const std::byte>>& columns) {
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      write_column(table, c, chunk, rows, columns[c]);
+  }
+
+  void write_column(std::size_t table, std::size_t column, std::uint64_t chunk, std::uint64_t rows,
+                    std::span<const std::byte> stored) {
+    const hsize_t first = chunk * kChunk;
+    const hsize_t extent = std::max<hsize_t>(extents_[table], first + rows);
+    const hid_t dataset = datasets_[table][column].get();
+    if (stored.empty() || H5Dset_extent(dataset, &extent) < 0 ||
+        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+      throw std::runtime_error(fmt::format("cannot write {} rows of column {}", rows,
+                                           layouts_[table]->columns[column].name));
+    if (column + 1 == datasets_[table].size()) extents_[table] = extent;
+  }
+
+  // Rows of a chunk shared by two blocks; the chunk is written once all of its `expected` rows
+  // are in.
+  void add_rows(std::size_t table, std::uint64_t chunk, std::uint64_t first, std::uint64_t count,
+                std::uint64_t expected, const std::byte* rows, ChunkEncoder& encoder) {
+    const std::size_t row_size = layouts_[table]->row_size;
+    Partial& partial = partial_[table][chunk];
+    partial.rows.resize(kChunk * row_size);
+    std::memcpy(partial.rows.data() + first * row_size, rows, count * row_size);
+    partial.count += count;
+    if (partial.count < expected) return;
+    encode_and_write(table, chunk, expected, partial.rows.data(), encoder);
+    partial_[table].erase(chunk);
+  }
+
+  void encode_and_write(std::size_t table, std::uint64_t chunk, std::uint64_t row_count,
+                        const std::byte* data, ChunkEncoder& encoder) {
+    const Layout& layout = *layouts_[table];
+    fields_.clear();
+    for (const Column& column : layout.columns)
+      fields_.push_back({column.offset, column_type_size(column.type)});
+    encoder.split_columns(data, layout.row_size, fields_, row_count, kChunk);
+    // Each column as soon as it is encoded: the encoder reuses its output buffer.
+    for (std::size_t c = 0; c < layout.columns.size(); ++c)
+      write_column(table, c, chunk, row_count, encoder.encoded(c));
+  }
+
+  // Every table at its exact length; false if rows of a shared chunk never came.
+  bool finish(const std::vector<std::uint64_t>& totals) {
+    bool complete = true;
+    for (std::size_t t = 0; t < datasets_.size(); ++t) {
+      complete = complete && partial_[t].empty();
+      const hsize_t extent = totals[t];
+      for (const Handle& dataset : datasets_[t]) H5Dset_extent(dataset.get(), &extent);
+    }
+    return complete;
+  }
+
+ private:
+  struct Partial {
+    std::vector<std::byte> rows;
+    std::uint64_t count = 0;
+  };
+  std::vector<const Layout*> layouts_;
+  std::vector<Handle> groups_;
+  std::vector<std::vector<Handle>> datasets_;
+  std::vector<hsize_t> extents_;
+  std::vector<std::map<std::uint64_t, Partial>> partial_;
+  std::vector<ChunkEncoder::Field> fields_;
+};
+
+// The producing side: rows go into a chunk-sized buffer on the table's global chunk grid; a
+// whole chunk is encoded here, a chunk shared with another block goes out as rows.
+class ChunkProducer {
+ public:
+  // `file`: this process writes (null: send everything to the writer).
+  ChunkProducer(FileTables* file, const MergedHdf5Share* share, ChunkEncoder& encoder)
+      : file_(file), share_(share), encoder_(encoder) {}
+
+  // Rows [first, first + count) of table `table` (of `total` in all; unknown: UINT64_MAX) come
+  // from this process.
+  void begin(std::size_t table, const Layout& layout, std::uint64_t first, std::uint64_t total) {
+    table_ = table;
+    layout_ = &layout;
+    total_ = total;
+    next_ = first;
+    chunk_ = first / kChunk;
+    buffer_first_ = first % kChunk;
+    buffer_.assign(kChunk * layout.row_size, std::byte{0});
+    fields_.clear();
+    for (const Column& column : layout.columns)
+      fields_.push_back({column.offset, column_type_size(column.type)});
+  }
+  // Where the next row goes (zeroed).
+  std::byte* next_row() {
+    if (next_ - chunk_ * kChunk == kChunk) flush(false);
+    return buffer_.data() + (next_++ - chunk_ * kChunk) * layout_->row_size;
+  }
+  // The rows so far are the table's last ones when `last` (its total is then known).
+  void end(bool last) { flush(last); }
+  std::uint64_t rows_until_now() const { return next_; }
+
+ private:
+  void flush(bool last) {
+    const std::uint64_t chunk_start = chunk_ * kChunk;
+    const std::uint64_t end = next_ - chunk_start;  // rows of the chunk filled so far
+    if (end > buffer_first_) {
+      const std::uint64_t chunk_end = std::min<std::uint64_t>(kChunk, total_ - chunk_start);
+      const bool whole = buffer_first_ == 0 && (end == chunk_end || last);
+      if (whole) {
+        if (file_ != nullptr) {
+          file_->encode_and_write(table_, chunk_, end, buffer_.data(), encoder_);
+        } else {
+          encoder_.split_columns(buffer_.data(), layout_->row_size, fields_, end, kChunk);
+          std::vector<std::byte> message;
+          append(message, MessageHeader{MessageKind::kEncodedChunk,
+                                        static_cast<std::uint32_t>(table_), chunk_, 0, end});
+          for (std::size_t c = 0; c < fields_.size(); ++c) {
+            const auto stored = encoder_.encoded(c);
+            if (stored.empty()) throw std::runtime_error("compression failed");
+            append(message, static_cast<std::uint64_t>(stored.size()));
+            message.insert(message.end(), stored.begin(), stored.end());
+          }
+          share_->send(message);
+        }
+      } else {
+        const std::uint64_t count = end - buffer_first_;
+        const std::byte* rows = buffer_.data() + buffer_first_ * layout_->row_size;
+        if (file_ != nullptr) {
+          file_->add_rows(table_, chunk_, buffer_first_, count, chunk_end, rows, encoder_);
+        } else {
+          std::vector<std::byte> message;
+          append(message,
+                 MessageHeader{MessageKind::kPartialRows, static_cast<std::uint32_t>(table_),
+                               chunk_, buffer_first_, count});
+          message.insert(message.end(), rows, rows + count * layout_->row_size);
+          share_->send(message);
+        }
+      }
+    }
+    ++chunk_;
+    buffer_first_ = 0;
+    std::fill(buffer_.begin(), buffer_.end(), std::byte{0});
+  }
+
+  template <typename T>
+  static void append(std::vector<std::byte>& message, const T& value) {
+    const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+    message.insert(message.end(), bytes, bytes + sizeof(T));
+  }
+
+  FileTables* file_;
+  const MergedHdf5Share* share_;
+  ChunkEncoder& encoder_;
+  std::size_t table_ = 0;
+  const Layout* layout_ = nullptr;
+  std::uint64_t total_ = 0;
+  std::uint64_t next_ = 0;
+  std::uint64_t chunk_ = 0;
+  std::uint64_t buffer_first_ = 0;
+  std::vector<std::byte> buffer_;
+  std::vector<ChunkEncoder::Field> fields_;
+};
+
+// Global string ids: every rank's string table, rank by rank, in one table (the same on every
+// merge process, since each has every rank's string table).
+class Strings {
+ public:
+  explicit Strings(const std::vector<const AlignedRank*>& ranks) {
+    std::unordered_map<std::string, StringId> ids{{"", 0}};
+    texts_.emplace_back();
+    for (const AlignedRank* rank : ranks) {
+      const RankFileReader& reader = rank->reader();
+      std::vector<StringId>& remap = remaps_.emplace_back(reader.string_count());
+      for (StringId id = 0; id < remap.size(); ++id) {
+        const auto [it, added] =
+            ids.emplace(reader.string(id), static_cast<StringId>(texts_.size()));
+        if (added) texts_.push_back(reader.string(id));
+        remap[id] = it->second;
+      }
+    }
+  }
+  const std::vector<StringId>& remap(std::size_t rank_index) const { return remaps_[rank_index]; }
+  const std::vector<std::string>& texts() const { return texts_; }
+
+ private:
+  std::vector<std::string> texts_;
+  std::vector<std::vector<StringId>> remaps_;
+};
+
+// Copies one rank's rows of a table: rank column added, times aligned, string ids global.
+template <typename Row>
+void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, const Layout& layout,
+               ChunkProducer& out) {
+  const Table& table = table_of<Row>();
+  std::vector<std::size_t> times;
+  std::vector<std::size_t> strings;
+  for (const Column& column : table.columns) {
+    if (kTimeColumns.contains(column.name)) times.push_back(column.offset);
+    if (kStringColumns.contains(column.name)) strings.push_back(column.offset);
+  }
+  const RankFileReader& reader = rank.reader();
+  const std::int32_t rank_value = rank.rank();
+  TableCursor<Row> cursor(reader);
+  std::vector<Row> rows;
+  while (cursor.next(rows))
+    for (const Row& row : rows) {
+      std::byte* field = out.next_row();
+      std::memcpy(field, &row, sizeof(Row));
+      std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
+      for (const std::size_t offset : times) {
+        std::uint64_t t = 0;
+        std::memcpy(&t, field + offset, sizeof t);
+        t = rank.align(t);
+        std::memcpy(field + offset, &t, sizeof t);
+      }
+      for (const std::size_t offset : strings) {
+        StringId id = 0;
+        std::memcpy(&id, field + offset, sizeof id);
+        id = id < remap.size() ? remap[id] : 0;
+        std::memcpy(field + offset, &id, sizeof id);
+      }
+    }
+  reader.release();
+  (void)layout;
+}
+
+using CopyRank = void (*)(const AlignedRank&, const std::vector<StringId>&, const Layout&,
+                          ChunkProducer&);
+
+struct TableSpec {
+  const Table* table;
+  CopyRank copy;
+};
+
+template <typename Row>
+TableSpec spec() {
+  return {&table_of<Row>(), &copy_rank<Row>};
+}
+
+// The writer's side of the messages: everything the senders produce, until all are done.
+void receive_chunks(const MergedHdf5Share& share, FileTables& file, ChunkEncoder& encoder,
+                    const std::vector<std::uint64_t>& totals,
+                    const std::vector<const Layout*>& layouts, int& done, bool wait) {
+  std::vector<std::byte> message;
+  while (done < share.senders && share.receive(message, wait)) {
+    if (message.size() < sizeof(MessageHeader))
+      throw std::runtime_error("a merge process sent a short message");
+    MessageHeader header;
+    std::memcpy(&header, message.data(), sizeof header);
+    const std::byte* payload = message.data() + sizeof header;
+    const std::byte* end = message.data() + message.size();
+    if (header.kind == MessageKind::kDone) {
+      ++done;
+      continue;
+    }
+    if (header.table >= layouts.size())
+      throw std::runtime_error("a merge process sent rows of an unknown table");
+    const Layout& layout = *layouts[header.table];
+    if (header.kind == MessageKind::kPartialRows) {
+      if (static_cast<std::size_t>(end - payload) != header.count * layout.row_size ||
+          header.first + header.count > kChunk)
+        throw std::runtime_error("a merge process sent a bad block of rows");
+      const std::uint64_t expected =
+          std::min<std::uint64_t>(kChunk, totals[header.table] - header.chunk * kChunk);
+      file.add_rows(header.table, header.chunk, header.first, header.count, expected, payload,
+                    encoder);
+      continue;
+    }
+    std::vector<std::span<const std::byte>> columns;
+    for (std::size_t c = 0; c < layout.columns.size(); ++c) {
+      std::uint64_t size = 0;
+      if (end - payload < static_cast<std::ptrdiff_t>(sizeof size))
+        throw std::runtime_error("a merge process sent a bad chunk");
+      std::memcpy(&size, payload, sizeof size);
+      payload += sizeof size;
+      if (static_cast<std::uint64_t>(end - payload) < size)
+        throw std::runtime_error("a merge process sent a bad chunk");
+      columns.emplace_back(payload, size);
+      payload += size;
+    }
+    file.write_encoded(header.table, header.chunk, header.count, columns);
+  }
+}
+
 }  // namespace
 
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  const std::string& job_id, const std::string& path,
-                                 const ProgressReport& progress) {
+                                 const ProgressReport& progress, const MergedHdf5Share* share) {
   const QuietErrors quiet;
   register_zstd_filter();
-  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-  if (!file.valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
-  const hid_t root = file.get();
+  const MergedHdf5Share serial{0, ranks.size(), 0, true, 0, {}, {}, {}};
+  const MergedHdf5Share& me = share != nullptr ? *share : serial;
+  const std::vector<TableSpec> specs = {
+      spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
+      spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
+      spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
+      spec<ThreadRow>()};
+  std::vector<Layout> layouts;
+  layouts.reserve(specs.size());
+  for (const TableSpec& table : specs) layouts.push_back(with_rank(*table.table));
+  std::vector<const Layout*> all_layouts;
+  std::vector<std::pair<std::string, const Layout*>> named;
+  for (std::size_t t = 0; t < specs.size(); ++t) {
+    all_layouts.push_back(&layouts[t]);
+    named.emplace_back(specs[t].table->name, &layouts[t]);
+  }
+  all_layouts.push_back(&kRangeLayout);
+  named.emplace_back("ranges", &kRangeLayout);
+
+  const Strings strings(ranks);
+  std::optional<Handle> file_handle;
+  std::optional<FileTables> file;
+  if (me.writer) {
+    file_handle.emplace(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
+    file.emplace(file_handle->get(), named);
+  }
+  ChunkEncoder encoder(Compression{});
+  ChunkProducer producer(file ? &*file : nullptr, &me, encoder);
+  ChunkEncoder receiving_encoder(Compression{});
+  int done = 0;
+  std::vector<std::uint64_t> totals(named.size(), 0);
+  auto drain = [&](bool wait) {
+    if (me.writer && me.senders > 0)
+      receive_chunks(me, *file, receiving_encoder, totals, all_layouts, done, wait);
+  };
+  const bool last_block = me.last_rank == ranks.size();
+  // Ranges: how many each process pairs is known only after reading its markers, and the
+  // processes must agree on where each one's start before any sends chunks (a collective
+  // call while others wait to send would never return).
+  const std::size_t range_table = specs.size();
+  auto for_each_range = [&](std::size_t r, const std::function<void(const Range&)>& visit) {
+    ranks[r]->for_each_marker([](const MarkerRow&) {}, visit);
+  };
+  std::uint64_t first_range = 0;
+  if (me.gather) {
+    std::uint64_t mine = 0;
+    for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
+      for_each_range(r, [&](const Range&) { ++mine; });
+    const std::vector<std::uint64_t> counts = me.gather(mine);
+    // Blocks are in process order: the processes before this one hold the ranges before.
+    for (std::size_t p = 0; p < counts.size(); ++p) {
+      totals[range_table] += counts[p];
+      if (p < me.index) first_range += counts[p];
+    }
+  }
+  // Ten tables copied rank by rank, then the ranges of each rank.
+  ProgressSteps steps(progress, 11 * (me.last_rank - me.first_rank));
+  // Where each table's rows from this process start, and how many there are in all: known
+  // before anything is sent, since the writer needs the totals for any table at any time.
+  std::vector<std::uint64_t> firsts(specs.size(), 0);
+  for (std::size_t t = 0; t < specs.size(); ++t)
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const std::uint64_t rows = ranks[r]->reader().row_count(*specs[t].table);
+      if (r < me.first_rank) firsts[t] += rows;
+      totals[t] += rows;
+    }
+  for (std::size_t t = 0; t < specs.size(); ++t) {
+    producer.begin(t, layouts[t], firsts[t], totals[t]);
+    for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+      specs[t].copy(*ranks[r], strings.remap(r), layouts[t], producer);
+      steps.step();
+      drain(false);
+    }
+    producer.end(last_block);
+  }
+
+  producer.begin(range_table, kRangeLayout, first_range,
+                 me.gather ? totals[range_table] : ~std::uint64_t{0});
+  for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+    const std::int32_t rank_value = ranks[r]->rank();
+    const std::vector<StringId>& remap = strings.remap(r);
+    for_each_range(r, [&](const Range& range) {
+      const RangeRow row{range.begin_ns,
+                         range.end_ns,
+                         range.thread_id,
+                         range.level,
+                         range.name < remap.size() ? remap[range.name] : 0,
+                         rank_value};
+      std::memcpy(producer.next_row(), &row, sizeof row);
+    });
+    steps.step();
+    drain(false);
+  }
+  producer.end(last_block);
+  if (!me.gather) totals[range_table] = producer.rows_until_now();
+  if (!me.writer) {
+    std::vector<std::byte> message(sizeof(MessageHeader));
+    const MessageHeader header{MessageKind::kDone, 0, 0, 0, 0};
+    std::memcpy(message.data(), &header, sizeof header);
+    me.send(message);
+    return 0;
+  }
+  drain(true);
+  if (!file->finish(totals))
+    throw std::runtime_error(fmt::format("rows of {} are missing from the merge processes", path));
+
+  const hid_t root = file_handle->get();
   write_attribute(root, "format", std::string("rocprof-mpi merged trace"));
   write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
   write_attribute(root, "job_id", job_id);
@@ -189,55 +519,10 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     write_attribute(root, "start_realtime_ns", reference.start_realtime_ns);
     write_attribute(root, "start_clock_ns", ranks.front()->align(reference.start_clock_ns));
   }
-  Strings strings;
-  // Ten tables copied rank by rank, then the ranges of each rank.
-  ProgressSteps steps(progress, 11 * ranks.size());
-  const AlignedRank* const* begin = ranks.data();
-  const AlignedRank* const* end = ranks.data() + ranks.size();
-  std::uint64_t rows = 0;
-  rows += copy_table<ApiCallRow>(root, begin, end, strings, steps);
-  rows += copy_table<ActivityRow>(root, begin, end, strings, steps);
-  rows += copy_table<ExternalCorrelationRow>(root, begin, end, strings, steps);
-  rows += copy_table<MarkerRow>(root, begin, end, strings, steps);
-  rows += copy_table<MpiCallRow>(root, begin, end, strings, steps);
-  rows += copy_table<CommunicatorRow>(root, begin, end, strings, steps);
-  rows += copy_table<CounterSampleRow>(root, begin, end, strings, steps);
-  rows += copy_table<CounterSessionRow>(root, begin, end, strings, steps);
-  rows += copy_table<ClockSampleRow>(root, begin, end, strings, steps);
-  rows += copy_table<ThreadRow>(root, begin, end, strings, steps);
-
-  const std::vector<Column> range_columns = {
-      {"begin_ns", ColumnType::kU64, offsetof(RangeRow, begin_ns)},
-      {"end_ns", ColumnType::kU64, offsetof(RangeRow, end_ns)},
-      {"thread_id", ColumnType::kU32, offsetof(RangeRow, thread_id)},
-      {"level", ColumnType::kU32, offsetof(RangeRow, level)},
-      {"name", ColumnType::kU32, offsetof(RangeRow, name)},
-      {"rank", ColumnType::kI32, offsetof(RangeRow, rank)},
-  };
-  MergedTable ranges(root, "ranges", range_columns);
-  std::vector<RangeRow> pending;
-  for (const AlignedRank* rank : ranks) {
-    rank->for_each_marker(
-        [](const MarkerRow&) {},
-        [&](const Range& range) {
-          pending.push_back({range.begin_ns, range.end_ns, range.thread_id, range.level,
-                             strings.global(rank->reader().string(range.name)), rank->rank()});
-          if (pending.size() == kChunk) {
-            ranges.append(reinterpret_cast<const std::byte*>(pending.data()), sizeof(RangeRow),
-                          pending.size());
-            pending.clear();
-          }
-        });
-    steps.step();
-  }
-  ranges.append(reinterpret_cast<const std::byte*>(pending.data()), sizeof(RangeRow),
-                pending.size());
-  rows += ranges.rows();
-
   // The shared string table.
   const hsize_t count = strings.texts().size();
   const Handle space(H5Screate_simple(1, &count, nullptr));
-  Handle type(H5Tcopy(H5T_C_S1));
+  const Handle type(H5Tcopy(H5T_C_S1));
   H5Tset_size(type.get(), H5T_VARIABLE);
   H5Tset_cset(type.get(), H5T_CSET_UTF8);
   const Handle dataset(
@@ -247,6 +532,8 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   for (const auto& text : strings.texts()) texts.push_back(text.c_str());
   if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
     throw std::runtime_error(fmt::format("cannot write the string table of {}", path));
+  std::uint64_t rows = 0;
+  for (const std::uint64_t total : totals) rows += total;
   return rows;
 }
 

@@ -2,10 +2,18 @@
 
 #include <mpi.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <limits>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -73,6 +81,48 @@ void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
   MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
+namespace {
+constexpr int kStreamTag = 4711;
+}
+
+std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
+  if (!mpi_) return {value};
+  std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));
+  MPI_Allgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  return values;
+}
+
+void MergeGroup::send_to_leader(const std::vector<std::byte>& message) const {
+  if (!mpi_) throw std::logic_error("a merge of one process sends nothing");
+  if (message.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error("a message for the first merge process is over 2 GiB");
+  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kStreamTag,
+           MPI_COMM_WORLD);
+}
+
+bool MergeGroup::receive(std::vector<std::byte>& message, bool wait) const {
+  if (!mpi_) return false;
+  MPI_Status status;
+  if (wait) {
+    MPI_Probe(MPI_ANY_SOURCE, kStreamTag, MPI_COMM_WORLD, &status);
+  } else {
+    int waiting = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, kStreamTag, MPI_COMM_WORLD, &waiting, &status);
+    if (waiting == 0) return false;
+  }
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  message.resize(static_cast<std::size_t>(bytes));
+  MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kStreamTag, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  return true;
+}
+
+void MergeGroup::abort(int code) const {
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);  // NOLINT(concurrency-mt-unsafe): a single-threaded tool, ending
+}
+
 void MergeGroup::barrier() const {
   if (mpi_) MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -92,17 +142,70 @@ bool MergeGroup::any(bool failed) const {
   return global != 0;
 }
 
-void concatenate_parts(const std::vector<std::string>& parts, const std::string& output) {
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", output));
-  for (const std::string& part : parts) {
-    std::ifstream in(part, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {}", part));
-    out << in.rdbuf();
-    in.close();
-    std::remove(part.c_str());
+namespace {
+
+// Copies `size` bytes of `from` to `to` at `offset`, in the kernel where it can.
+void copy_at(int from, int to, std::uint64_t offset, std::uint64_t size) {
+  auto at = static_cast<off64_t>(offset);
+  off64_t read_at = 0;
+  std::vector<char> buffer;
+  while (size > 0) {
+    ssize_t done = ::copy_file_range(from, &read_at, to, &at, size, 0);
+    if (done < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
+      buffer.resize(std::size_t{4} << 20);
+      done = ::pread(from, buffer.data(), std::min<std::uint64_t>(size, buffer.size()), read_at);
+      if (done > 0) done = ::pwrite(to, buffer.data(), static_cast<std::size_t>(done), at);
+      if (done > 0) {
+        read_at += done;
+        at += done;
+      }
+    }
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) throw std::runtime_error(std::generic_category().message(errno));
+    size -= static_cast<std::uint64_t>(done);
   }
-  if (!out.flush()) throw std::runtime_error(fmt::format("writing {} failed", output));
+}
+
+}  // namespace
+
+bool join_parts(const MergeGroup& group, const std::string& part, const std::string& output) {
+  std::string problem;
+  std::error_code code;
+  const std::uint64_t size = std::filesystem::file_size(part, code);
+  if (code) problem = fmt::format("cannot read {}: {}", part, code.message());
+  const std::vector<std::uint64_t> sizes = group.all_gather(code ? 0 : size);
+  std::uint64_t offset = 0;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (static_cast<int>(i) < group.index()) offset += sizes[i];
+    total += sizes[i];
+  }
+  if (group.leader() && problem.empty()) {
+    // Created at its full size first, so that every process can write its place at once.
+    const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(total)) != 0)
+      problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
+    if (fd >= 0) ::close(fd);
+  }
+  if (group.any(!problem.empty())) {
+    if (!problem.empty()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    std::remove(part.c_str());
+    return false;
+  }
+  const int from = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+  const int to = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
+  try {
+    if (from < 0 || to < 0) throw std::runtime_error(std::generic_category().message(errno));
+    copy_at(from, to, offset, size);
+  } catch (const std::exception& error) {
+    problem = fmt::format("cannot copy {} into {}: {}", part, output, error.what());
+  }
+  if (from >= 0) ::close(from);
+  if (to >= 0 && ::close(to) != 0 && problem.empty())
+    problem = fmt::format("writing {} failed: {}", output, std::generic_category().message(errno));
+  std::remove(part.c_str());
+  if (!problem.empty()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
+  return !group.any(!problem.empty());
 }
 
 }  // namespace rocprof::merge

@@ -30,6 +30,16 @@ class MergeGroup {
   // The first process's bytes, everywhere.
   void broadcast(std::vector<std::byte>& bytes) const;
   void barrier() const;
+  // Every process's value, in process order.
+  std::vector<std::uint64_t> all_gather(std::uint64_t value) const;
+  // Point to point, for streaming results to the first process: a blocking send, and the
+  // first process's receive of the next message from anyone (false if none is waiting and
+  // `wait` is false).
+  void send_to_leader(const std::vector<std::byte>& message) const;
+  bool receive(std::vector<std::byte>& message, bool wait) const;
+  // Ends every process of the merge: after a failure in a phase where the others may wait for
+  // this one forever.
+  [[noreturn]] void abort(int code) const;
   std::uint64_t sum(std::uint64_t value) const;
   // Any process failed: all agree (so that none waits for another forever).
   bool any(bool failed) const;
@@ -40,7 +50,9 @@ class MergeGroup {
   bool mpi_ = false;
 };
 
-// Concatenates `parts` into `output` in order and removes them. Throws on I/O errors.
-void concatenate_parts(const std::vector<std::string>& parts, const std::string& output);
+// Collective: every process's `part` (a file) goes into `output` at its place in process
+// order, each process copying its own in parallel, and is removed. False everywhere if any
+// process failed (after printing why).
+bool join_parts(const MergeGroup& group, const std::string& part, const std::string& output);
 
 }  // namespace rocprof::merge
