@@ -83,6 +83,7 @@ int run(int argc, char** argv) {
     return group.leader() ? app.exit(error) : (error.get_exit_code() == 0 ? 0 : 2);
   }
   // Under `srun -n K` every process runs this; only the first one talks.
+  const bool user_quiet = quiet;
   if (!group.leader()) quiet = true;
   const std::string extension = fs::path(output).extension().string();
   if (extension != ".json" && extension != ".pftrace" && extension != ".h5" &&
@@ -102,15 +103,17 @@ int run(int argc, char** argv) {
     rocprof::merge::RankSetOptions options;
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
+    rocprof::cli::ProgressBar bar(!quiet);
+    bar.phase("checking rank files");
     const auto set = rocprof::merge::RankSet::open(inputs, options);
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    bar.phase("reading clock models");
     std::vector<rocprof::merge::AlignedRank> ranks;
     ranks.reserve(set.ranks().size());
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
     // This process's ranks (all of them in a serial merge).
     const auto [first_rank, last_rank] = group.block(ranks.size());
-    rocprof::cli::ProgressBar bar(!quiet);
     const rocprof::merge::ProgressReport progress = [&bar](std::size_t done, std::size_t total) {
       bar.update(done, total);
     };
@@ -173,15 +176,18 @@ int run(int argc, char** argv) {
             no_correction ? "(correction off)" : "after correction",
             static_cast<double>(report.max_shift_ns) / 1000.0);
     }
-    std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
     std::vector<const rocprof::merge::AlignedRank*> pointers;
-    for (const auto& rank : ranks) {
-      origin = std::min(origin, rank.first_time_ns());
-      pointers.push_back(&rank);
-    }
+    pointers.reserve(ranks.size());
+    for (const auto& rank : ranks) pointers.push_back(&rank);
+    // JSON times are microseconds from the job's first record (viewers want small ones).
+    auto json_origin = [&ranks] {
+      std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+      for (const auto& rank : ranks) origin = std::min(origin, rank.first_time_ns());
+      return origin;
+    };
     std::uint64_t events = 0;
     bar.phase(fmt::format("writing {}", output));
-    if (extension == ".pftrace" && group.size() > 1) {
+    if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       const std::vector<const rocprof::merge::AlignedRank*> mine(
           pointers.begin() + static_cast<std::ptrdiff_t>(first_rank),
@@ -189,8 +195,16 @@ int run(int argc, char** argv) {
       const std::string part = fmt::format("{}.part{}", output, group.index());
       bool failed = false;
       try {
-        const auto stats = rocprof::merge::export_perfetto(mine, part, progress);
-        events = stats.slices + stats.instants;
+        if (extension == ".pftrace") {
+          const auto stats = rocprof::merge::export_perfetto(mine, part, progress);
+          events = stats.slices + stats.instants;
+        } else {
+          // The first part opens the trace, the last closes it. Only the last blocks can be
+          // empty (fewer ranks than processes), so no part continues an empty one.
+          events = rocprof::merge::export_chrome_json(
+              mine, json_origin(), part, progress,
+              {group.leader(), group.index() + 1 == group.size()});
+        }
       } catch (const std::exception& error) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
         failed = true;
@@ -222,7 +236,7 @@ int run(int argc, char** argv) {
         group.abort(1);
       }
     } else if (!group.leader()) {
-      // .json and .otf2 are written by the first process alone.
+      // .otf2 is written by the first process alone.
     } else if (extension == ".otf2") {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
@@ -231,24 +245,30 @@ int run(int argc, char** argv) {
       const auto stats = rocprof::merge::export_perfetto(pointers, output, progress);
       events = stats.slices + stats.instants;
     } else {
-      events = rocprof::merge::export_chrome_json(pointers, origin, output, progress);
+      events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);
     }
     bar.clear();
     if (!quiet && extension == ".json" && events > rocprof::merge::kLargeJsonEvents)
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
                  output, events);
-    if (!group.leader()) return 0;
     rocprof::merge::Summary summary;
-    const bool want_summary = (!quiet && !no_summary) || !csv_prefix.empty();
+    const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
     if (want_summary) {
+      // Each process summarises its ranks; the first adds up everyone's.
       bar.phase("summarising");
-      for (std::size_t i = 0; i < ranks.size(); ++i) {
+      for (std::size_t i = first_rank; i < last_rank; ++i) {
         summary.add(ranks[i]);
-        bar.update(i + 1, ranks.size());
+        bar.update(i - first_rank + 1, last_rank - first_rank);
+      }
+      if (group.size() > 1) {
+        const auto parts = group.all_gather(summary.serialize());
+        summary = rocprof::merge::Summary();
+        for (const auto& part : parts) summary.merge(part);
       }
       bar.clear();
     }
+    if (!group.leader()) return 0;
     if (!quiet && !no_summary) summary.print(stdout);
     if (!csv_prefix.empty()) {
       std::string error;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/message_endpoints.hpp"
+#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -25,58 +26,6 @@ using namespace rocprof::format;
 
 constexpr std::size_t kSpillBufferRecords = 4096;
 constexpr std::size_t kCursorRecords = 1024;  // per rank while matching: 16 KiB
-
-// Plain values and arrays of them, appended to and read back from a byte vector.
-class ByteWriter {
- public:
-  template <typename T>
-  void put(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const auto* bytes = reinterpret_cast<const std::byte*>(&value);
-    bytes_.insert(bytes_.end(), bytes, bytes + sizeof(T));
-  }
-  template <typename T>
-  void put_vector(const std::vector<T>& values) {
-    put<std::uint64_t>(values.size());
-    const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
-    bytes_.insert(bytes_.end(), bytes, bytes + values.size() * sizeof(T));
-  }
-  std::vector<std::byte> take() { return std::move(bytes_); }
-
- private:
-  std::vector<std::byte> bytes_;
-};
-
-class ByteReader {
- public:
-  explicit ByteReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
-  template <typename T>
-  T get() {
-    static_assert(std::is_trivially_copyable_v<T>);
-    T value;
-    std::memcpy(&value, take(sizeof(T)), sizeof(T));
-    return value;
-  }
-  template <typename T>
-  std::vector<T> get_vector() {
-    const auto count = get<std::uint64_t>();
-    if (count > bytes_.size()) throw std::runtime_error("bad message summary from a merge process");
-    std::vector<T> values(count);
-    std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
-    return values;
-  }
-
- private:
-  const std::byte* take(std::size_t size) {
-    if (bytes_.size() - position_ < size)
-      throw std::runtime_error("bad message summary from a merge process");
-    const std::byte* at = bytes_.data() + position_;
-    position_ += size;
-    return at;
-  }
-  std::span<const std::byte> bytes_;
-  std::size_t position_ = 0;
-};
 
 std::string error_text() { return std::generic_category().message(errno); }
 

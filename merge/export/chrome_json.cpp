@@ -49,19 +49,21 @@ std::string escape(std::string_view text) {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(const std::string& path)
-      : file_(std::fopen(path.c_str(), "w"), &std::fclose) {
+  // A parallel merge writes the trace in parts: the first opens the array, the last closes it
+  // and the others continue it.
+  JsonWriter(const std::string& path, const JsonPart& part)
+      : file_(std::fopen(path.c_str(), "w"), &std::fclose), part_(part) {
     if (!file_) throw std::runtime_error(fmt::format("cannot write {}", path));
-    fmt::print(file_.get(), "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    if (part.first) fmt::print(file_.get(), "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   }
   template <typename... Args>
   void event(fmt::format_string<Args...> format, Args&&... args) {
-    if (count_ > 0) std::fputs(",\n", file_.get());
+    if (count_ > 0 || !part_.first) std::fputs(",\n", file_.get());
     fmt::print(file_.get(), format, std::forward<Args>(args)...);
     ++count_;
   }
   void close(const std::string& path) {
-    fmt::print(file_.get(), "\n]}}\n");
+    if (part_.last) fmt::print(file_.get(), "\n]}}\n");
     if (std::ferror(file_.get()) != 0 || std::fclose(file_.release()) != 0)
       throw std::runtime_error(fmt::format("writing {} failed", path));
   }
@@ -69,6 +71,7 @@ class JsonWriter {
 
  private:
   std::unique_ptr<FILE, int (*)(FILE*)> file_;
+  JsonPart part_;
   std::uint64_t count_ = 0;
 };
 
@@ -76,8 +79,8 @@ class JsonWriter {
 
 std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
                                  std::uint64_t origin_ns, const std::string& path,
-                                 const ProgressReport& progress) {
-  JsonWriter json(path);
+                                 const ProgressReport& progress, const JsonPart& part) {
+  JsonWriter json(path, part);
   auto us = [origin_ns](std::uint64_t t) {
     return static_cast<double>(static_cast<std::int64_t>(t - origin_ns)) / 1000.0;
   };

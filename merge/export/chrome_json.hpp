@@ -13,11 +13,19 @@
 
 namespace rocprof::merge {
 
-// Writes every rank's events; timestamps are microseconds since `origin_ns` (reference
-// clock). Returns the number of trace events written. Throws std::runtime_error on I/O errors.
+// Which part of the trace a file holds: a parallel merge writes consecutive blocks of ranks
+// as parts that, concatenated, are the serial output. A part that is not first continues the
+// events of one before it, so it must not be empty of ranks unless it is also the last.
+struct JsonPart {
+  bool first = true;  // opens the trace
+  bool last = true;   // closes it
+};
+
+// Writes the ranks' events; timestamps are microseconds since `origin_ns` (reference clock).
+// Returns the number of trace events written. Throws std::runtime_error on I/O errors.
 std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
                                  std::uint64_t origin_ns, const std::string& path,
-                                 const ProgressReport& progress = {});
+                                 const ProgressReport& progress = {}, const JsonPart& part = {});
 
 // Past this many events a JSON trace is slow to load: the front end warns.
 inline constexpr std::uint64_t kLargeJsonEvents = 2'000'000;

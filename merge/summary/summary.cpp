@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -31,6 +32,91 @@ void Summary::Stat::add(double duration_ns, double self) {
   const double delta = duration_ns - mean_ns;
   mean_ns += delta / static_cast<double>(count);
   m2 += delta * (duration_ns - mean_ns);
+}
+
+void Summary::Stat::merge(const Stat& other) {
+  if (other.count == 0) return;
+  if (count == 0) {
+    *this = other;
+    return;
+  }
+  // Chan et al.'s pairwise update of the mean and the sum of squared deviations.
+  const auto n = static_cast<double>(count);
+  const auto m = static_cast<double>(other.count);
+  const double delta = other.mean_ns - mean_ns;
+  mean_ns += delta * m / (n + m);
+  m2 += other.m2 + delta * delta * n * m / (n + m);
+  count += other.count;
+  total_ns += other.total_ns;
+  self_ns += other.self_ns;
+  min_ns = std::min(min_ns, other.min_ns);
+  max_ns = std::max(max_ns, other.max_ns);
+}
+
+namespace {
+
+void put_stats(ByteWriter& out, const std::map<std::string, Summary::Stat>& stats) {
+  out.put<std::uint64_t>(stats.size());
+  for (const auto& [name, stat] : stats) {
+    out.put_string(name);
+    out.put(stat);
+  }
+}
+
+void merge_stats(ByteReader& in, std::map<std::string, Summary::Stat>& stats) {
+  const auto count = in.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string name = in.get_string();
+    stats[name].merge(in.get<Summary::Stat>());
+  }
+}
+
+}  // namespace
+
+std::vector<std::byte> Summary::serialize() const {
+  ByteWriter out;
+  out.put(ranks_);
+  out.put<std::uint64_t>(mpi_.size());
+  for (const auto& [name, per_rank] : mpi_) {
+    out.put_string(name);
+    out.put<std::uint64_t>(per_rank.size());
+    for (const auto& [rank, stat] : per_rank) {
+      out.put(rank);
+      out.put(stat);
+    }
+  }
+  out.put<std::uint64_t>(regions_.size());
+  for (const auto& [key, stat] : regions_) {
+    out.put(key.first);
+    out.put_string(key.second);
+    out.put(stat);
+  }
+  put_stats(out, kernels_);
+  put_stats(out, copies_);
+  return out.take();
+}
+
+void Summary::merge(std::span<const std::byte> part) {
+  ByteReader in(part);
+  ranks_ += in.get<std::uint64_t>();
+  const auto functions = in.get<std::uint64_t>();
+  for (std::uint64_t f = 0; f < functions; ++f) {
+    auto& per_rank = mpi_[in.get_string()];
+    const auto count = in.get<std::uint64_t>();
+    for (std::uint64_t r = 0; r < count; ++r) {
+      const auto rank = in.get<std::int32_t>();
+      per_rank[rank].merge(in.get<Stat>());
+    }
+  }
+  const auto regions = in.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < regions; ++i) {
+    const auto rank = in.get<std::int32_t>();
+    std::string name = in.get_string();
+    regions_[{rank, std::move(name)}].merge(in.get<Stat>());
+  }
+  merge_stats(in, kernels_);
+  merge_stats(in, copies_);
+  if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
 }
 
 double Summary::Stat::stddev_ns() const {

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "merge/events/aligned_rank.hpp"
 
@@ -17,6 +19,9 @@ namespace rocprof::merge {
 class Summary {
  public:
   void add(const AlignedRank& rank);
+  // A parallel merge summarises each process's ranks; the first process adds up the parts.
+  std::vector<std::byte> serialize() const;
+  void merge(std::span<const std::byte> part);  // throws std::runtime_error on bad bytes
   void print(std::FILE* out, std::size_t top = 10) const;
   // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv. False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
@@ -30,6 +35,7 @@ class Summary {
     double m2 = 0;  // Welford: sum of squared deviations
     double self_ns = 0;
     void add(double duration_ns, double self);
+    void merge(const Stat& other);  // as if other's durations had been added here
     double stddev_ns() const;
   };
   // For tests.

@@ -365,6 +365,31 @@ class MergeTest(unittest.TestCase):
                         compared += a[table][column].shape[0]
             self.assertGreater(a["ranges"]["rank"].shape[0], 65536)  # several chunks, shared ones
             self.assertGreater(compared, 0)
+        # JSON parts joined in order, and the summary added up from every process's ranks.
+        serial_json = self.merge(job, "-o", os.path.join(self.dir, "serial.json"),
+                                 "--summary-csv", os.path.join(self.dir, "serial"))
+        self.assertEqual(serial_json.returncode, 0, serial_json.stderr)
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, "-o",
+                                 os.path.join(self.dir, "parallel.json"), "--summary-csv",
+                                 os.path.join(self.dir, "parallel")], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for a, b in (("serial.json", "parallel.json"), ("serial_mpi.csv", "parallel_mpi.csv"),
+                     ("serial_regions.csv", "parallel_regions.csv")):
+            with open(os.path.join(self.dir, a), "rb") as x, open(os.path.join(self.dir, b), "rb") as y:
+                self.assertEqual(x.read(), y.read(), b)
+        table = serial_json.stdout[serial_json.stdout.index("MPI: time"):].split("rocprof-merge:")[0]
+        self.assertIn(table, result.stdout)  # the printed summary too
+        # More processes than ranks: the idle ones still take part, and the trace is whole.
+        two = self.synthetic("two", ranks=2, events=1000)
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, two, "-o",
+                                 os.path.join(self.dir, "two.json"), "-q"], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.merge(two, "-o", os.path.join(self.dir, "two_serial.json"),
+                                    "-q").returncode, 0)
+        self.assertEqual(read_json(os.path.join(self.dir, "two.json")),
+                         read_json(os.path.join(self.dir, "two_serial.json")))
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
     def test_bad_input_names_the_file(self):
