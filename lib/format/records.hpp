@@ -10,7 +10,10 @@ namespace rocprof::format {
 // Version of the rank-file layout. Readers accept files of the same major version and any
 // minor version (a minor bump only adds tables, columns or attributes).
 inline constexpr std::uint32_t kFormatVersionMajor = 1;
-inline constexpr std::uint32_t kFormatVersionMinor = 0;
+inline constexpr std::uint32_t kFormatVersionMinor = 1;
+// `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
+// 1.1); the same value as ROCPROF_MPI_CALL_PART of the recorder API.
+inline constexpr std::uint64_t kCallPartRequest = 1;
 inline constexpr const char* kFormatName = "rocprof-mpi rank file";
 
 // String ids index the file's string table; id 0 is the empty string ("none").

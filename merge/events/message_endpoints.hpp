@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "lib/format/rank_file_reader.hpp"
@@ -40,7 +41,8 @@ struct MessageEndpoint {
   enum class Kind : std::uint8_t {
     kSend,              // time: the send call began
     kReceive,           // time: the call that completed the receive ended
-    kInvisibleReceive,  // MPI_Sendrecv's receive: no source or tag recorded (key: dest, comm)
+    kInvisibleReceive,  // MPI_Sendrecv's receive in files before 1.1: no source or tag (key:
+                        // destination and communicator)
   };
   Kind kind;
   StreamKey stream;
@@ -60,6 +62,8 @@ class EndpointScanner {
   MpiFunctions functions_;
   std::int32_t rank_;
   std::unordered_map<std::uint64_t, bool> receive_request_;  // handle -> is a receive
+  // MPI_Sendrecv receive halves read, by thread, until the call's own row.
+  std::unordered_map<std::uint32_t, std::optional<MessageEndpoint>> sendrecv_halves_;
 };
 
 }  // namespace rocprof::merge

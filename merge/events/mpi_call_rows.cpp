@@ -39,8 +39,10 @@ MpiCallKind mpi_call_kind(const std::string& function) {
 }
 
 bool is_per_request_row(const std::string& function, const format::MpiCallRow& row) {
+  // Also MPI_Sendrecv's receive half (request kCallPartRequest, format 1.1).
   static const std::set<std::string> kPerRequestCalls = {
-      "MPI_Waitall", "MPI_Testall", "MPI_Waitsome", "MPI_Testsome", "MPI_Startall"};
+      "MPI_Waitall",  "MPI_Testall",  "MPI_Waitsome",        "MPI_Testsome",
+      "MPI_Startall", "MPI_Sendrecv", "MPI_Sendrecv_replace"};
   return row.request != 0 && kPerRequestCalls.contains(function);
 }
 

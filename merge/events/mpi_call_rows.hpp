@@ -26,8 +26,8 @@ enum class MpiCallKind : std::uint8_t {
 MpiCallKind mpi_call_kind(const std::string& function);
 
 // Completion calls (MPI_Waitall and kin) record one row per request and then their own row
-// (request 0). The per-request rows carry what each request completed; only the call's own row
-// is a call on the timeline.
+// (request 0); MPI_Sendrecv records its receive half as a row before its own. These rows carry
+// what each request (or half) did; only the call's own row is a call on the timeline.
 bool is_per_request_row(const std::string& function, const format::MpiCallRow& row);
 
 // The two questions above per function name of one rank's file, answered once per name

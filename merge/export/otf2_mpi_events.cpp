@@ -110,8 +110,11 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
   };
 
   const MpiCallKind kind = mpi_call_kind(function);
-  if (kind == MpiCallKind::kBlockingSend || kind == MpiCallKind::kSendrecv) {
-    // MPI_Sendrecv's receive is not recorded: its rows name only the destination.
+  if (kind == MpiCallKind::kSendrecv && row.request == kCallPartRequest) {
+    // MPI_Sendrecv's receive half (format 1.1): received when the call ends.
+    if (const auto from = peer())
+      pending.push_back(message(Kind::kRecv, *from, row.bytes_received));
+  } else if (kind == MpiCallKind::kBlockingSend || kind == MpiCallKind::kSendrecv) {
     if (const auto to = peer())
       records.at_begin.push_back(message(Kind::kSend, *to, row.bytes_sent));
   } else if (kind == MpiCallKind::kReceive) {

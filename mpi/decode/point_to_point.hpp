@@ -36,6 +36,20 @@ inline void received(CallRecord& call, MPI_Comm comm, const MPI_Status* status) 
   call.row.bytes_received = received_bytes(*status);
 }
 
+// The receive of MPI_Sendrecv(_replace): a row of its own before the call's row (which keeps
+// the send's peer and tag), with the actual source, tag and size, and `request` set to
+// ROCPROF_MPI_CALL_PART so that readers take it for a part of the call, not a call.
+inline void received_half(CallRecord& call, MPI_Comm comm, const MPI_Status* status) noexcept {
+  if (status == nullptr) return;
+  call.row.bytes_received = received_bytes(*status);
+  rocprof_mpi_mpi_call_t part = call.row;
+  part.peer = world_rank(comm, status->MPI_SOURCE);
+  part.tag = status->MPI_SOURCE == MPI_PROC_NULL ? -1 : status->MPI_TAG;
+  part.bytes_sent = 0;
+  part.request = ROCPROF_MPI_CALL_PART;
+  call.emit(part);
+}
+
 inline void started(CallRecord& call, int result, MPI_Request* request, MPI_Comm comm,
                     RequestInfo::Kind kind, bool persistent) noexcept {
   if (result != MPI_SUCCESS || request == nullptr) return;
@@ -130,10 +144,7 @@ struct Decoder<Fn::MPI_Sendrecv> {
   }
   static void after(CallRecord& call, int result, const void*, int, MPI_Datatype, int, int, void*,
                     int, MPI_Datatype, int, int, MPI_Comm comm, MPI_Status* status) noexcept {
-    if (result != MPI_SUCCESS || status == nullptr) return;
-    // peer and tag stay the send's; the size received comes from the status.
-    call.row.bytes_received = received_bytes(*status);
-    (void)comm;
+    if (result == MPI_SUCCESS) p2p::received_half(call, comm, status);
   }
 };
 
@@ -145,9 +156,8 @@ struct Decoder<Fn::MPI_Sendrecv_replace> {
     if (status == MPI_STATUS_IGNORE) status = scratch_status();
   }
   static void after(CallRecord& call, int result, void*, int, MPI_Datatype, int, int, int, int,
-                    MPI_Comm, MPI_Status* status) noexcept {
-    if (result == MPI_SUCCESS && status != nullptr)
-      call.row.bytes_received = received_bytes(*status);
+                    MPI_Comm comm, MPI_Status* status) noexcept {
+    if (result == MPI_SUCCESS) p2p::received_half(call, comm, status);
   }
 };
 

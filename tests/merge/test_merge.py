@@ -17,6 +17,7 @@ PROTO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abs
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+PATTERNS = os.environ["ROCPROF_TEST_PATTERNS"]
 
 
 def read_json(path):
@@ -480,6 +481,31 @@ class MergeTest(unittest.TestCase):
         piped = self.merge(job, "-o", os.path.join(self.dir, "p.pftrace"))
         self.assertEqual(piped.returncode, 0, piped.stderr)
         self.assertNotIn("\r", piped.stderr + piped.stdout)
+
+    def test_sendrecv_messages_are_matched_both_ways(self):
+        # A traced run where every message goes through MPI_Sendrecv (pairs of ranks, on two
+        # threads with a tag each): its receive half is recorded, so each message is matched,
+        # drawn and written to OTF2 like any other.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "-d", "pairs", "--", PATTERNS, "threads"],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        job = os.path.join(self.dir, "pairs")
+        out = os.path.join(self.dir, "pairs.pftrace")
+        result = self.merge(job, "-o", out, "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("8 messages matched", result.stdout)
+        self.assertEqual(self.flow_pairs(out), {("MPI_Sendrecv", "MPI_Sendrecv"): 8})
+        anchor = os.path.join(self.dir, "pairs_timeline.otf2")  # pairs/ holds the input
+        self.assertEqual(self.merge(job, "-o", anchor, "-q").returncode, 0)
+        printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        self.assertNotIn("warning", (printed.stdout + printed.stderr).lower())
+        kinds = [l.split()[0] for l in printed.stdout.splitlines() if l.startswith("MPI_")]
+        self.assertEqual(kinds.count("MPI_SEND"), 8)
+        self.assertEqual(kinds.count("MPI_RECV"), 8)
 
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}

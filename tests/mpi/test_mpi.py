@@ -165,14 +165,20 @@ class MpiTest(MpiRunner):
             self.assertEqual([brief(r, "request") for r in frees],
                              [("MPI_Request_free", recv_init["request"]),
                               ("MPI_Request_free", send_init["request"])])
-            sendrecv = rows[30]
-            self.assertEqual(brief(sendrecv, "peer", "tag", "bytes_sent", "bytes_received"),
-                             ("MPI_Sendrecv", nxt if rank < 3 else -1, 40, 1 if rank < 3 else 0,
+            # MPI_Sendrecv: its receive half first (request ROCPROF_MPI_CALL_PART = 1, the
+            # actual source and size), then the call's own row with the send's peer and tag.
+            received, sendrecv = rows[30:32]
+            self.assertEqual(brief(received, "request", "peer", "tag", "bytes_sent", "bytes_received",
+                                   "external_id"),
+                             ("MPI_Sendrecv", 1, prev if rank > 0 else -1, 40 if rank > 0 else -1,
+                              0, 1 if rank > 0 else 0, sendrecv["external_id"]))
+            self.assertEqual(brief(sendrecv, "request", "peer", "tag", "bytes_sent", "bytes_received"),
+                             ("MPI_Sendrecv", 0, nxt if rank < 3 else -1, 40, 1 if rank < 3 else 0,
                               1 if rank > 0 else 0))
-            irecv2, isend2, wait = rows[31:34]
+            irecv2, isend2, wait = rows[32:35]
             self.assertEqual(brief(wait, "request", "peer", "tag", "bytes_sent"),
                              ("MPI_Wait", isend2["request"], nxt, 50, 24))
-            tests = rows[34:]
+            tests = rows[35:]
             self.assertTrue(all(r["function"] == "MPI_Test" for r in tests))
             self.assertEqual(brief(tests[-1], "request", "peer", "tag", "bytes_received"),
                              ("MPI_Test", irecv2["request"], prev, 50, 24))
@@ -227,10 +233,11 @@ class MpiTest(MpiRunner):
                           if c["id"] == inter}, {(2, 2)})
         # Over the intercommunicator, peers are world ranks of the remote group.
         for rank in range(4):
-            sendrecv = next(r for r in by_rank[rank] if r["function"] == "MPI_Sendrecv")
+            halves = [r for r in by_rank[rank] if r["function"] == "MPI_Sendrecv"]
             partner = {0: 1, 1: 0, 2: 3, 3: 2}[rank]
-            self.assertEqual(brief(sendrecv, "peer", "tag", "communicator"),
-                             ("MPI_Sendrecv", partner, 80, inter))
+            self.assertEqual([brief(r, "request", "peer", "tag", "communicator") for r in halves],
+                             [("MPI_Sendrecv", 1, partner, 80, inter),
+                              ("MPI_Sendrecv", 0, partner, 80, inter)])
             freed = [r["communicator"] for r in by_rank[rank] if r["function"] == "MPI_Comm_free"]
             self.assertEqual(freed, [comm_id(rank, "MPI_Intercomm_merge"), inter,
                                      comm_id(rank, "MPI_Comm_dup"), comm_id(rank, "MPI_Comm_split")])
@@ -240,7 +247,10 @@ class MpiTest(MpiRunner):
         for rank in range(4):
             rows = calls(self.rank_file(rank), keep_setup=True)
             self.assertIn("MPI_Init_thread", [r["function"] for r in rows])
-            exchanges = [r for r in rows if r["function"] == "MPI_Sendrecv"]
+            exchanges = [r for r in rows if r["function"] == "MPI_Sendrecv" and r["request"] == 0]
+            received = [r for r in rows if r["function"] == "MPI_Sendrecv" and r["request"] == 1]
+            self.assertEqual(sorted(brief(r, "peer", "tag", "bytes_received") for r in received),
+                             [("MPI_Sendrecv", rank ^ 1, 100, 4), ("MPI_Sendrecv", rank ^ 1, 101, 4)])
             self.assertEqual(sorted(brief(r, "peer", "tag", "bytes_sent", "bytes_received")
                                     for r in exchanges),
                              [("MPI_Sendrecv", rank ^ 1, 100, 4, 4), ("MPI_Sendrecv", rank ^ 1, 101, 4, 4)])

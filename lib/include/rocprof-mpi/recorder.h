@@ -30,6 +30,10 @@ typedef struct rocprof_mpi_mpi_call_s {
   int32_t tag;
 } rocprof_mpi_mpi_call_t;
 
+/* `request` of a row that records a part of a call rather than a call: the receive half of
+ * MPI_Sendrecv, written just before the call's own row (docs/FORMAT.md, format 1.1). */
+#define ROCPROF_MPI_CALL_PART 1
+
 /* The same, for a `function` name with static storage duration (a string literal, or a
  * table of them in a library that stays loaded): it is not copied, which saves the copy on
  * every call. */
