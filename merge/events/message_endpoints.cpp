@@ -36,6 +36,12 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
     receive_request_[row.request] = false;
   if ((kind == kImmediateReceive || kind == kPersistentReceive) && row.request != 0)
     receive_request_[row.request] = true;
+  if (kind == kStart && row.request != 0 && row.peer >= 0) {
+    // A persistent send sends each time it is started.
+    const auto found = receive_request_.find(row.request);
+    if (found != receive_request_.end() && !found->second)
+      out[count++] = {Kind::kSend, {row.communicator, rank_, row.peer, row.tag}, row.begin_ns};
+  }
   bool received = kind == kReceive;
   if (kind == kCompletion && row.request != 0) {
     const auto found = receive_request_.find(row.request);

@@ -33,6 +33,8 @@ MpiCallKind mpi_call_kind(const std::string& function) {
       {"MPI_Testall", kCompletion},
       {"MPI_Waitsome", kCompletion},
       {"MPI_Testsome", kCompletion},
+      {"MPI_Start", kStart},
+      {"MPI_Startall", kStart},
   };
   const auto found = kKinds.find(function);
   return found == kKinds.end() ? kOther : found->second;

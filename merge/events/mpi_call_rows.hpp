@@ -22,6 +22,7 @@ enum class MpiCallKind : std::uint8_t {
   kImmediateReceive,   // MPI_Irecv
   kPersistentReceive,  // MPI_Recv_init
   kCompletion,         // MPI_Wait*, MPI_Test*: completes requests
+  kStart,              // MPI_Start, MPI_Startall: runs persistent requests (a row per request)
 };
 MpiCallKind mpi_call_kind(const std::string& function);
 

@@ -117,6 +117,14 @@ void write_mpi_record(OTF2_EvtWriter* writer, std::uint64_t time, const Otf2MpiR
     case Kind::kCollectiveBegin:
       code = OTF2_EvtWriter_MpiCollectiveBegin(writer, nullptr, time);
       break;
+    case Kind::kCollectiveRequest:
+      code = OTF2_EvtWriter_NonBlockingCollectiveRequest(writer, nullptr, time, record.request);
+      break;
+    case Kind::kCollectiveComplete:
+      code = OTF2_EvtWriter_NonBlockingCollectiveComplete(
+          writer, nullptr, time, record.collective_op, record.communicator, record.peer,
+          record.bytes, record.bytes_received, record.request);
+      break;
     case Kind::kCollectiveEnd:
       code = OTF2_EvtWriter_MpiCollectiveEnd(writer, nullptr, time, record.collective_op,
                                              record.communicator, record.peer, record.bytes,

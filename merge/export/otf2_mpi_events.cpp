@@ -2,6 +2,7 @@
 
 #include <otf2/otf2.h>
 
+#include <cctype>
 #include <unordered_map>
 
 #include "merge/events/mpi_call_rows.hpp"
@@ -35,6 +36,20 @@ const std::unordered_map<std::string, Collective> kCollectives = {
     {"MPI_Scan", {OTF2_COLLECTIVE_OP_SCAN, false}},
     {"MPI_Exscan", {OTF2_COLLECTIVE_OP_EXSCAN, false}},
 };
+
+// MPI_Iallreduce for MPI_Allreduce, and so on.
+const std::unordered_map<std::string, Collective>& non_blocking_collectives() {
+  static const std::unordered_map<std::string, Collective> kNonBlocking = [] {
+    std::unordered_map<std::string, Collective> out;
+    for (const auto& [name, collective] : kCollectives) {
+      std::string immediate = "MPI_I" + name.substr(4);
+      immediate[5] = static_cast<char>(std::tolower(static_cast<unsigned char>(immediate[5])));
+      out.emplace(std::move(immediate), collective);
+    }
+    return out;
+  }();
+  return kNonBlocking;
+}
 
 Otf2MpiRecord record(Kind kind) {
   return {kind, OTF2_UNDEFINED_UINT32, OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_UINT32, 0, 0, 0, 0};
@@ -123,17 +138,39 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
   } else if (kind == MpiCallKind::kImmediateSend && row.request != 0) {
     if (const auto to = peer()) {
       records.at_begin.push_back(message(Kind::kIsend, *to, row.bytes_sent));
-      requests_[row.request] = {false, calls_.size()};
+      requests_[row.request] = {false, calls_.size(), std::nullopt};
     }
   } else if (kind == MpiCallKind::kImmediateReceive && row.request != 0) {
     Otf2MpiRecord request = record(Kind::kIrecvRequest);
     request.request = row.request;
     records.at_begin.push_back(request);
-    requests_[row.request] = {true, calls_.size()};
+    requests_[row.request] = {true, calls_.size(), std::nullopt};
+  } else if ((kind == MpiCallKind::kPersistentSend || kind == MpiCallKind::kPersistentReceive) &&
+             row.request != 0) {
+    persistent_[row.request] = kind == MpiCallKind::kPersistentReceive;
+  } else if (kind == MpiCallKind::kStart && row.request != 0) {
+    // Each start of a persistent request is a send or a posted receive of its own (at the
+    // MPI_Start, or at the end of the MPI_Startall that started it).
+    if (const auto found = persistent_.find(row.request); found != persistent_.end()) {
+      std::vector<Otf2MpiRecord>& out = drawn ? records.at_begin : pending;
+      if (!found->second) {
+        if (const auto to = peer()) {
+          out.push_back(message(Kind::kIsend, *to, row.bytes_sent));
+          requests_[row.request] = {false, calls_.size(), std::nullopt};
+        }
+      } else {
+        Otf2MpiRecord request = record(Kind::kIrecvRequest);
+        request.request = row.request;
+        out.push_back(request);
+        requests_[row.request] = {true, calls_.size(), std::nullopt};
+      }
+    }
   } else if (kind == MpiCallKind::kCompletion && row.request != 0) {
-    // A request we saw start; persistent and unmatched ones are left out.
+    // A request we saw start; unmatched ones are left out.
     if (const auto found = requests_.find(row.request); found != requests_.end()) {
-      if (!found->second.receive) {
+      if (found->second.collective) {
+        pending.push_back(*found->second.collective);
+      } else if (!found->second.receive) {
         Otf2MpiRecord done = record(Kind::kIsendComplete);
         done.request = row.request;
         pending.push_back(done);
@@ -141,13 +178,30 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
         pending.push_back(message(Kind::kIrecv, *from, row.bytes_received));
       } else {
         // Completed without a sender (MPI_PROC_NULL): no message, so no request either.
-        auto& posted = calls_[found->second.posted_call].at_begin;
-        std::erase_if(posted, [&](const Otf2MpiRecord& r) {
+        auto posted_request = [&](const Otf2MpiRecord& r) {
           return r.kind == Kind::kIrecvRequest && r.request == row.request;
-        });
+        };
+        if (found->second.posted_call < calls_.size()) {
+          std::erase_if(calls_[found->second.posted_call].at_begin, posted_request);
+          std::erase_if(calls_[found->second.posted_call].at_end, posted_request);
+        }
       }
       requests_.erase(found);
     }
+  } else if (const auto immediate = non_blocking_collectives().find(function);
+             immediate != non_blocking_collectives().end() && comm != nullptr && row.request != 0) {
+    Otf2MpiRecord start = record(Kind::kCollectiveRequest);
+    start.request = row.request;
+    records.at_begin.push_back(start);
+    Otf2MpiRecord done = record(Kind::kCollectiveComplete);
+    done.communicator = comm->ref;
+    done.collective_op = static_cast<std::uint8_t>(immediate->second.op);
+    if (immediate->second.rooted)
+      if (const auto root = peer()) done.peer = *root;
+    done.bytes = row.bytes_sent;
+    done.bytes_received = row.bytes_received;
+    done.request = row.request;
+    requests_[row.request] = {false, calls_.size(), done};
   } else if (const auto collective = kCollectives.find(function);
              collective != kCollectives.end() && comm != nullptr) {
     records.at_begin.push_back(record(Kind::kCollectiveBegin));

@@ -49,6 +49,8 @@ struct Otf2MpiRecord {
     kIrecv,
     kCollectiveBegin,
     kCollectiveEnd,
+    kCollectiveRequest,   // a non-blocking collective started (MPI_Iallreduce and kin)
+    kCollectiveComplete,  // ... and completed, with what a blocking one's end carries
   };
   Kind kind;
   std::uint32_t peer;          // receiver, sender or root (a communicator rank); undefined if none
@@ -84,11 +86,13 @@ class Otf2MpiEventMaker {
  private:
   struct Request {
     bool receive;
-    std::size_t posted_call;  // index in calls_
+    std::size_t posted_call;                  // index in calls_
+    std::optional<Otf2MpiRecord> collective;  // the completion of a non-blocking collective
   };
   const Otf2Communicators& communicators_;
   std::vector<Otf2MpiCallRecords> calls_;
   std::map<std::uint64_t, Request> requests_;
+  std::map<std::uint64_t, bool> persistent_;  // persistent request -> is a receive
   std::map<std::uint32_t, std::vector<Otf2MpiRecord>> pending_;  // by thread
 };
 

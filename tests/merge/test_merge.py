@@ -507,6 +507,44 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(kinds.count("MPI_SEND"), 8)
         self.assertEqual(kinds.count("MPI_RECV"), 8)
 
+    def traced_patterns(self, scenario):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "-d", scenario, "--", PATTERNS, scenario],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        return os.path.join(self.dir, scenario)
+
+    def otf2_records(self, job):
+        anchor = os.path.join(self.dir, os.path.basename(job) + "_timeline.otf2")
+        result = self.merge(job, "-o", anchor, "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        self.assertNotIn("warning", (printed.stdout + printed.stderr).lower())
+        kinds = [l.split()[0] for l in printed.stdout.splitlines()
+                 if l.startswith(("MPI_", "NON_BLOCKING"))]
+        return result.stdout, {kind: kinds.count(kind) for kind in set(kinds)}
+
+    def test_persistent_requests_and_non_blocking_collectives(self):
+        # mpi_patterns p2p, per rank: a Send and a Recv (ring), Irecv+Isend (across), 3 rounds
+        # of persistent Recv_init/Send_init started with MPI_Startall, an MPI_Sendrecv along the
+        # line 0-1-2-3, and Irecv+Isend (ring) completed by MPI_Test/MPI_Wait.
+        summary, records = self.otf2_records(self.traced_patterns("p2p"))
+        self.assertIn("27 messages matched", summary)  # 4 + 4 + 3 * 4 + 3 + 4
+        self.assertEqual(records["MPI_SEND"], 4 + 3)
+        self.assertEqual(records["MPI_RECV"], 4 + 3)
+        for kind in ("MPI_ISEND", "MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "MPI_IRECV"):
+            self.assertEqual(records[kind], 4 * (1 + 3 + 1), kind)
+        # mpi_patterns collectives: one MPI_Ibcast (completed by MPI_Wait) per rank among the
+        # blocking ones.
+        _, records = self.otf2_records(self.traced_patterns("collectives"))
+        self.assertEqual(records["NON_BLOCKING_COLLECTIVE_REQUEST"], 4)
+        self.assertEqual(records["NON_BLOCKING_COLLECTIVE_COMPLETE"], 4)
+        self.assertEqual(records["MPI_COLLECTIVE_BEGIN"], records["MPI_COLLECTIVE_END"])
+        self.assertGreater(records["MPI_COLLECTIVE_END"], 4)
+
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
