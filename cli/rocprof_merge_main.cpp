@@ -230,6 +230,7 @@ int run(int argc, char** argv) {
       try {
         events =
             rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, &share);
+        group.finish_sends();
       } catch (const std::exception& error) {
         // The others may be waiting for this process's chunks (or to send theirs).
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 
 #include <algorithm>
 #include <cerrno>
@@ -29,6 +30,14 @@ bool launched_as_mpi_job() {
 
 }  // namespace
 
+struct MergeGroup::Sends {
+  struct Pending {
+    MPI_Request request;
+    std::vector<std::byte> bytes;
+  };
+  std::deque<Pending> pending;
+};
+
 MergeGroup::MergeGroup(int* argc, char*** argv) {
   if (!launched_as_mpi_job()) return;
   int initialized = 0;
@@ -40,7 +49,9 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
 }
 
 MergeGroup::~MergeGroup() {
-  if (mpi_) MPI_Finalize();
+  if (!mpi_) return;
+  finish_sends();
+  MPI_Finalize();
 }
 
 std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const noexcept {
@@ -92,12 +103,26 @@ std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
   return values;
 }
 
-void MergeGroup::send_to_leader(const std::vector<std::byte>& message) const {
+void MergeGroup::send_to_leader(const std::vector<std::byte>& message) {
   if (!mpi_) throw std::logic_error("a merge of one process sends nothing");
   if (message.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::runtime_error("a message for the first merge process is over 2 GiB");
-  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kStreamTag,
-           MPI_COMM_WORLD);
+  constexpr std::size_t kInFlight = 8;
+  if (!sends_) sends_ = std::make_unique<Sends>();
+  std::deque<Sends::Pending>& pending = sends_->pending;
+  while (pending.size() >= kInFlight) {
+    MPI_Wait(&pending.front().request, MPI_STATUS_IGNORE);
+    pending.pop_front();
+  }
+  Sends::Pending& send = pending.emplace_back(Sends::Pending{MPI_REQUEST_NULL, message});
+  MPI_Isend(send.bytes.data(), static_cast<int>(send.bytes.size()), MPI_BYTE, 0, kStreamTag,
+            MPI_COMM_WORLD, &send.request);
+}
+
+void MergeGroup::finish_sends() {
+  if (!sends_) return;
+  for (Sends::Pending& send : sends_->pending) MPI_Wait(&send.request, MPI_STATUS_IGNORE);
+  sends_->pending.clear();
 }
 
 bool MergeGroup::receive(std::vector<std::byte>& message, bool wait) const {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,10 @@ class MergeGroup {
   // Point to point, for streaming results to the first process: a blocking send, and the
   // first process's receive of the next message from anyone (false if none is waiting and
   // `wait` is false).
-  void send_to_leader(const std::vector<std::byte>& message) const;
+  // Sends overlap with the sender's work: up to a few are in flight; finish_sends() waits for
+  // them all (and runs before MPI_Finalize in any case).
+  void send_to_leader(const std::vector<std::byte>& message);
+  void finish_sends();
   bool receive(std::vector<std::byte>& message, bool wait) const;
   // Ends every process of the merge: after a failure in a phase where the others may wait for
   // this one forever.
@@ -45,6 +49,8 @@ class MergeGroup {
   bool any(bool failed) const;
 
  private:
+  struct Sends;  // in flight (MPI requests: mpi.h stays out of this header)
+  std::unique_ptr<Sends> sends_;
   int index_ = 0;
   int size_ = 1;
   bool mpi_ = false;

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""rocprof-merge throughput and peak memory on synthetic jobs (issue #6's benchmark).
+
+Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHAPE...]
+  SHAPE is RANKSxEVENTS (events per rank), default 64x1000000 and 1024x10000.
+
+For each shape it writes the job once (tests/tools/synthetic_job, into a temporary
+directory), then merges it to .pftrace and .h5 serially and with 2 merge processes
+(mpirun -np 2), REPEATS times each (default 3), alternating the configurations so that a slow
+moment of a noisy machine does not land on one of them. Reported per configuration: the
+median wall time, input records per second per merge process (every row of every rank
+file), timeline events per second, and the peak resident memory of the largest merge process.
+"""
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+
+def input_records(job):
+    total = 0
+    for name in os.listdir(job):
+        with h5py.File(os.path.join(job, name), "r") as f:
+            for table in f.values():
+                if isinstance(table, h5py.Group) and len(table) > 0:
+                    total += min(d.shape[0] for d in table.values())
+    return total
+
+
+def run(merge, job, output, processes):
+    timed = ["/usr/bin/time", "-f", "peak_kb=%M wall_s=%e", merge, job, "-o", output,
+             "--no-summary"]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    command = timed if processes == 1 else ["mpirun", "--oversubscribe", "-np", str(processes),
+                                            *timed]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit(f"merge failed: {result.stderr}")
+    peaks = [int(k) for k in re.findall(r"peak_kb=(\d+)", result.stderr)]
+    walls = [float(s) for s in re.findall(r"wall_s=([\d.]+)", result.stderr)]
+    events = int(re.search(r"(\d+) events ->", result.stdout).group(1))
+    return max(walls), max(peaks), events
+
+
+def main():
+    build = sys.argv[1]
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    shapes = sys.argv[3:] or ["64x1000000", "1024x10000"]
+    merge = os.path.join(build, "bin", "rocprof-merge")
+    synthetic = os.path.join(build, "tests", "synthetic_job")
+    print(f"{'job':>12} {'output':>8} {'procs':>5} {'median s':>9} {'records/s/proc':>15} "
+          f"{'events/s':>12} {'peak MiB':>9}")
+    for shape in shapes:
+        ranks, events = shape.split("x")
+        with tempfile.TemporaryDirectory(prefix="merge_bench_", dir=os.environ.get("TMPDIR")) as tmp:
+            job = os.path.join(tmp, "job")
+            subprocess.run([synthetic, job, ranks, events], check=True)
+            records = input_records(job)
+            configs = [(ext, procs) for ext in (".pftrace", ".h5") for procs in (1, 2)]
+            samples = {config: [] for config in configs}
+            for _ in range(repeats):
+                for ext, procs in configs:
+                    output = os.path.join(tmp, "out" + ext)
+                    samples[(ext, procs)].append(run(merge, job, output, procs))
+                    os.remove(output)
+            for (ext, procs), runs in samples.items():
+                wall = statistics.median(r[0] for r in runs)
+                peak = max(r[1] for r in runs) / 1024
+                out_events = runs[0][2]
+                print(f"{shape:>12} {ext:>8} {procs:>5} {wall:>9.2f} "
+                      f"{records / wall / procs / 1e6:>13.2f} M {out_events / wall / 1e6:>10.2f} M "
+                      f"{peak:>9.0f}")
+            print(f"{shape:>12}: {records} input records")
+
+
+if __name__ == "__main__":
+    main()
