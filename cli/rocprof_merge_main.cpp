@@ -236,8 +236,28 @@ int run(int argc, char** argv) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
         group.abort(1);
       }
+    } else if (extension == ".otf2" && group.size() > 1) {
+      // Each process writes its ranks' event files; the first, the global definitions.
+      rocprof::merge::Otf2Share share;
+      share.first_rank = first_rank;
+      share.last_rank = last_rank;
+      share.leader = group.leader();
+      share.set_collectives = [&group](OTF2_Archive_struct* archive) {
+        group.set_otf2_collectives(archive);
+      };
+      share.all_gather = [&group](const std::vector<std::byte>& bytes) {
+        return group.all_gather(bytes);
+      };
+      share.barrier = [&group] { group.barrier(); };
+      try {
+        events = group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
+      } catch (const std::exception& error) {
+        // The others may wait in one of OTF2's collective calls for this process.
+        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        group.abort(1);
+      }
     } else if (!group.leader()) {
-      // .otf2 is written by the first process alone.
+      // Every output is written in parallel.
     } else if (extension == ".otf2") {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {

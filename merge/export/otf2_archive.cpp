@@ -1,11 +1,13 @@
 #include "merge/export/otf2_archive.hpp"
 
+#include <otf2/OTF2_IdMap.h>
 #include <otf2/otf2.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/export/otf2_mpi_events.hpp"
+#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -199,18 +202,102 @@ std::string otf2_archive_conflict(const std::string& anchor_path) {
   return {};
 }
 
+namespace {
+
+// What each merge process reports to the first about the locations it wrote.
+struct ProcessReport {
+  std::vector<std::pair<std::pair<std::string, OTF2_Paradigm>, OTF2_RegionRole>> regions;
+  std::vector<Location> locations;
+  std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
+  std::map<std::int32_t, OTF2_LocationRef> first_thread;
+  std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t last = 0;
+
+  std::vector<std::byte> serialize() const {
+    ByteWriter out;
+    out.put<std::uint64_t>(regions.size());
+    for (const auto& [key, role] : regions) {
+      out.put_string(key.first);
+      out.put<std::uint32_t>(key.second);
+      out.put<std::uint32_t>(role);
+    }
+    out.put<std::uint64_t>(locations.size());
+    for (const Location& location : locations) {
+      out.put(location.id);
+      out.put_string(location.name);
+      out.put<std::uint32_t>(location.type);
+      out.put(location.events);
+      out.put(location.rank);
+    }
+    for (const auto* map : {&mpi_locations, &first_thread}) {
+      out.put<std::uint64_t>(map->size());
+      for (const auto& [rank, location] : *map) {
+        out.put(rank);
+        out.put(location);
+      }
+    }
+    out.put(first);
+    out.put(last);
+    return out.take();
+  }
+  static ProcessReport deserialize(std::span<const std::byte> bytes) {
+    ByteReader in(bytes);
+    ProcessReport report;
+    const auto regions = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < regions; ++i) {
+      std::string name = in.get_string();
+      const auto paradigm = static_cast<OTF2_Paradigm>(in.get<std::uint32_t>());
+      const auto role = static_cast<OTF2_RegionRole>(in.get<std::uint32_t>());
+      report.regions.push_back({{std::move(name), paradigm}, role});
+    }
+    const auto locations = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < locations; ++i) {
+      Location location;
+      location.id = in.get<OTF2_LocationRef>();
+      location.name = in.get_string();
+      location.type = static_cast<OTF2_LocationType>(in.get<std::uint32_t>());
+      location.events = in.get<std::uint64_t>();
+      location.rank = in.get<std::int32_t>();
+      report.locations.push_back(std::move(location));
+    }
+    for (auto* map : {&report.mpi_locations, &report.first_thread}) {
+      const auto count = in.get<std::uint64_t>();
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto rank = in.get<std::int32_t>();
+        (*map)[rank] = in.get<OTF2_LocationRef>();
+      }
+    }
+    report.first = in.get<std::uint64_t>();
+    report.last = in.get<std::uint64_t>();
+    return report;
+  }
+};
+
+// A rank's locations are numbered from rank << 32, so that every merge process numbers its
+// own without asking the others.
+OTF2_LocationRef location_id(std::int32_t rank, std::size_t index) {
+  return (static_cast<OTF2_LocationRef>(rank) << 32) | index;
+}
+
+}  // namespace
+
 Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
-                      const ProgressReport& progress) {
+                      const ProgressReport& progress, const Otf2Share* share) {
   namespace fs = std::filesystem;
+  const Otf2Share serial{0, ranks.size(), true, {}, {}, {}};
+  const Otf2Share& me = share != nullptr ? *share : serial;
   const fs::path anchor(anchor_path);
   const std::string directory = anchor.has_parent_path() ? anchor.parent_path().string() : ".";
   const std::string name = anchor.stem().string();
-  if (const std::string problem = otf2_archive_conflict(anchor_path); !problem.empty())
-    throw std::runtime_error(problem);
-  std::error_code ignored;
-  fs::remove(anchor, ignored);  // OTF2 will not overwrite an archive
-  fs::remove(fs::path(directory) / (name + ".def"), ignored);
-  fs::remove_all(fs::path(directory) / name, ignored);
+  if (me.leader) {
+    if (const std::string problem = otf2_archive_conflict(anchor_path); !problem.empty())
+      throw std::runtime_error(problem);
+    std::error_code ignored;
+    fs::remove(anchor, ignored);  // OTF2 will not overwrite an archive
+    fs::remove(fs::path(directory) / (name + ".def"), ignored);
+    fs::remove_all(fs::path(directory) / name, ignored);
+  }
+  if (me.barrier) me.barrier();
   OTF2_Archive* archive = OTF2_Archive_Open(directory.c_str(), name.c_str(), OTF2_FILEMODE_WRITE,
                                             std::uint64_t{1} << 20, std::uint64_t{4} << 20,
                                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -218,12 +305,15 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
     throw std::runtime_error(fmt::format("{}: cannot create the OTF2 archive", anchor_path));
   check(OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr), "set flush callbacks",
         anchor_path);
-  check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "set collective callbacks",
-        anchor_path);
+  if (me.set_collectives)
+    me.set_collectives(archive);
+  else
+    check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "set collective callbacks",
+          anchor_path);
   check(OTF2_Archive_OpenEvtFiles(archive), "open event files", anchor_path);
 
-  Definitions defs;
-  std::vector<Location> locations;
+  Definitions defs;  // this process's regions (numbered as first met here)
+  ProcessReport mine;
   const Otf2Communicators communicators(ranks);
   auto event_writer = [&](OTF2_LocationRef location) {
     OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location);
@@ -231,15 +321,10 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
     return writer;
   };
-  // Per rank, the location its MPI calls are on (the communicators' members), or else its
-  // first thread's.
-  std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
-  std::map<std::int32_t, OTF2_LocationRef> first_thread;
   Otf2Stats stats;
-  std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t last = 0;
-  ProgressSteps steps(progress, ranks.size());
-  for (const AlignedRank* rank : ranks) {
+  ProgressSteps steps(progress, me.last_rank - me.first_rank);
+  for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+    const AlignedRank* rank = ranks[r];
     const RankFileReader& reader = rank->reader();
     // Per location (thread, or GPU queue): its enters and leaves.
     std::map<std::pair<int, std::uint64_t>, std::vector<Event>>
@@ -250,8 +335,8 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       auto& events = per_location[{kind, id}];
       events.push_back({begin, end, region, true, mpi});
       events.push_back({end, begin, region, false, mpi});
-      first = std::min(first, begin);
-      last = std::max(last, end);
+      mine.first = std::min(mine.first, begin);
+      mine.last = std::max(mine.last, end);
     };
     Otf2MpiEventMaker mpi_events(communicators);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
@@ -280,10 +365,11 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
               defs.region(reader.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
               range.begin_ns, range.end_ns);
         });
+    std::size_t index = 0;
     for (auto& [key, events] : per_location) {
       std::sort(events.begin(), events.end(), before);
       Location location;
-      location.id = static_cast<OTF2_LocationRef>(locations.size());
+      location.id = location_id(rank->rank(), index++);
       location.rank = rank->rank();
       location.type =
           key.first == 0 ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
@@ -306,104 +392,148 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
           check(OTF2_EvtWriter_Leave(writer, nullptr, event.time, event.region), "write an event",
                 anchor_path);
       }
-      if (mpi_records != 0 && mpi_locations.find(rank->rank()) == mpi_locations.end())
-        mpi_locations[rank->rank()] = location.id;
-      if (key.first == 0) first_thread.try_emplace(rank->rank(), location.id);
+      if (mpi_records != 0 && !mine.mpi_locations.contains(rank->rank()))
+        mine.mpi_locations[rank->rank()] = location.id;
+      if (key.first == 0) mine.first_thread.try_emplace(rank->rank(), location.id);
       location.events = events.size() + mpi_records;
       check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
       stats.events += events.size();
       stats.mpi_records += mpi_records;
-      locations.push_back(std::move(location));
+      mine.locations.push_back(std::move(location));
     }
-    if (!first_thread.contains(rank->rank())) {
+    if (!mine.first_thread.contains(rank->rank())) {
       // No host events at all: an empty thread location still stands for it in communicators.
-      Location location{static_cast<OTF2_LocationRef>(locations.size()),
+      Location location{location_id(rank->rank(), index++),
                         fmt::format("rank {} thread", rank->rank()), OTF2_LOCATION_TYPE_CPU_THREAD,
                         0, rank->rank()};
       OTF2_EvtWriter* writer = event_writer(location.id);
       check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
-      first_thread[rank->rank()] = location.id;
-      locations.push_back(std::move(location));
+      mine.first_thread[rank->rank()] = location.id;
+      mine.locations.push_back(std::move(location));
     }
     steps.step();
   }
   check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);
 
-  // Local definition files: one (empty) per location, as readers expect.
+  // Everyone's regions, numbered as first met in process order (a serial merge's numbering):
+  // this process's own numbering maps onto it.
+  std::vector<std::pair<std::uint32_t, std::pair<std::string, OTF2_Paradigm>>> local;
+  for (const auto& [key, region] : defs.regions()) local.emplace_back(region.id, key);
+  std::sort(local.begin(), local.end());
+  for (const auto& [id, key] : local) mine.regions.emplace_back(key, defs.regions().at(key).role);
+  std::vector<ProcessReport> reports;
+  if (me.all_gather) {
+    for (const auto& bytes : me.all_gather(mine.serialize()))
+      reports.push_back(ProcessReport::deserialize(bytes));
+  } else {
+    reports.push_back(mine);
+  }
+  Definitions global;
+  for (const ProcessReport& report : reports)
+    for (const auto& [key, role] : report.regions) global.region(key.first, key.second, role);
+  std::vector<std::uint32_t> to_global;
+  for (const auto& [key, role] : mine.regions) to_global.push_back(global.regions().at(key).id);
+
+  // Local definition files: one per location, with the region mapping where it is needed.
   check(OTF2_Archive_OpenDefFiles(archive), "open definition files", anchor_path);
-  for (const Location& location : locations) {
+  OTF2_IdMap* mapping = to_global.empty() ? nullptr
+                                          : OTF2_IdMap_CreateFromUint32Array(
+                                                to_global.size(), to_global.data(), true);
+  for (const Location& location : mine.locations) {
     OTF2_DefWriter* writer = OTF2_Archive_GetDefWriter(archive, location.id);
+    if (mapping != nullptr)
+      check(OTF2_DefWriter_WriteMappingTable(writer, OTF2_MAPPING_REGION, mapping),
+            "write a region mapping", anchor_path);
     check(OTF2_Archive_CloseDefWriter(archive, writer), "close a definition writer", anchor_path);
   }
+  if (mapping != nullptr) OTF2_IdMap_Free(mapping);
   check(OTF2_Archive_CloseDefFiles(archive), "close definition files", anchor_path);
 
-  OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(archive);
+  std::vector<Location> locations;
+  std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
+  std::map<std::int32_t, OTF2_LocationRef> first_thread;
+  std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t last = 0;
+  for (const ProcessReport& report : reports) {
+    locations.insert(locations.end(), report.locations.begin(), report.locations.end());
+    mpi_locations.insert(report.mpi_locations.begin(), report.mpi_locations.end());
+    first_thread.insert(report.first_thread.begin(), report.first_thread.end());
+    first = std::min(first, report.first);
+    last = std::max(last, report.last);
+  }
+  stats.communicators = communicators.all().size();
+  stats.locations = locations.size();
+  stats.regions = global.regions().size();
+  if (!me.leader) {
+    check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
+    return stats;
+  }
+
+  Definitions& names = global;
+  OTF2_GlobalDefWriter* global_writer = OTF2_Archive_GetGlobalDefWriter(archive);
   if (first > last) first = last = 0;
   const std::uint64_t realtime =
       ranks.empty() ? 0 : ranks.front()->reader().metadata().start_realtime_ns;
-  check(OTF2_GlobalDefWriter_WriteClockProperties(global, 1'000'000'000ULL, first, last - first + 1,
-                                                  realtime),
+  check(OTF2_GlobalDefWriter_WriteClockProperties(global_writer, 1'000'000'000ULL, first,
+                                                  last - first + 1, realtime),
         "write clock properties", anchor_path);
   // Strings first (every name used below is interned before writing).
-  const OTF2_StringRef machine = defs.string("machine");
-  const OTF2_StringRef node_class = defs.string("node");
+  const OTF2_StringRef machine = names.string("machine");
+  const OTF2_StringRef node_class = names.string("node");
   std::map<std::string, OTF2_StringRef> hosts;
   for (const AlignedRank* rank : ranks)
-    hosts[rank->reader().metadata().hostname] = defs.string(rank->reader().metadata().hostname);
+    hosts[rank->reader().metadata().hostname] = names.string(rank->reader().metadata().hostname);
   std::map<std::int32_t, OTF2_StringRef> rank_names;
   for (const AlignedRank* rank : ranks)
-    rank_names[rank->rank()] = defs.string(fmt::format("rank {}", rank->rank()));
-  for (const Location& location : locations) defs.string(location.name);
-  const OTF2_StringRef mpi_locations_name = defs.string("MPI ranks");
+    rank_names[rank->rank()] = names.string(fmt::format("rank {}", rank->rank()));
+  for (const Location& location : locations) names.string(location.name);
+  const OTF2_StringRef mpi_locations_name = names.string("MPI ranks");
   std::vector<OTF2_StringRef> comm_names;
   for (const auto& comm : communicators.all())
-    comm_names.push_back(defs.string(comm.creator == "MPI_COMM_WORLD"
-                                         ? comm.creator
-                                         : fmt::format("{} (id {})", comm.creator, comm.id)));
-  const OTF2_StringRef empty = defs.string("");
+    comm_names.push_back(names.string(comm.creator == "MPI_COMM_WORLD"
+                                          ? comm.creator
+                                          : fmt::format("{} (id {})", comm.creator, comm.id)));
+  const OTF2_StringRef empty = names.string("");
   std::vector<std::pair<OTF2_StringRef, std::string>> ordered;
-  for (const auto& [text, id] : defs.strings()) ordered.emplace_back(id, text);
+  for (const auto& [text, id] : names.strings()) ordered.emplace_back(id, text);
   std::sort(ordered.begin(), ordered.end());
   for (const auto& [id, text] : ordered)
-    check(OTF2_GlobalDefWriter_WriteString(global, id, text.c_str()), "write a string",
+    check(OTF2_GlobalDefWriter_WriteString(global_writer, id, text.c_str()), "write a string",
           anchor_path);
   std::vector<std::pair<std::uint32_t, std::pair<std::string, OTF2_Paradigm>>> regions;
-  for (const auto& [key, region] : defs.regions()) regions.emplace_back(region.id, key);
+  for (const auto& [key, region] : names.regions()) regions.emplace_back(region.id, key);
   std::sort(regions.begin(), regions.end());
   for (const auto& [id, key] : regions) {
-    const OTF2_StringRef region_name = defs.strings().at(key.first);
-    check(OTF2_GlobalDefWriter_WriteRegion(global, id, region_name, region_name, empty,
-                                           defs.regions().at(key).role, key.second,
+    const OTF2_StringRef region_name = names.strings().at(key.first);
+    check(OTF2_GlobalDefWriter_WriteRegion(global_writer, id, region_name, region_name, empty,
+                                           names.regions().at(key).role, key.second,
                                            OTF2_REGION_FLAG_NONE, empty, 0, 0),
           "write a region", anchor_path);
   }
-  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(global, 0, machine, machine,
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(global_writer, 0, machine, machine,
                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE),
         "write the system tree", anchor_path);
   std::map<std::string, OTF2_SystemTreeNodeRef> host_nodes;
   for (const auto& [host, id] : hosts) {
     const auto node = static_cast<OTF2_SystemTreeNodeRef>(host_nodes.size() + 1);
     host_nodes[host] = node;
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(global, node, id, node_class, 0), "write a node",
-          anchor_path);
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(global_writer, node, id, node_class, 0),
+          "write a node", anchor_path);
   }
   for (const AlignedRank* rank : ranks)
     check(OTF2_GlobalDefWriter_WriteLocationGroup(
-              global, static_cast<OTF2_LocationGroupRef>(rank->rank()), rank_names.at(rank->rank()),
-              OTF2_LOCATION_GROUP_TYPE_PROCESS, host_nodes.at(rank->reader().metadata().hostname),
-              OTF2_UNDEFINED_LOCATION_GROUP),
+              global_writer, static_cast<OTF2_LocationGroupRef>(rank->rank()),
+              rank_names.at(rank->rank()), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+              host_nodes.at(rank->reader().metadata().hostname), OTF2_UNDEFINED_LOCATION_GROUP),
           "write a location group", anchor_path);
   for (const Location& location : locations)
-    check(OTF2_GlobalDefWriter_WriteLocation(global, location.id, defs.strings().at(location.name),
-                                             location.type, location.events,
-                                             static_cast<OTF2_LocationGroupRef>(location.rank)),
+    check(OTF2_GlobalDefWriter_WriteLocation(
+              global_writer, location.id, names.strings().at(location.name), location.type,
+              location.events, static_cast<OTF2_LocationGroupRef>(location.rank)),
           "write a location", anchor_path);
-  write_communicators(global, communicators, mpi_locations, first_thread, mpi_locations_name,
+  write_communicators(global_writer, communicators, mpi_locations, first_thread, mpi_locations_name,
                       comm_names, anchor_path);
   check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
-  stats.communicators = communicators.all().size();
-  stats.locations = locations.size();
-  stats.regions = regions.size();
   return stats;
 }
 

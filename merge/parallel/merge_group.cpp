@@ -1,6 +1,8 @@
 #include "merge/parallel/merge_group.hpp"
 
 #include <mpi.h>
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/otf2.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -141,6 +143,15 @@ bool MergeGroup::receive(std::vector<std::byte>& message, bool wait) const {
   MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kStreamTag, MPI_COMM_WORLD,
            MPI_STATUS_IGNORE);
   return true;
+}
+
+void MergeGroup::set_otf2_collectives(OTF2_Archive_struct* archive) const {
+  const OTF2_ErrorCode code =
+      mpi_ ? OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL)
+           : OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+  if (code != OTF2_SUCCESS)
+    throw std::runtime_error(
+        fmt::format("cannot set OTF2's collective callbacks: {}", OTF2_Error_GetDescription(code)));
 }
 
 void MergeGroup::abort(int code) const {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+struct OTF2_Archive_struct;
+
 namespace rocprof::merge {
 
 class MergeGroup {
@@ -41,6 +43,9 @@ class MergeGroup {
   void send_to_leader(const std::vector<std::byte>& message);
   void finish_sends();
   bool receive(std::vector<std::byte>& message, bool wait) const;
+  // OTF2's MPI collective callbacks on an archive every process opened (or OTF2's serial ones
+  // in a group of one).
+  void set_otf2_collectives(OTF2_Archive_struct* archive) const;
   // Ends every process of the merge: after a failure in a phase where the others may wait for
   // this one forever.
   [[noreturn]] void abort(int code) const;

@@ -43,6 +43,8 @@ def run(merge, job, output, processes):
         sys.exit(f"merge failed: {result.stderr}")
     peaks = [int(k) for k in re.findall(r"peak_kb=(\d+)", result.stderr)]
     walls = [float(s) for s in re.findall(r"wall_s=([\d.]+)", result.stderr)]
+    if not peaks or len(peaks) != len(walls):
+        sys.exit(f"no timing from {' '.join(command)}: {result.stderr}")
     events = int(re.search(r"(\d+) events ->", result.stdout).group(1))
     return max(walls), max(peaks), events
 

@@ -297,16 +297,16 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(sum(1 for l in lines if l.startswith("LEAVE")), 4 * 1200)
         self.assertEqual(sum(1 for l in lines if l.startswith("ENTER") and '"MPI_Allreduce"' in l), 4 * 200)
         # MPI records: each rank sends to the next and receives from the previous, 200 times,
-        # and joins 200 allreduces. One location per rank here, so location = rank.
+        # and joins 200 allreduces. A rank's locations are numbered from rank << 32.
         def records(kind):
             return [l.split() for l in lines if l.split()[:1] == [kind]]
         for kind in ("MPI_ISEND", "MPI_IRECV_REQUEST", "MPI_ISEND_COMPLETE", "MPI_IRECV",
                      "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END"):
             self.assertEqual(len(records(kind)), 4 * 200, kind)
         for fields in records("MPI_ISEND"):
-            self.assertEqual(fields[3:5], ["Receiver:", str((int(fields[1]) + 1) % 4)])
+            self.assertEqual(fields[3:5], ["Receiver:", str(((int(fields[1]) >> 32) + 1) % 4)])
         for fields in records("MPI_IRECV"):
-            self.assertEqual(fields[3:5], ["Sender:", str((int(fields[1]) + 3) % 4)])
+            self.assertEqual(fields[3:5], ["Sender:", str(((int(fields[1]) >> 32) + 3) % 4)])
         self.assertTrue(all('Communicator: "MPI_COMM_WORLD"' in l for l in lines
                             if l.startswith(("MPI_ISEND ", "MPI_IRECV ", "MPI_COLLECTIVE_END"))))
         self.assertTrue(all("Operation: ALLREDUCE" in l and "Root: NONE" in l for l in lines
@@ -531,8 +531,24 @@ class MergeTest(unittest.TestCase):
         # mpi_patterns p2p, per rank: a Send and a Recv (ring), Irecv+Isend (across), 3 rounds
         # of persistent Recv_init/Send_init started with MPI_Startall, an MPI_Sendrecv along the
         # line 0-1-2-3, and Irecv+Isend (ring) completed by MPI_Test/MPI_Wait.
-        summary, records = self.otf2_records(self.traced_patterns("p2p"))
+        job = self.traced_patterns("p2p")
+        summary, records = self.otf2_records(job)
         self.assertIn("27 messages matched", summary)  # 4 + 4 + 3 * 4 + 3 + 4
+        # In parallel (3 processes for 4 ranks), each process writes its ranks' event files
+        # with its own region numbering (rank 3 meets MPI_Recv before MPI_Send, rank 0 the
+        # other way round), mapped in its local definitions: otf2-print shows the same trace.
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        parallel = os.path.join(self.dir, "p2p_parallel.otf2")
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, "-o",
+                                 parallel, "-q"], env=env, capture_output=True, text=True,
+                                timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        serial_text = subprocess.run(["otf2-print", os.path.join(self.dir, "p2p_timeline.otf2")],
+                                     capture_output=True, text=True).stdout
+        parallel_text = subprocess.run(["otf2-print", parallel], capture_output=True,
+                                       text=True).stdout
+        self.assertGreater(len(serial_text.splitlines()), 200)
+        self.assertEqual(serial_text, parallel_text)
         self.assertEqual(records["MPI_SEND"], 4 + 3)
         self.assertEqual(records["MPI_RECV"], 4 + 3)
         for kind in ("MPI_ISEND", "MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "MPI_IRECV"):
