@@ -192,7 +192,9 @@ int run(int argc, char** argv) {
       const std::vector<const rocprof::merge::AlignedRank*> mine(
           pointers.begin() + static_cast<std::ptrdiff_t>(first_rank),
           pointers.begin() + static_cast<std::ptrdiff_t>(last_rank));
-      const std::string part = fmt::format("{}.part{}", output, group.index());
+      // The first part starts the output: written in place; the others are copied after it.
+      const std::string part =
+          group.leader() ? output : fmt::format("{}.part{}", output, group.index());
       bool failed = false;
       try {
         if (extension == ".pftrace") {

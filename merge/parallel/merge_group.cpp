@@ -216,18 +216,22 @@ bool join_parts(const MergeGroup& group, const std::string& part, const std::str
     if (static_cast<int>(i) < group.index()) offset += sizes[i];
     total += sizes[i];
   }
+  // The first process may have written its part as the output itself (it starts at 0).
+  const bool in_place = part == output;
   if (group.leader() && problem.empty()) {
-    // Created at its full size first, so that every process can write its place at once.
-    const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // At its full size first, so that every process can write its place at once.
+    const int fd =
+        ::open(output.c_str(), O_WRONLY | O_CREAT | (in_place ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
     if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(total)) != 0)
       problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
     if (fd >= 0) ::close(fd);
   }
   if (group.any(!problem.empty())) {
     if (!problem.empty()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
-    std::remove(part.c_str());
+    if (!in_place) std::remove(part.c_str());
     return false;
   }
+  if (in_place) return !group.any(false);  // nothing to copy: already in place
   const int from = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
   const int to = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
   try {

@@ -62,8 +62,9 @@ class MergeGroup {
 };
 
 // Collective: every process's `part` (a file) goes into `output` at its place in process
-// order, each process copying its own in parallel, and is removed. False everywhere if any
-// process failed (after printing why).
+// order, each process copying its own in parallel, and is removed. The first process may
+// write its part as `output` itself (nothing to copy). False everywhere if any process failed
+// (after printing why).
 bool join_parts(const MergeGroup& group, const std::string& part, const std::string& output);
 
 }  // namespace rocprof::merge

@@ -33,18 +33,24 @@ def input_records(job):
 
 
 def run(merge, job, output, processes):
-    timed = ["/usr/bin/time", "-f", "peak_kb=%M wall_s=%e", merge, job, "-o", output,
-             "--no-summary"]
+    # Each merge process under /usr/bin/time, writing to a file of its own (their stderr
+    # would interleave).
+    times = output + ".time"
+    timed = ["sh", "-c", f'exec /usr/bin/time -o "{times}.${{OMPI_COMM_WORLD_RANK:-0}}" '
+             '-f "peak_kb=%M wall_s=%e" "$@"', "sh", merge, job, "-o", output, "--no-summary"]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     command = timed if processes == 1 else ["mpirun", "--oversubscribe", "-np", str(processes),
                                             *timed]
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         sys.exit(f"merge failed: {result.stderr}")
-    peaks = [int(k) for k in re.findall(r"peak_kb=(\d+)", result.stderr)]
-    walls = [float(s) for s in re.findall(r"wall_s=([\d.]+)", result.stderr)]
-    if not peaks or len(peaks) != len(walls):
-        sys.exit(f"no timing from {' '.join(command)}: {result.stderr}")
+    peaks, walls = [], []
+    for index in range(processes):
+        with open(f"{times}.{index}") as f:
+            text = f.read()
+        os.remove(f"{times}.{index}")
+        peaks.append(int(re.search(r"peak_kb=(\d+)", text).group(1)))
+        walls.append(float(re.search(r"wall_s=([\d.]+)", text).group(1)))
     events = int(re.search(r"(\d+) events ->", result.stdout).group(1))
     return max(walls), max(peaks), events
 
