@@ -154,11 +154,6 @@ void RankFileReader::release() const noexcept {
   open_columns_.clear();  // datasets before their file
   file_.reset();
   H5garbage_collect();  // HDF5 keeps freed blocks in free lists otherwise
-  // A merge keeps every rank's reader: buffers of one must not stay with all of them.
-  std::vector<std::byte>().swap(scratch_);
-  std::vector<std::byte>().swap(stored_);
-  std::vector<std::vector<std::byte>>().swap(images_);
-  decoder_.reset();
 }
 
 void RankFileReader::reopen() const {
@@ -213,13 +208,31 @@ const RankFileReader::OpenColumn& RankFileReader::open_column(std::size_t table_
   return columns[column];
 }
 
+namespace {
+
+// Decoding buffers, one set per thread rather than per reader: a merge keeps every rank's
+// reader but reads one file at a time, and allocating them anew for each read costs more
+// than a small rank's reading.
+struct DecodeWorkspace {
+  ChunkDecoder decoder;
+  std::vector<std::byte> stored;
+  std::vector<std::vector<std::byte>> images;  // a decoded chunk per column
+  std::vector<std::byte> scratch;
+};
+DecodeWorkspace& workspace() {
+  thread_local DecodeWorkspace buffers;
+  return buffers;
+}
+
+}  // namespace
+
 bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, std::uint64_t first,
                                  std::uint64_t count, std::byte* rows) const {
   const std::size_t columns = table.columns.size();
   for (std::size_t c = 0; c < columns; ++c)
     if (!open_column(table_index, table, c).pipeline.supported) return false;
-  if (!decoder_) decoder_ = std::make_unique<ChunkDecoder>();
-  if (images_.size() < columns) images_.resize(columns);
+  DecodeWorkspace& work = workspace();
+  if (work.images.size() < columns) work.images.resize(columns);
   std::vector<bool> shuffled(columns);
   const std::uint64_t chunk_rows = open_column(table_index, table, 0).chunk_rows;
   const std::uint64_t end = first + count;
@@ -235,7 +248,7 @@ bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, st
       if (open.chunk_rows != chunk_rows)
         fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table.name, column.name,
                          open.chunk_rows, chunk_rows));
-      std::vector<std::byte>& image = images_[c];
+      std::vector<std::byte>& image = work.images[c];
       const hsize_t offset = chunk;
       hsize_t stored_size = 0;
       if (H5Dget_chunk_storage_size(open.dataset.get(), &offset, &stored_size) < 0 ||
@@ -244,12 +257,12 @@ bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, st
         shuffled[c] = false;
         continue;
       }
-      stored_.resize(stored_size);
+      work.stored.resize(stored_size);
       std::uint32_t mask = 0;
       bool column_shuffled = false;
-      if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, stored_.data()) < 0 ||
-          !decoder_->decode(stored_, mask, open.pipeline, width, chunk_rows * width, image,
-                            column_shuffled))
+      if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, work.stored.data()) < 0 ||
+          !work.decoder.decode(work.stored, mask, open.pipeline, width, chunk_rows * width, image,
+                               column_shuffled))
         fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", from, to,
                          table.name, column.name));
       shuffled[c] = column_shuffled;
@@ -259,7 +272,7 @@ bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, st
       const std::uint64_t block_rows = std::min(kRowsPerBlock, to - block);
       std::byte* destination = rows + (block - first) * table.row_size;
       for (std::size_t c = 0; c < columns; ++c)
-        scatter_column(images_[c].data(), shuffled[c], column_type_size(table.columns[c].type),
+        scatter_column(work.images[c].data(), shuffled[c], column_type_size(table.columns[c].type),
                        chunk_rows, block - chunk, block_rows, destination, table.row_size,
                        table.columns[c].offset);
     }
@@ -279,7 +292,8 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
                                          first + count, table.name, handles.rows));
   reopen();
   const QuietErrors quiet;
-  std::memset(rows, 0, count * table.row_size);
+  // Every column is scattered into the rows; padding bytes between fields are left as the
+  // caller's buffer had them (never read).
   const hsize_t start = first;
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
@@ -288,15 +302,16 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
     const Column& column = table.columns[c];
     const OpenColumn& open = open_column(index, table, c);
     const std::size_t width = column_type_size(column.type);
-    scratch_.resize(count * width);
+    std::vector<std::byte>& scratch = workspace().scratch;
+    scratch.resize(count * width);
     const hid_t dataset = open.dataset.get();
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
     if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),
-                H5P_DEFAULT, scratch_.data()) < 0)
+                H5P_DEFAULT, scratch.data()) < 0)
       fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
                        first + count, table.name, column.name));
-    scatter_column(scratch_.data(), false, width, count, 0, count, rows, table.row_size,
+    scatter_column(scratch.data(), false, width, count, 0, count, rows, table.row_size,
                    column.offset);
   }
 }

@@ -103,7 +103,6 @@ class RankFileReader {
   mutable std::vector<std::byte> stored_;
   mutable std::vector<std::vector<std::byte>> images_;         // a decoded chunk per column
   mutable std::vector<std::vector<OpenColumn>> open_columns_;  // by table
-  mutable std::unique_ptr<ChunkDecoder> decoder_;
 };
 
 // Streams a table block by block: `while (cursor.next(rows)) ...`.

@@ -26,7 +26,6 @@ void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>
       row.end_ns = align(row.end_ns);
       visit(row);
     }
-  reader_.release();
 }
 
 void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
@@ -38,7 +37,6 @@ void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>
       row.end_ns = align(row.end_ns);
       visit(row);
     }
-  reader_.release();
 }
 
 void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {
@@ -50,7 +48,6 @@ void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)
       row.end_ns = align(row.end_ns);
       visit(row);
     }
-  reader_.release();
 }
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
@@ -89,7 +86,6 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
         }
       }
     }
-  reader_.release();
 }
 
 std::uint64_t AlignedRank::first_time_ns() const {

@@ -51,13 +51,17 @@ class AlignedRank {
   const StreamTable* streams() const noexcept { return streams_.get(); }
   const StepFunction& correction() const noexcept { return correction_; }
 
-  // Each visitor gets rows with begin/end (or timestamp) already aligned.
+  // Each visitor gets rows with begin/end (or timestamp) already aligned. The rank's file
+  // stays open between visits (opening costs more than a small rank's reading): call
+  // done() when finished with the rank.
   void for_each_mpi_call(const std::function<void(const format::MpiCallRow&)>& visit) const;
   void for_each_api_call(const std::function<void(const format::ApiCallRow&)>& visit) const;
   void for_each_activity(const std::function<void(const format::ActivityRow&)>& visit) const;
   // Marks (instants) and completed ranges, in the order their end is recorded.
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;
+
+  void done() const noexcept { reader_.release(); }
 
   // Earliest aligned time of any record (for a common origin), or UINT64_MAX if none.
   std::uint64_t first_time_ns() const;

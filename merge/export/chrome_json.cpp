@@ -176,6 +176,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
               escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
               dur(range.begin_ns, range.end_ns));
         });
+    rank->done();
     steps.step();
   }
   json.close(path);

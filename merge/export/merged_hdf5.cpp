@@ -443,6 +443,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   const std::size_t range_table = specs.size();
   auto for_each_range = [&](std::size_t r, const std::function<void(const Range&)>& visit) {
     ranks[r]->for_each_marker([](const MarkerRow&) {}, visit);
+    ranks[r]->done();
   };
   std::uint64_t first_range = 0;
   if (me.gather) {

@@ -411,6 +411,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       mine.first_thread[rank->rank()] = location.id;
       mine.locations.push_back(std::move(location));
     }
+    rank->done();
     steps.step();
   }
   check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);

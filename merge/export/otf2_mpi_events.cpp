@@ -76,6 +76,7 @@ Otf2Communicators::Otf2Communicators(const std::vector<const AlignedRank*>& rank
       comm.intercommunicator = comm.intercommunicator || row.remote_size != 0;
       comm.members[row.rank] = rank->rank();
     }
+    reader.release();  // every rank's file: none may stay open
   }
   for (auto& [id, comm] : seen) {
     if (comm.intercommunicator || comm.size <= 0 ||

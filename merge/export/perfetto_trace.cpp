@@ -191,6 +191,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
           slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
                 range.begin_ns, range.end_ns);
         });
+    rank->done();
     steps.step();
   }
   file.close();

@@ -154,6 +154,7 @@ void Summary::add(const AlignedRank& rank) {
     else if (row.op == 1)
       copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
   });
+  rank.done();
 }
 
 void Summary::print(std::FILE* out, std::size_t top) const {
