@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -223,6 +224,7 @@ void RankFileWriter::close_after_disk_full() {
   }
   strings_.reset();
   H5Fclose(file_.release_without_close());
+  release_reservation();
 }
 
 bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
@@ -323,9 +325,22 @@ bool RankFileWriter::close(RankFileStatus status) {
     return fail("cannot close");
   }
   (void)file_.release_without_close();
+  release_reservation();
   failed_ = true;  // nothing more may be written
   error_ = fmt::format("{}: already closed", path_);
   return true;
+}
+
+void RankFileWriter::release_reservation() noexcept {
+  // Space reserved past the end (FALLOC_FL_KEEP_SIZE) stays allocated until the file is
+  // truncated: without this a small rank's file keeps megabytes it never used.
+  if (reserved_end_ == 0) return;
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat info {};
+  if (::fstat(fd, &info) == 0) (void)::ftruncate(fd, info.st_size);
+  ::close(fd);
+  reserved_end_ = 0;
 }
 
 std::uint64_t RankFileWriter::rows(const Table& table) const noexcept {

@@ -88,6 +88,7 @@ class RankFileWriter {
   bool write_chunk(TableState& state, std::size_t rows);
   bool write_strings();
   bool write_status(const RankFileStatus& status);
+  void release_reservation() noexcept;
   bool reserve(std::uint64_t bytes);
   void close_after_disk_full();
   bool fail(std::string_view what);

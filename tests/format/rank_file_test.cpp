@@ -2,6 +2,7 @@
 // the reader's clear errors for every kind of bad file.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -120,6 +121,18 @@ TEST_F(RankFile, ZstdMeetsTheApiCallSizeTarget) {
   const double bytes_per_row = static_cast<double>(fs::file_size(file)) / static_cast<double>(rows);
   EXPECT_LT(bytes_per_row, 8.0);
   std::printf("api-call sample: %.2f bytes per record on disk\n", bytes_per_row);
+}
+
+TEST_F(RankFile, SpaceReservedAheadIsGivenBackAtClose) {
+  // The writer reserves disk space ahead (so that a full disk stops it cleanly); a small
+  // rank's closed file must not keep megabytes it never used.
+  const std::string file = path("small.h5");
+  write_sample_file(file, Compression{}, 100);
+  struct stat info {};
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  const auto allocated = static_cast<std::uint64_t>(info.st_blocks) * 512;
+  EXPECT_LT(allocated, static_cast<std::uint64_t>(info.st_size) + (std::uint64_t{64} << 10))
+      << "size " << info.st_size;
 }
 
 TEST_F(RankFile, ExistingPathIsNeverOverwritten) {
