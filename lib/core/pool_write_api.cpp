@@ -21,7 +21,8 @@ extern "C" ROCTRACER_API roctracer_status_t rocprof_mpi_pool_write(roctracer_poo
   std::uint32_t domain = 0;
   std::memcpy(&domain, slots, sizeof domain);
   if (domain < ROCPROF_MPI_PRIVATE_DOMAIN_BASE) return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!tracing_running()) return ROCTRACER_STATUS_ERROR;
+  if (!tracing_running() && (domain & ROCPROF_MPI_ALWAYS_RECORDED) == 0)
+    return ROCTRACER_STATUS_ERROR;
   ThreadState& state = this_thread_state();
   if (state.is_pool_thread) return ROCTRACER_STATUS_ERROR;
   // The handle is the pool itself; the caller guarantees it is open.

@@ -16,11 +16,12 @@ enum PrivateDomain : std::uint32_t {
   kMpiCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 1,
   kCounterSampleDomain,
   kCounterSessionDomain,
-  kClockSampleDomain,
-  kApiArgsDomain,
-  kCommunicatorDomain,
-  kMpiStaticNameCallDomain,  // an MPI call whose name pointer is static, not copied  // decoded
-                             // arguments of the API call with the same correlation id
+  kApiArgsDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 5,  // decoded arguments of an API call
+  kMpiStaticNameCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 7,  // the name pointer is static
+  // Written even while the application has tracing stopped.
+  kClockSampleDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 4,
+  kCommunicatorDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 6,
+  kUserMarkerDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 8,
 };
 
 struct SlotHeader {
@@ -54,6 +55,8 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<format::CommunicatorRow>::kSlots;
     case kApiArgsDomain:
       return PrivateRecord<ApiArgsRow>::kSlots;
+    case kUserMarkerDomain:
+      return PrivateRecord<format::MarkerRow>::kSlots;
     default:
       return 1;
   }

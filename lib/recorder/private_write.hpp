@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstring>
+#include <utility>
 
 #include <rocprof-mpi/pool_write.h>
 
@@ -14,10 +15,10 @@ namespace rocprof::recorder {
 // `fill(row)` completes the zeroed row; `text` (may be NULL) is copied next to it. 0 when
 // written, -1 when not recording or dropped.
 // `static_text`, if given, travels as a pointer instead (it must outlive the recorder).
+// Into `pool` (nullptr: not recording).
 template <typename Row, typename Fill>
-int write_private(std::uint32_t domain, const char* text, Fill&& fill,
-                  const char* static_text = nullptr) noexcept {
-  roctracer_pool_t* pool = active_pool();
+int write_private_into(roctracer_pool_t* pool, std::uint32_t domain, const char* text, Fill&& fill,
+                       const char* static_text = nullptr) noexcept {
   if (pool == nullptr) return -1;
   // Whole slots, so the copy into the pool never reads past the object.
   union {
@@ -33,6 +34,14 @@ int write_private(std::uint32_t domain, const char* text, Fill&& fill,
                  ROCTRACER_STATUS_SUCCESS
              ? 0
              : -1;
+}
+
+// Into the pool of the MPI and counter records (active_pool()).
+template <typename Row, typename Fill>
+int write_private(std::uint32_t domain, const char* text, Fill&& fill,
+                  const char* static_text = nullptr) noexcept {
+  return write_private_into<Row>(active_pool(), domain, text, std::forward<Fill>(fill),
+                                 static_text);
 }
 
 }  // namespace rocprof::recorder

@@ -183,6 +183,17 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kClockSampleDomain:
         clocks_.push_back(as_private<ClockSampleRow>(slot).row);
         break;
+      case kUserMarkerDomain: {
+        // A user region's begin or end, or a progress point (rocprofsys_user_*).
+        const auto& item = as_private<MarkerRow>(slot);
+        MarkerRow row = item.row;
+        row.thread_id = item.header.thread_id;
+        row.message = intern(item.header.text);
+        markers_.push_back(row);
+        note_thread(row.thread_id, row.timestamp_ns);
+        slots = PrivateRecord<MarkerRow>::kSlots;
+        break;
+      }
       case kApiArgsDomain: {
         const auto& item = as_private<ApiArgsRow>(slot);
         if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -28,6 +30,7 @@
 #include <fmt/format.h>
 #include <rocprof-mpi/pool_stats.h>
 #include <roctracer/roctracer.h>
+#include <roctracer/roctracer_ext.h>
 #include <roctracer/roctracer_hip.h>
 
 #include "lib/format/rank_file_writer.hpp"
@@ -92,6 +95,7 @@ struct State {
 State* g_state = nullptr;
 int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
+std::atomic<roctracer_pool_t*> g_recording_pool{nullptr};
 std::once_flag g_finish_once;
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t tl_thread_id = 0;
@@ -114,6 +118,7 @@ void stop_routing(State& state) {
         ACTIVITY_DOMAIN_HIP_OPS, ACTIVITY_DOMAIN_HSA_OPS})
     roctracer_disable_domain_activity(static_cast<activity_domain_t>(domain));
   g_active_pool.store(nullptr, std::memory_order_relaxed);
+  g_recording_pool.store(nullptr, std::memory_order_relaxed);
   (void)state;
 }
 
@@ -316,6 +321,7 @@ std::uint64_t request(State& state, bool close) noexcept {
 // a threaded process may run nothing else before exec.
 void detach_in_child() noexcept {
   g_active_pool.store(nullptr, std::memory_order_relaxed);
+  g_recording_pool.store(nullptr, std::memory_order_relaxed);
   if (g_file_fd < 0) return;
   const int scratch = memfd_create("rocprof-mpi-forked-child", MFD_CLOEXEC);
   if (scratch >= 0) {
@@ -333,12 +339,26 @@ bool usable_here(const State* state) noexcept {
 }  // namespace
 
 roctracer_pool_t* active_pool() noexcept { return g_active_pool.load(std::memory_order_relaxed); }
+roctracer_pool_t* recording_pool() noexcept {
+  return g_recording_pool.load(std::memory_order_relaxed);
+}
 
 std::uint32_t current_thread_id() noexcept {
   if (tl_thread_id == 0) [[unlikely]]
     tl_thread_id = static_cast<std::uint32_t>(syscall(SYS_gettid));
   return tl_thread_id;
 }
+
+namespace {
+// A yes/no environment variable: 1, true, yes or on (any case) is yes.
+bool environment_flag(const char* name) {
+  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): at load, one thread
+  if (value == nullptr) return false;
+  std::string text(value);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text == "1" || text == "true" || text == "yes" || text == "on";
+}
+}  // namespace
 
 void start_recording() noexcept {
   try {
@@ -371,10 +391,17 @@ void start_recording() noexcept {
       return;
     }
     enable_domains(*state);
+    // A program that can call rocprofsys_user_start_trace starts with tracing off, as with
+    // rocprofiler-systems, unless ROCPROFSYS_INIT_ENABLED is true (user regions, clock
+    // samples and communicators are recorded either way).
+    if (dlsym(RTLD_DEFAULT, "rocprofsys_user_start_trace") != nullptr &&
+        !environment_flag("ROCPROFSYS_INIT_ENABLED"))
+      roctracer_stop();
     state->writer_thread = std::thread(writer_loop, std::ref(*state));
     g_active_pool.store(
         state->config.domains.mpi || state->config.domains.counters ? state->pool : nullptr,
         std::memory_order_relaxed);
+    g_recording_pool.store(state->pool, std::memory_order_relaxed);
     g_file_fd = state->writer->file_descriptor();
     pthread_atfork(nullptr, nullptr, detach_in_child);
     g_state = state.release();  // lives until the process ends

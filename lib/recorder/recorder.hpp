@@ -12,6 +12,9 @@ namespace rocprof::recorder {
 // The recorder's pool while recording, else nullptr (relaxed: a racing record is either
 // written or skipped, both fine).
 roctracer_pool_t* active_pool() noexcept;
+// The recorder's pool whenever it records anything (user regions are recorded whatever the
+// domains), else nullptr.
+roctracer_pool_t* recording_pool() noexcept;
 
 // Starts recording (from the library constructor). On a bad setting or an output problem it
 // prints one message on stderr and leaves tracing off.

@@ -38,7 +38,8 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
 RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options) {
   RankSet set;
   std::map<std::int32_t, std::string> seen;
-  for (const std::string& path : expand(inputs)) {
+  const std::vector<std::string> paths = expand(inputs);
+  for (const std::string& path : paths) {
     Rank rank;
     rank.path = path;
     try {
@@ -51,10 +52,13 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
     }
     const auto& metadata = rank.reader->metadata();
     rank.rank = metadata.rank;
+    // A process outside a parallel job merges on its own, as rank 0 of a job of one.
+    const bool alone = rank.rank < 0 && paths.size() == 1;
+    if (alone) rank.rank = 0;
     if (rank.rank < 0)
       throw InputError(
           fmt::format("{}: the file has no rank (a process outside a parallel job); "
-                      "merge it on its own",
+                      "merge it on its own (the only input)",
                       path));
     if (const auto previous = seen.find(rank.rank); previous != seen.end())
       throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
@@ -63,7 +67,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
     rank.reader->release();  // checked: reopened when read
     if (set.ranks_.empty()) {
       set.job_id_ = metadata.job_id;
-      set.job_size_ = metadata.size;
+      set.job_size_ = alone ? 1 : metadata.size;
     } else if (metadata.job_id != set.job_id_ || metadata.size != set.job_size_) {
       throw InputError(
           fmt::format("{}: job '{}' of {} ranks, but {} is job '{}' of {} ranks "

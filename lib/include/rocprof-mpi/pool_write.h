@@ -22,6 +22,10 @@ extern "C" {
 /* Domain values at or above this are private record kinds: the first uint32_t of a written
  * record must be one, so buffer callbacks can tell them from roctracer records. */
 #define ROCPROF_MPI_PRIVATE_DOMAIN_BASE 0x524d0000u
+/* A private domain with this bit set is written even while tracing is stopped
+ * (roctracer_stop): records that must never be missing, such as clock measurements and the
+ * user regions an application marks. */
+#define ROCPROF_MPI_ALWAYS_RECORDED 0x8000u
 
 /* Copies `slot_count` (1..ROCPROF_MPI_MAX_SLOTS) slots of 64 bytes from `slots` into the
  * calling thread's buffer of `pool`, contiguous and in the thread's order. If `text` is not
@@ -30,8 +34,9 @@ extern "C" {
  * records. The pool must stay open during the call (the caller owns it). No lock, no system
  * call, no allocation in the steady state. Returns ROCTRACER_STATUS_SUCCESS, or
  * ROCTRACER_STATUS_ERROR when the record was dropped (no buffer space; counted in the
- * pool's dropped records) or tracing is stopped, or ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT
- * for a NULL pool/slots, a bad count or a domain below the private base. Any thread. */
+ * pool's dropped records) or tracing is stopped (unless ROCPROF_MPI_ALWAYS_RECORDED), or
+ * ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT for a NULL pool/slots, a bad count or a domain below the
+ * private base. Any thread. */
 ROCTRACER_API roctracer_status_t rocprof_mpi_pool_write(roctracer_pool_t* pool, const void* slots,
                                                         uint32_t slot_count, const char* text);
 

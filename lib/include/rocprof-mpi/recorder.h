@@ -85,6 +85,13 @@ ROCPROF_MPI_RECORDER_API void rocprof_mpi_set_identity(int32_t rank, int32_t siz
 /* Writes everything recorded so far to the file now (blocks until done). */
 ROCPROF_MPI_RECORDER_API void rocprof_mpi_recorder_flush(void);
 
+/* For librocprof-sys-user (the rocprofiler-systems user API), which looks this up in the
+ * process: fills `callbacks` (a rocprofsys_user_callbacks_t) with the recorder's handlers of
+ * user regions, progress points and trace control. 0 on success, -1 when not recording. */
+struct rocprofsys_user_callbacks;
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_user_api_callbacks(
+    struct rocprofsys_user_callbacks* callbacks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,117 @@
+// The recorder's side of the rocprofiler-systems user API: librocprof-sys-user finds
+// rocprof_mpi_user_api_callbacks in the process and forwards the application's calls here.
+// A user region is recorded as a pair of markers (region begin and end, nested per thread)
+// and pushes an external correlation id while it is open, so that GPU work and API calls
+// made inside it carry it. Regions are recorded even while the application has tracing off.
+#include <rocprof-mpi/recorder.h>
+#include <rocprofiler-systems/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include <roctracer/roctracer.h>
+#include <roctracer/roctracer_ext.h>
+
+#include "lib/format/records.hpp"
+#include "lib/recorder/private_write.hpp"
+#include "lib/recorder/recorder.hpp"
+
+namespace rocprof::recorder {
+namespace {
+
+using format::MarkerOp;
+using format::MarkerRow;
+
+// Bit 43 keeps region external ids apart from the MPI layer's (world rank above bit 44, a
+// per-process sequence below bit 43).
+constexpr std::uint64_t kRegionExternalBit = std::uint64_t{1} << 43;
+
+std::atomic<std::uint64_t> next_id{1};
+
+struct OpenRegion {
+  std::uint64_t id;
+};
+thread_local std::vector<OpenRegion> open_regions;
+
+void write_marker(MarkerOp op, const char* name, std::uint64_t id, std::uint32_t level) {
+  roctracer_pool_t* pool = recording_pool();
+  if (pool == nullptr) return;
+  std::uint64_t now = 0;
+  roctracer_get_timestamp(&now);
+  write_private_into<MarkerRow>(
+      pool, kUserMarkerDomain, name,
+      [&](MarkerRow& row) {
+        row.timestamp_ns = now;
+        row.id = id;
+        row.level = level;
+        row.op = op;
+      },
+      nullptr);
+}
+
+int push_region(const char* name) {
+  if (name == nullptr) return ROCPROFSYS_USER_ERROR_BAD_VALUE;
+  const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
+  write_marker(MarkerOp::kRegionPush, name, id, static_cast<std::uint32_t>(open_regions.size()));
+  roctracer_activity_push_external_correlation_id(kRegionExternalBit | id);
+  open_regions.push_back({id});
+  return ROCPROFSYS_USER_SUCCESS;
+}
+
+int pop_region(const char* /*name*/) {
+  if (open_regions.empty()) return ROCPROFSYS_USER_ERROR_BAD_VALUE;  // none open here
+  const OpenRegion region = open_regions.back();
+  open_regions.pop_back();
+  roctracer_activity_pop_external_correlation_id(nullptr);
+  write_marker(MarkerOp::kRegionPop, nullptr, region.id,
+               static_cast<std::uint32_t>(open_regions.size()));
+  return ROCPROFSYS_USER_SUCCESS;
+}
+
+int progress(const char* name) {
+  if (name == nullptr) return ROCPROFSYS_USER_ERROR_BAD_VALUE;
+  write_marker(MarkerOp::kMark, name, next_id.fetch_add(1, std::memory_order_relaxed), 0);
+  return ROCPROFSYS_USER_SUCCESS;
+}
+
+// Annotations are not recorded yet (issue #7): the region or point itself is.
+int push_annotated_region(const char* name, rocprofsys_annotation* /*annotations*/,
+                          size_t /*count*/) {
+  return push_region(name);
+}
+int pop_annotated_region(const char* name, rocprofsys_annotation* /*annotations*/,
+                         size_t /*count*/) {
+  return pop_region(name);
+}
+int annotated_progress(const char* name, rocprofsys_annotation* /*annotations*/, size_t /*count*/) {
+  return progress(name);
+}
+
+int start_trace() {
+  roctracer_start();
+  return ROCPROFSYS_USER_SUCCESS;
+}
+int stop_trace() {
+  roctracer_stop();
+  return ROCPROFSYS_USER_SUCCESS;
+}
+
+}  // namespace
+}  // namespace rocprof::recorder
+
+extern "C" int rocprof_mpi_user_api_callbacks(rocprofsys_user_callbacks_t* callbacks) {
+  namespace r = rocprof::recorder;
+  if (callbacks == nullptr || r::recording_pool() == nullptr) return -1;  // not recording
+  *callbacks = rocprofsys_user_callbacks_t{};
+  callbacks->start_trace = &r::start_trace;
+  callbacks->stop_trace = &r::stop_trace;
+  // Per-thread tracing control is not implemented yet: left unbound (NO_BINDING).
+  callbacks->push_region = &r::push_region;
+  callbacks->pop_region = &r::pop_region;
+  callbacks->progress = &r::progress;
+  callbacks->push_annotated_region = &r::push_annotated_region;
+  callbacks->pop_annotated_region = &r::pop_annotated_region;
+  callbacks->annotated_progress = &r::annotated_progress;
+  return 0;
+}

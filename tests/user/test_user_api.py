@@ -1,0 +1,97 @@
+"""The rocprofiler-systems user API under rocprof-mpi: the seed's example program prints its
+custom-region lines through its own callback and its regions land in the rank file, counted
+as the program's arithmetic says; tracing starts off in a program that can start it."""
+
+import csv
+import glob
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
+MERGE = os.environ["ROCPROF_TEST_MERGE"]
+EXAMPLE = os.environ["ROCPROF_TEST_USER_EXAMPLE"]
+CONTROL = os.environ["ROCPROF_TEST_USER_CONTROL"]
+PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
+
+
+class UserApiTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="user_api_test_")
+        self.dir = self.tmp.name
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("ROCPROF_MPI_", "ROCPROFSYS_", "LD_PRELOAD"))}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def traced(self, *command, env=None):
+        result = subprocess.run([LAUNCHER, "--marker-trace", "-d", "out", "--", *command],
+                                cwd=self.dir, env=env or self.env, capture_output=True, text=True,
+                                timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        files = glob.glob(os.path.join(self.dir, "out", "*.h5"))
+        self.assertEqual(len(files), 1)
+        return result.stdout, files[0]
+
+    def markers(self, path):
+        import h5py
+        h5py.h5pl.prepend(PLUGIN_DIR.encode())
+        with h5py.File(path, "r") as f:
+            strings = f["strings"].asstr()[:]
+            m = f["markers"]
+            return [(int(op), strings[int(message)]) for op, message in zip(m["op"][:], m["message"][:])]
+
+    def test_without_a_profiler_the_example_runs_unchanged(self):
+        result = subprocess.run([EXAMPLE, "10", "3", "100"], env=self.env, capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("Pushing custom region", result.stdout)  # nothing bound: no callback
+        # fib(10) = 55, 100 iterations, on 3 threads and the main thread.
+        self.assertIn(f"fibonacci(10) x 3 = {55 * 100 * 4}", result.stdout)
+
+    def test_the_example_under_rocprof_mpi(self):
+        threads, iterations = 3, 200
+        stdout, path = self.traced(EXAMPLE, "10", str(threads), str(iterations))
+        pushed = re.findall(r"^Pushing custom region :: (.*)$", stdout, re.M)
+        run = f"run(10) x {iterations}"
+        self.assertEqual(sorted(pushed), sorted([EXAMPLE, "initialization", "thread_creation",
+                                                 "thread_wait"] + [run] * (threads + 1)))
+        self.assertIn(f"fibonacci(10) x {threads} = {55 * iterations * (threads + 1)}", stdout)
+        # Each region a begin (op 5) and an end (op 6) in the rank file.
+        markers = self.markers(path)
+        self.assertEqual(sum(1 for op, name in markers if op == 5 and name == run), threads + 1)
+        self.assertEqual(sum(1 for op, _ in markers if op == 5), sum(1 for op, _ in markers if op == 6))
+        # The merge's region summary: counts per name as the program's arithmetic says.
+        prefix = os.path.join(self.dir, "summary")
+        merged = subprocess.run([MERGE, path, "-o", os.path.join(self.dir, "t.json"),
+                                 "--summary-csv", prefix], capture_output=True, text=True,
+                                timeout=120)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        with open(prefix + "_regions.csv", newline="") as f:
+            counts = {row["name"]: int(row["count"]) for row in csv.DictReader(f)}
+        self.assertEqual(counts, {EXAMPLE: 1, "initialization": 1, "thread_creation": 1,
+                                  "thread_wait": 1, run: threads + 1})
+        self.assertIn("Regions and ROC-TX ranges per rank", merged.stdout)
+
+    def test_tracing_starts_off_where_the_program_can_start_it(self):
+        stdout, path = self.traced(CONTROL)
+        self.assertIn("start 0 stop 0", stdout)
+        names = [name for _, name in self.markers(path)]
+        self.assertEqual(names.count("while on"), 1)
+        self.assertNotIn("before start", names)
+        self.assertNotIn("after stop", names)
+        self.assertIn("region while off", names)  # regions are always recorded
+        # ROCPROFSYS_INIT_ENABLED: on from the start.
+        os.rename(os.path.join(self.dir, "out"), os.path.join(self.dir, "first"))
+        _, path = self.traced(CONTROL, env=dict(self.env, ROCPROFSYS_INIT_ENABLED="1"))
+        names = [name for _, name in self.markers(path)]
+        self.assertIn("before start", names)
+        self.assertIn("while on", names)
+        self.assertNotIn("after stop", names)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
