@@ -31,6 +31,7 @@ ApiCallScope enter_api_call(std::uint32_t domain, std::uint32_t op, CallbackData
   const bool recorded = activity_route(domain, op) != nullptr;
   if (callback == nullptr && !recorded) return scope;
   ThreadState& state = this_thread_state();
+  if (state.suspended) return scope;
   scope.traced = true;
   scope.correlation_id = next_correlation_id(state);
   data.correlation_id = scope.correlation_id;

@@ -21,9 +21,9 @@ extern "C" ROCTRACER_API roctracer_status_t rocprof_mpi_pool_write(roctracer_poo
   std::uint32_t domain = 0;
   std::memcpy(&domain, slots, sizeof domain);
   if (domain < ROCPROF_MPI_PRIVATE_DOMAIN_BASE) return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!tracing_running() && (domain & ROCPROF_MPI_ALWAYS_RECORDED) == 0)
-    return ROCTRACER_STATUS_ERROR;
   ThreadState& state = this_thread_state();
+  if ((!tracing_running() || state.suspended) && (domain & ROCPROF_MPI_ALWAYS_RECORDED) == 0)
+    return ROCTRACER_STATUS_ERROR;
   if (state.is_pool_thread) return ROCTRACER_STATUS_ERROR;
   // The handle is the pool itself; the caller guarantees it is open.
   auto* pool = reinterpret_cast<Pool*>(handle);
@@ -54,7 +54,7 @@ extern "C" ROCTRACER_API roctracer_status_t rocprof_mpi_pool_reserve(
     return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
   if (!tracing_running()) return ROCTRACER_STATUS_ERROR;
   ThreadState& state = this_thread_state();
-  if (state.is_pool_thread) return ROCTRACER_STATUS_ERROR;
+  if (state.is_pool_thread || state.suspended) return ROCTRACER_STATUS_ERROR;
   auto* pool = reinterpret_cast<Pool*>(handle);
   // Left on success: rocprof_mpi_pool_commit leaves the hot path.
   enter_hot_path(state);
@@ -75,4 +75,8 @@ extern "C" ROCTRACER_API void rocprof_mpi_pool_commit(
   space.chunk = static_cast<Chunk*>(reservation->internal);
   Pool::publish(space);
   leave_hot_path(this_thread_state());
+}
+
+extern "C" ROCTRACER_API void rocprof_mpi_set_thread_tracing(int on) {
+  this_thread_state().suspended = on == 0;
 }

@@ -49,7 +49,7 @@ int on_roctx_call(activity_domain_t domain, std::uint32_t op, void* opaque) {
   std::uint32_t level = 0;
   // Ids are assigned even while stopped, so ranges that span a stop stay paired.
   const std::uint64_t correlation_id = correlation_for(state, op, data, level);
-  if (!tracing_running()) return 0;
+  if (!tracing_running() || state.suspended) return 0;
   if (const CallbackEntry* callback = callback_table().find(domain, op))
     callback->function(domain, op, &data, callback->arg);
   record_activity(state, ACTIVITY_DOMAIN_ROCTX, op, data.args.message,

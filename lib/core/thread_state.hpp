@@ -20,6 +20,9 @@ struct ThreadState {
   std::uint32_t pid = 0;  // process id (both refreshed in a forked child)
   // Set on pool threads: they deliver buffers and never record (no recursion, no deadlock).
   bool is_pool_thread = false;
+  // Set while the application has tracing off for this thread (rocprofsys_user_stop_thread_
+  // trace): its API calls, markers and private records (but those always recorded) are not.
+  bool suspended = false;
 
   // Correlation ids come from a process-wide counter in blocks, so the common case is a
   // thread-local increment instead of a contended atomic.

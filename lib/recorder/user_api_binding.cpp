@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <rocprof-mpi/pool_write.h>
 #include <roctracer/roctracer.h>
 #include <roctracer/roctracer_ext.h>
 
@@ -96,6 +97,14 @@ int stop_trace() {
   roctracer_stop();
   return ROCPROFSYS_USER_SUCCESS;
 }
+int start_thread_trace() {
+  rocprof_mpi_set_thread_tracing(1);
+  return ROCPROFSYS_USER_SUCCESS;
+}
+int stop_thread_trace() {
+  rocprof_mpi_set_thread_tracing(0);
+  return ROCPROFSYS_USER_SUCCESS;
+}
 
 }  // namespace
 }  // namespace rocprof::recorder
@@ -106,7 +115,8 @@ extern "C" int rocprof_mpi_user_api_callbacks(rocprofsys_user_callbacks_t* callb
   *callbacks = rocprofsys_user_callbacks_t{};
   callbacks->start_trace = &r::start_trace;
   callbacks->stop_trace = &r::stop_trace;
-  // Per-thread tracing control is not implemented yet: left unbound (NO_BINDING).
+  callbacks->start_thread_trace = &r::start_thread_trace;
+  callbacks->stop_thread_trace = &r::stop_thread_trace;
   callbacks->push_region = &r::push_region;
   callbacks->pop_region = &r::pop_region;
   callbacks->progress = &r::progress;

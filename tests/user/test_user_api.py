@@ -78,9 +78,12 @@ class UserApiTest(unittest.TestCase):
 
     def test_tracing_starts_off_where_the_program_can_start_it(self):
         stdout, path = self.traced(CONTROL)
-        self.assertIn("start 0 stop 0", stdout)
+        self.assertIn("start 0 stop 0 thread stop 0 thread start 0", stdout)
         names = [name for _, name in self.markers(path)]
         self.assertEqual(names.count("while on"), 1)
+        self.assertNotIn("thread off", names)  # this thread had tracing off
+        self.assertIn("other thread", names)   # ... and another thread did not
+        self.assertIn("thread on again", names)
         self.assertNotIn("before start", names)
         self.assertNotIn("after stop", names)
         self.assertIn("region while off", names)  # regions are always recorded
