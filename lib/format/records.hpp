@@ -14,6 +14,9 @@ inline constexpr std::uint32_t kFormatVersionMinor = 1;
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
 // 1.1); the same value as ROCPROF_MPI_CALL_PART of the recorder API.
 inline constexpr std::uint64_t kCallPartRequest = 1;
+// The external correlation id a user region (rocprofsys_user_push_region) pushes while it is
+// open: this bit, then the region's marker id. Records made inside the region carry it.
+inline constexpr std::uint64_t kRegionExternalBit = std::uint64_t{1} << 43;
 inline constexpr const char* kFormatName = "rocprof-mpi rank file";
 
 // String ids index the file's string table; id 0 is the empty string ("none").

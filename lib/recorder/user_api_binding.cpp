@@ -26,7 +26,7 @@ using format::MarkerRow;
 
 // Bit 43 keeps region external ids apart from the MPI layer's (world rank above bit 44, a
 // per-process sequence below bit 43).
-constexpr std::uint64_t kRegionExternalBit = std::uint64_t{1} << 43;
+using format::kRegionExternalBit;
 
 std::atomic<std::uint64_t> next_id{1};
 

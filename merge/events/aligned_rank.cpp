@@ -68,8 +68,14 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
         case MarkerOp::kRegionPush: {
           // Start/stop ranges may end on another thread: key them by id alone.
           const std::uint32_t thread = row.op == MarkerOp::kStart ? 0 : row.thread_id;
-          open[{thread, row.id}] = Range{row.thread_id,    row.level, row.message,
-                                         row.timestamp_ns, 0,         row.op != MarkerOp::kStart};
+          open[{thread, row.id}] = Range{row.thread_id,
+                                         row.level,
+                                         row.message,
+                                         row.timestamp_ns,
+                                         0,
+                                         row.op != MarkerOp::kStart,
+                                         row.op == MarkerOp::kRegionPush,
+                                         row.id};
           break;
         }
         case MarkerOp::kPop:

@@ -25,6 +25,8 @@ struct Range {
   std::uint64_t begin_ns;
   std::uint64_t end_ns;
   bool nested;  // push/pop and user regions nest by level; start/stop ranges do not
+  bool region;  // a user region (rocprofsys_user_push_region)
+  std::uint64_t id;
 };
 
 class AlignedRank {

@@ -1,7 +1,9 @@
 #pragma once
 // Attribution: which API calls were made inside which MPI call (GPU-aware MPI staging copies,
-// say). An API call carries the external id that was innermost when it began; an MPI call
-// carries the one it pushed. Exporters draw one flow per API call, MPI call -> API call.
+// say) or user region. An API call carries the external id that was innermost when it began;
+// an MPI call carries the one it pushed, a user region's is kRegionExternalBit | its id.
+// Exporters draw one flow per API call, MPI call or region -> API call; the calls and regions
+// must be visited before the API calls.
 
 #include <cstdint>
 #include <unordered_map>
@@ -25,10 +27,14 @@ class AttributionFlows {
 
   // A drawn MPI call: appends the flows it starts (none if no API call was made inside it).
   void starts(const format::MpiCallRow& row, std::vector<std::uint64_t>& flows) {
-    if (row.external_id == 0 || api_calls_by_external_.empty()) return;
-    const auto inside = api_calls_by_external_.find(row.external_id);
+    starts(row.external_id, flows);
+  }
+  // A drawn call or user region that pushed `external_id`: the same.
+  void starts(std::uint64_t external_id, std::vector<std::uint64_t>& flows) {
+    if (external_id == 0 || api_calls_by_external_.empty()) return;
+    const auto inside = api_calls_by_external_.find(external_id);
     if (inside == api_calls_by_external_.end()) return;
-    drawn_externals_.insert(row.external_id);
+    drawn_externals_.insert(external_id);
     for (const std::uint64_t correlation : inside->second) flows.push_back(flow(correlation));
   }
 

@@ -127,6 +127,28 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
             flow, pid, row.thread_id, us(middle));
     });
+    // Ranges and marks before the API calls: a region starts the flows they end.
+    rank->for_each_marker(
+        [&](const MarkerRow& mark) {
+          json.event(
+              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}}})J",
+              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns));
+        },
+        [&](const Range& range) {
+          json.event(
+              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})J",
+              escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
+              dur(range.begin_ns, range.end_ns));
+          if (!range.region) return;
+          // A user region leads to the API calls made inside it.
+          attribution_starts.clear();
+          attribution.starts(kRegionExternalBit | range.id, attribution_starts);
+          const std::uint64_t middle = range.begin_ns + (range.end_ns - range.begin_ns) / 2;
+          for (const std::uint64_t flow : attribution_starts)
+            json.event(
+                R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+                flow, pid, range.thread_id, us(middle));
+        });
     // API calls, then the device work each issued (a flow from call to work).
     std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;
     const OpNames op_name(reader);
@@ -164,18 +186,6 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             flow, pid, track, us(row.begin_ns));
       }
     });
-    rank->for_each_marker(
-        [&](const MarkerRow& mark) {
-          json.event(
-              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}}})J",
-              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns));
-        },
-        [&](const Range& range) {
-          json.event(
-              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})J",
-              escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
-              dur(range.begin_ns, range.end_ns));
-        });
     rank->done();
     steps.step();
   }

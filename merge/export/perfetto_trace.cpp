@@ -139,6 +139,24 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
             row.end_ns);
     });
+    // Ranges and marks before the API calls: a region starts the flows they end.
+    rank->for_each_marker(
+        [&](const MarkerRow& mark) {
+          thread_track(mark.thread_id, "");
+          sequence.write_event({.type = PacketSequence::EventType::kInstant,
+                                .timestamp = mark.timestamp_ns,
+                                .track = thread_uuid(pid, mark.thread_id),
+                                .category_iid = marker_category,
+                                .name_iid = name_iid(mark.message)});
+          ++stats.instants;
+        },
+        [&](const Range& range) {
+          thread_track(range.thread_id, "");
+          // A user region leads to the API calls made inside it.
+          if (range.region) attribution.starts(kRegionExternalBit | range.id, flows);
+          slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
+                range.begin_ns, range.end_ns);
+        });
     // A flow id per correlation id, qualified by rank: API call -> device work.
     auto flow_id = [pid](std::uint64_t correlation) {
       return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
@@ -176,21 +194,6 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
             row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
             row.begin_ns, row.end_ns);
     });
-    rank->for_each_marker(
-        [&](const MarkerRow& mark) {
-          thread_track(mark.thread_id, "");
-          sequence.write_event({.type = PacketSequence::EventType::kInstant,
-                                .timestamp = mark.timestamp_ns,
-                                .track = thread_uuid(pid, mark.thread_id),
-                                .category_iid = marker_category,
-                                .name_iid = name_iid(mark.message)});
-          ++stats.instants;
-        },
-        [&](const Range& range) {
-          thread_track(range.thread_id, "");
-          slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
-                range.begin_ns, range.end_ns);
-        });
     rank->done();
     steps.step();
   }

@@ -213,6 +213,24 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(starts.keys(), ends.keys())
         self.assertTrue(all(enclosing(e) == ["MPI_Allreduce"] for e in starts.values()))
         self.assertTrue(all(enclosing(e) == ["hipMemcpyAsync"] for e in ends.values()))
+        # A user region leads to the API calls made inside it (they carry its external id).
+        regions = os.path.join(self.dir, "regions")
+        subprocess.run([SYNTHETIC, regions, "4", "2000", "--user-regions"], check=True)
+        out = os.path.join(self.dir, "regions.pftrace")
+        result = self.merge(regions, "-o", out, "--summary-csv", os.path.join(self.dir, "r"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.flow_pairs(out), {("MPI_Isend", "MPI_Waitall"): 800,
+                                                ("compute", "hipMemcpyAsync"): 800,
+                                                ("hipMemcpyAsync", "CopyDeviceToHost"): 800})
+        self.assertEqual({(r["rank"], r["count"]) for r in read_csv(os.path.join(self.dir, "r_regions.csv"))
+                          if r["name"] == "compute"}, {(str(p), "200") for p in range(4)})
+        json_out = os.path.join(self.dir, "regions.json")
+        self.assertEqual(self.merge(regions, "-o", json_out, "-q").returncode, 0)
+        events = read_json(json_out)["traceEvents"]
+        inside = [e for e in events if e.get("name") == "issued inside"]
+        self.assertEqual(sum(1 for e in inside if e["ph"] == "s"), 800)
+        self.assertEqual({e["id"] for e in inside if e["ph"] == "s"},
+                         {e["id"] for e in inside if e["ph"] == "f"})
         plain = os.path.join(self.dir, "plain.pftrace")  # no API calls: message flows only
         self.assertEqual(self.merge(self.synthetic(), "-o", plain, "-q").returncode, 0)
         self.assertEqual(self.flow_pairs(plain), {("MPI_Isend", "MPI_Waitall"): 800})

@@ -70,7 +70,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     std::uint64_t correlation = 1;
     constexpr std::uint8_t kHipApi = 3;  // ACTIVITY_DOMAIN_HIP_API
     constexpr std::uint8_t kHipOps = 2;  // ACTIVITY_DOMAIN_HIP_OPS
-    if (job.gpu_aware_allreduce) {
+    if (job.gpu_aware_allreduce || job.user_regions) {
       writer->append(OpNameRow{1, writer->intern("hipMemcpyAsync"), kHipApi});
       writer->append(OpNameRow{1, writer->intern("CopyDeviceToHost"), kHipOps});
     }
@@ -89,15 +89,39 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     };
     for (std::uint64_t it = 0; it < iterations; ++it) {
       const std::uint64_t t = job.start_ns + it * job.iteration_ns;
+      // A staging copy: the API call (made with `external_id` pushed) and the copy it issues.
+      auto copy_inside = [&](std::uint64_t external_id, std::uint64_t at) {
+        auto api = blank<ApiCallRow>();
+        api.begin_ns = local(at);
+        api.end_ns = local(at + 100);
+        api.correlation_id = correlation;
+        api.external_id = external_id;
+        api.bytes = 8;
+        api.thread_id = thread;
+        api.op = 1;
+        api.domain = kHipApi;
+        api_calls.push_back(api);
+        auto copy = blank<ActivityRow>();
+        copy.begin_ns = local(at + 200);
+        copy.end_ns = local(at + 300);
+        copy.correlation_id = correlation++;
+        copy.queue_id = 1;
+        copy.bytes = 8;
+        copy.op = 1;
+        copy.domain = kHipOps;
+        copies.push_back(copy);
+      };
       auto range = [&](StringId name, std::uint64_t begin, std::uint64_t end) {
+        const bool region = job.user_regions && name == compute;
         auto push = blank<MarkerRow>();
-        push.op = MarkerOp::kPush;
+        push.op = region ? MarkerOp::kRegionPush : MarkerOp::kPush;
         push.id = range_id;
         push.thread_id = thread;
         push.message = name;
         push.timestamp_ns = local(begin);
         auto pop = push;
-        pop.op = MarkerOp::kPop;
+        pop.op = region ? MarkerOp::kRegionPop : MarkerOp::kPop;
+        if (region) copy_inside(kRegionExternalBit | range_id, begin + 1000);
         pop.message = 0;
         pop.timestamp_ns = local(end);
         markers.push_back(push);
@@ -133,27 +157,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       call(waitall, t + 32'100, t + 40'000, next, 4096, 0, 0x200);
       external = wait_external;
       call(waitall, t + 32'100, t + 40'000, -1, 0, 0, 0);
-      if (job.gpu_aware_allreduce) {
-        auto api = blank<ApiCallRow>();
-        api.begin_ns = local(t + 40'200);
-        api.end_ns = local(t + 40'300);
-        api.correlation_id = correlation;
-        api.external_id = external;  // the allreduce's, pushed while it runs
-        api.bytes = 8;
-        api.thread_id = thread;
-        api.op = 1;
-        api.domain = kHipApi;
-        api_calls.push_back(api);
-        auto copy = blank<ActivityRow>();
-        copy.begin_ns = local(t + 40'400);
-        copy.end_ns = local(t + 40'500);
-        copy.correlation_id = correlation++;
-        copy.queue_id = 1;
-        copy.bytes = 8;
-        copy.op = 1;
-        copy.domain = kHipOps;
-        copies.push_back(copy);
-      }
+      if (job.gpu_aware_allreduce) copy_inside(external, t + 40'200);  // the allreduce's id
       call(allreduce, t + 40'100, t + 44'000, -1, 8, 8, 0);
       mpi_calls += rank == 0 ? 4 : 0;
       if (markers.size() >= 16384) flush();

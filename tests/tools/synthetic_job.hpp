@@ -26,6 +26,9 @@ struct SyntheticJob {
   // GPU-aware MPI: each MPI_Allreduce stages its buffer with a hipMemcpyAsync (an API call
   // carrying the allreduce's external id) and the copy it issues on GPU queue 1.
   bool gpu_aware_allreduce = false;
+  // The "compute" ranges as user regions (rocprofsys_user_push_region), each with a
+  // hipMemcpyAsync made inside it (carrying the region's external id) and its copy.
+  bool user_regions = false;
 };
 
 // Local clock of `rank` at reference time `reference_ns`.

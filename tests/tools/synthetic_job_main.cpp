@@ -1,6 +1,7 @@
 // Test tool: writes a synthetic job's rank files (tests/tools/synthetic_job.hpp) for merge
 // tests and benchmarks.
 // Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] [--gpu-aware-allreduce]
+//        [--user-regions]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,14 +10,18 @@
 
 int main(int argc, char** argv) {
   rocprof::test::SyntheticJob job;
-  if (argc > 1 && std::strcmp(argv[argc - 1], "--gpu-aware-allreduce") == 0) {
-    job.gpu_aware_allreduce = true;
-    --argc;
+  for (bool flag = true; flag && argc > 1;) {
+    flag = false;
+    if (std::strcmp(argv[argc - 1], "--gpu-aware-allreduce") == 0)
+      flag = job.gpu_aware_allreduce = true;
+    else if (std::strcmp(argv[argc - 1], "--user-regions") == 0)
+      flag = job.user_regions = true;
+    if (flag) --argc;
   }
   if (argc != 4 && argc != 6) {
     std::fprintf(stderr,
                  "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] "
-                 "[--gpu-aware-allreduce]\n",
+                 "[--gpu-aware-allreduce] [--user-regions]\n",
                  argv[0]);
     return 2;
   }
