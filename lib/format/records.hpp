@@ -10,7 +10,7 @@ namespace rocprof::format {
 // Version of the rank-file layout. Readers accept files of the same major version and any
 // minor version (a minor bump only adds tables, columns or attributes).
 inline constexpr std::uint32_t kFormatVersionMajor = 1;
-inline constexpr std::uint32_t kFormatVersionMinor = 1;
+inline constexpr std::uint32_t kFormatVersionMinor = 2;
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
 // 1.1); the same value as ROCPROF_MPI_CALL_PART of the recorder API.
 inline constexpr std::uint64_t kCallPartRequest = 1;
@@ -152,6 +152,33 @@ struct ThreadRow {
   std::uint64_t first_seen_ns;
   std::uint32_t thread_id;
   StringId name;
+};
+
+// A named value attached to a user region's begin or end, or to a progress point
+// (rocprofsys_user_push_annotated_region and kin; since format 1.2).
+enum class AnnotationType : std::uint8_t {
+  kNone = 0,
+  kString = 1,  // `text`
+  kSize = 2,    // the rest in `value`: unsigned ones zero-extended, signed ones as int64,
+  kInt64 = 3,   // floating-point ones as the bits of a double, a pointer as its address
+  kUint64 = 4,
+  kFloat64 = 5,
+  kPointer = 6,
+  kInt32 = 7,
+  kUint32 = 8,
+  kFloat32 = 9,
+  kInt16 = 10,
+  kUint16 = 11,
+};
+
+struct AnnotationRow {
+  std::uint64_t timestamp_ns;  // the marker's
+  std::uint64_t marker_id;     // the `id` of the marker row it belongs to
+  std::uint64_t value;
+  std::uint32_t thread_id;
+  StringId name;
+  StringId text;  // string values, else 0
+  AnnotationType type;
 };
 
 }  // namespace rocprof::format

@@ -111,6 +111,16 @@ constexpr std::array kThreadColumns = {
     ROCPROF_COLUMN(ThreadRow, name, kU32),
 };
 
+constexpr std::array kAnnotationColumns = {
+    ROCPROF_COLUMN(AnnotationRow, timestamp_ns, kU64),
+    ROCPROF_COLUMN(AnnotationRow, marker_id, kU64),
+    ROCPROF_COLUMN(AnnotationRow, value, kU64),
+    ROCPROF_COLUMN(AnnotationRow, thread_id, kU32),
+    ROCPROF_COLUMN(AnnotationRow, name, kU32),
+    ROCPROF_COLUMN(AnnotationRow, text, kU32),
+    ROCPROF_COLUMN(AnnotationRow, type, kU8),
+};
+
 #undef ROCPROF_COLUMN
 #undef ROCPROF_ARRAY_COLUMN
 
@@ -126,10 +136,11 @@ constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockCol
 constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns};
 constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns};
 constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns};
+constexpr Table kAnnotations{"annotations", sizeof(AnnotationRow), kAnnotationColumns};
 
-constexpr std::array<const Table*, 11> kAllTables = {
+constexpr std::array<const Table*, 12> kAllTables = {
     &kApiCalls,       &kActivities,      &kExternal,     &kMarkers, &kMpiCalls, &kCommunicators,
-    &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames, &kThreads,
+    &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames, &kThreads,  &kAnnotations,
 };
 
 }  // namespace
@@ -230,6 +241,10 @@ const Table& table_of<OpNameRow>() noexcept {
 template <>
 const Table& table_of<ThreadRow>() noexcept {
   return kThreads;
+}
+template <>
+const Table& table_of<AnnotationRow>() noexcept {
+  return kAnnotations;
 }
 
 }  // namespace rocprof::format

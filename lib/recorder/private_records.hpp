@@ -22,7 +22,12 @@ enum PrivateDomain : std::uint32_t {
   kClockSampleDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 4,
   kCommunicatorDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 6,
   kUserMarkerDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 8,
+  // An annotation of the user marker written just before it; its text is the name, then for a
+  // string value kAnnotationSeparator and the value.
+  kUserAnnotationDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 9,
 };
+
+inline constexpr char kAnnotationSeparator = '\x1f';
 
 struct SlotHeader {
   std::uint32_t domain;
@@ -57,6 +62,8 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<ApiArgsRow>::kSlots;
     case kUserMarkerDomain:
       return PrivateRecord<format::MarkerRow>::kSlots;
+    case kUserAnnotationDomain:
+      return PrivateRecord<format::AnnotationRow>::kSlots;
     default:
       return 1;
   }

@@ -1,5 +1,7 @@
 #include "lib/recorder/record_sink.hpp"
 
+#include <string_view>
+
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -183,6 +185,20 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kClockSampleDomain:
         clocks_.push_back(as_private<ClockSampleRow>(slot).row);
         break;
+      case kUserAnnotationDomain: {
+        const auto& item = as_private<AnnotationRow>(slot);
+        AnnotationRow row = item.row;
+        row.thread_id = item.header.thread_id;
+        const std::string_view text = item.header.text != nullptr ? item.header.text : "";
+        const std::size_t split = text.find(kAnnotationSeparator);
+        row.name = intern(std::string(text.substr(0, split)).c_str());
+        row.text = split == std::string_view::npos
+                       ? 0
+                       : intern(std::string(text.substr(split + 1)).c_str());
+        annotations_.push_back(row);
+        slots = PrivateRecord<AnnotationRow>::kSlots;
+        break;
+      }
       case kUserMarkerDomain: {
         // A user region's begin or end, or a progress point (rocprofsys_user_*).
         const auto& item = as_private<MarkerRow>(slot);
@@ -217,7 +233,7 @@ bool RecordSink::append_all() {
       writer_.append<MpiCallRow>(mpi_calls_) && writer_.append<CommunicatorRow>(communicators_) &&
       writer_.append<CounterSampleRow>(counters_) && writer_.append<CounterSessionRow>(sessions_) &&
       writer_.append<ClockSampleRow>(clocks_) && writer_.append<OpNameRow>(op_names_) &&
-      writer_.append<ThreadRow>(threads_);
+      writer_.append<ThreadRow>(threads_) && writer_.append<AnnotationRow>(annotations_);
   api_calls_.clear();
   activities_.clear();
   externals_.clear();
@@ -229,6 +245,7 @@ bool RecordSink::append_all() {
   clocks_.clear();
   op_names_.clear();
   threads_.clear();
+  annotations_.clear();
   return ok;
 }
 

@@ -54,6 +54,7 @@ class RecordSink {
   std::vector<format::ClockSampleRow> clocks_;
   std::vector<format::OpNameRow> op_names_;
   std::vector<format::ThreadRow> threads_;
+  std::vector<format::AnnotationRow> annotations_;
 };
 
 }  // namespace rocprof::recorder

@@ -26,8 +26,8 @@ using namespace rocprof::format;
 constexpr std::size_t kChunk = 65536;  // rows per chunk of a merged table
 
 // Which columns hold string ids and which hold times on the trace clock, per table.
-const std::set<std::string> kStringColumns = {"kernel_name", "message", "function",
-                                              "counter",     "name",    "creator"};
+const std::set<std::string> kStringColumns = {"kernel_name", "message", "function", "counter",
+                                              "name",        "creator", "text"};
 const std::set<std::string> kTimeColumns = {"begin_ns", "end_ns",     "timestamp_ns",
                                             "start_ns", "created_ns", "first_seen_ns"};
 
@@ -406,7 +406,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
       spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
       spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
       spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
-      spec<ThreadRow>()};
+      spec<ThreadRow>(),        spec<AnnotationRow>()};
   std::vector<Layout> layouts;
   layouts.reserve(specs.size());
   for (const TableSpec& table : specs) layouts.push_back(with_rank(*table.table));
@@ -457,8 +457,8 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
       if (p < me.index) first_range += counts[p];
     }
   }
-  // Ten tables copied rank by rank, then the ranges of each rank.
-  ProgressSteps steps(progress, 11 * (me.last_rank - me.first_rank));
+  // The tables copied rank by rank, then the ranges of each rank.
+  ProgressSteps steps(progress, (specs.size() + 1) * (me.last_rank - me.first_rank));
   // Where each table's rows from this process start, and how many there are in all: known
   // before anything is sent, since the writer needs the totals for any table at any time.
   std::vector<std::uint64_t> firsts(specs.size(), 0);

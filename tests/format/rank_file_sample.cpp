@@ -145,6 +145,18 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   thread.thread_id = 4000;
   thread.name = writer.intern("main");
   s.threads.push_back(thread);
+  // One annotation of each value type, on marker 7.
+  for (std::uint8_t type = 1; type <= 11; ++type) {
+    auto annotation = zeroed<AnnotationRow>();
+    annotation.timestamp_ns = 1000 + type;
+    annotation.marker_id = 7;
+    annotation.value = type == 1 ? 0 : (std::uint64_t{1} << 63) + type;
+    annotation.thread_id = 4242;
+    annotation.name = writer.intern("annotation " + std::to_string(type));
+    annotation.text = type == 1 ? writer.intern("a string value") : 0;
+    annotation.type = static_cast<AnnotationType>(type);
+    s.annotations.push_back(annotation);
+  }
   return s;
 }
 
@@ -167,7 +179,8 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
   ok = ok && writer->append<CommunicatorRow>(s.communicators) &&
        writer->append<MpiCallRow>(s.mpi_calls) && writer->append<CounterSampleRow>(s.counters) &&
        writer->append<CounterSessionRow>(s.sessions) && writer->append<ClockSampleRow>(s.clocks) &&
-       writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads);
+       writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads) &&
+       writer->append<AnnotationRow>(s.annotations);
   status.records_dropped = 17;
   status.last_flush_clock_ns = 9'000'000'000ull;
   ok = ok && writer->close(status);

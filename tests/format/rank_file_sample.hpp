@@ -30,6 +30,7 @@ struct SampleRows {
   std::vector<format::ClockSampleRow> clocks;
   std::vector<format::OpNameRow> op_names;
   std::vector<format::ThreadRow> threads;
+  std::vector<format::AnnotationRow> annotations;
 };
 
 // `api_rows` API calls (more than one chunk exercises full and partial chunks); string ids

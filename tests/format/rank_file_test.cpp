@@ -61,6 +61,7 @@ void expect_sample(const RankFileReader& reader, const SampleRows& s) {
   expect_rows_equal(s.clocks, reader.read_all<ClockSampleRow>(), "clocks");
   expect_rows_equal(s.op_names, reader.read_all<OpNameRow>(), "op_names");
   expect_rows_equal(s.threads, reader.read_all<ThreadRow>(), "threads");
+  expect_rows_equal(s.annotations, reader.read_all<AnnotationRow>(), "annotations");
 }
 
 class RankFileCompression : public RankFile, public ::testing::WithParamInterface<const char*> {};

@@ -6,6 +6,7 @@ import csv
 import glob
 import os
 import re
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -14,6 +15,7 @@ LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 EXAMPLE = os.environ["ROCPROF_TEST_USER_EXAMPLE"]
 CONTROL = os.environ["ROCPROF_TEST_USER_CONTROL"]
+ANNOTATIONS = os.environ["ROCPROF_TEST_USER_ANNOTATIONS"]
 PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
 
 
@@ -94,6 +96,39 @@ class UserApiTest(unittest.TestCase):
         self.assertIn("before start", names)
         self.assertIn("while on", names)
         self.assertNotIn("after stop", names)
+
+    def test_annotations_of_every_type_are_recorded_with_their_values(self):
+        stdout, path = self.traced(ANNOTATIONS)
+        match = re.search(r"result (\d+) pointer (\d+)", stdout)
+        self.assertEqual(match.group(1), "0")
+        import h5py
+        h5py.h5pl.prepend(PLUGIN_DIR.encode())
+        with h5py.File(path, "r") as f:
+            self.assertEqual(list(f.attrs["format_version"]), [1, 2])
+            strings = f["strings"].asstr()[:]
+            a = f["annotations"]
+            rows = list(zip(strings[a["name"][:]], a["type"][:].tolist(), a["value"][:].tolist(),
+                            strings[a["text"][:]], a["marker_id"][:].tolist()))
+            markers = f["markers"]
+            ids = {strings[m]: int(i) for m, i, op in zip(markers["message"][:], markers["id"][:],
+                                                          markers["op"][:]) if op in (0, 5)}
+        def signed(bits):
+            return bits - (1 << 64) if bits >= 1 << 63 else bits
+        def real(bits):
+            return struct.unpack("<d", struct.pack("<Q", bits))[0]
+        decoded = {}
+        for name, kind, value, text, marker in rows:
+            decoded[name] = (kind, {1: text, 3: signed(value), 7: signed(value), 10: signed(value),
+                                    5: real(value), 9: real(value)}.get(kind, value), marker)
+        region, checkpoint = ids["annotated"], ids["checkpoint"]
+        self.assertEqual(decoded, {
+            "text": (1, "hello", region), "size": (2, 42, region),
+            "i64": (3, -5000000000, region), "u64": (4, 18000000000000000000, region),
+            "f64": (5, 2.5, region), "pointer": (6, int(match.group(2)), region),
+            "i32": (7, -7, region), "u32": (8, 4000000000, region), "f32": (9, 0.25, region),
+            "i16": (10, -300, region), "u16": (11, 65000, region),
+            "residual": (5, 0.125, region),  # at the region's end
+            "step": (8, 4000000000, checkpoint)})
 
 
 if __name__ == "__main__":
