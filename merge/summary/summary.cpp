@@ -87,8 +87,9 @@ std::vector<std::byte> Summary::serialize() const {
   }
   out.put<std::uint64_t>(regions_.size());
   for (const auto& [key, stat] : regions_) {
-    out.put(key.first);
-    out.put_string(key.second);
+    out.put(std::get<0>(key));
+    out.put(std::get<1>(key));
+    out.put_string(std::get<2>(key));
     out.put(stat);
   }
   put_stats(out, kernels_);
@@ -111,8 +112,9 @@ void Summary::merge(std::span<const std::byte> part) {
   const auto regions = in.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < regions; ++i) {
     const auto rank = in.get<std::int32_t>();
+    const auto thread = in.get<std::uint32_t>();
     std::string name = in.get_string();
-    regions_[{rank, std::move(name)}].merge(in.get<Stat>());
+    regions_[{rank, thread, std::move(name)}].merge(in.get<Stat>());
   }
   merge_stats(in, kernels_);
   merge_stats(in, copies_);
@@ -134,18 +136,19 @@ void Summary::add(const AlignedRank& rank) {
   });
   // Self time: a range's duration minus its direct children's, per thread and level.
   std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;  // (thread, level)
-  rank.for_each_marker([](const MarkerRow&) {},
-                       [&](const Range& range) {
-                         const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
-                         double self = duration;
-                         if (range.nested) {
-                           double& inside = children[{range.thread_id, range.level + 1}];
-                           self = std::max(0.0, duration - inside);
-                           inside = 0;
-                           children[{range.thread_id, range.level}] += duration;
-                         }
-                         regions_[{rank.rank(), reader.string(range.name)}].add(duration, self);
-                       });
+  rank.for_each_marker(
+      [](const MarkerRow&) {},
+      [&](const Range& range) {
+        const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
+        double self = duration;
+        if (range.nested) {
+          double& inside = children[{range.thread_id, range.level + 1}];
+          self = std::max(0.0, duration - inside);
+          inside = 0;
+          children[{range.thread_id, range.level}] += duration;
+        }
+        regions_[{rank.rank(), range.thread_id, reader.string(range.name)}].add(duration, self);
+      });
   rank.for_each_activity([&](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
@@ -195,14 +198,16 @@ void Summary::print(std::FILE* out, std::size_t top) const {
     }
   }
   if (!regions_.empty()) {
-    fmt::print(out, "Regions and ROC-TX ranges per rank (ms)\n");
-    fmt::print(out, "  {:>4} {:<20} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "rank", "name",
-               "count", "total", "mean", "min", "max", "stddev", "self");
+    fmt::print(out, "Regions and ROC-TX ranges per rank and thread (ms)\n");
+    fmt::print(out, "  {:>4} {:>8} {:<20} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "rank",
+               "thread", "name", "count", "total", "mean", "min", "max", "stddev", "self");
     for (const auto& [key, stat] : regions_)
-      fmt::print(out,
-                 "  {:>4} {:<20} {:>8} {:>10.3f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.3f}\n",
-                 key.first, key.second, stat.count, ms(stat.total_ns), ms(stat.mean_ns),
-                 ms(stat.min_ns), ms(stat.max_ns), ms(stat.stddev_ns()), ms(stat.self_ns));
+      fmt::print(
+          out,
+          "  {:>4} {:>8} {:<20} {:>8} {:>10.3f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.3f}\n",
+          std::get<0>(key), std::get<1>(key), std::get<2>(key), stat.count, ms(stat.total_ns),
+          ms(stat.mean_ns), ms(stat.min_ns), ms(stat.max_ns), ms(stat.stddev_ns()),
+          ms(stat.self_ns));
   }
 }
 
@@ -221,11 +226,11 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
                          s.mean_ns, s.min_ns, s.max_ns);
   std::ofstream regions;
   if (!open(prefix + "_regions.csv", regions)) return false;
-  regions << "rank,name,count,total_ns,mean_ns,min_ns,max_ns,stddev_ns,self_ns\n";
+  regions << "rank,thread,name,count,total_ns,mean_ns,min_ns,max_ns,stddev_ns,self_ns\n";
   for (const auto& [key, s] : regions_)
-    regions << fmt::format("{},\"{}\",{},{:.0f},{:.1f},{:.0f},{:.0f},{:.1f},{:.0f}\n", key.first,
-                           key.second, s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns,
-                           s.stddev_ns(), s.self_ns);
+    regions << fmt::format("{},{},\"{}\",{},{:.0f},{:.1f},{:.0f},{:.0f},{:.1f},{:.0f}\n",
+                           std::get<0>(key), std::get<1>(key), std::get<2>(key), s.count,
+                           s.total_ns, s.mean_ns, s.min_ns, s.max_ns, s.stddev_ns(), s.self_ns);
   std::ofstream kernels;
   if (!open(prefix + "_kernels.csv", kernels)) return false;
   kernels << "kind,name,count,total_ns\n";

@@ -1,7 +1,7 @@
 // The merge's text summary (and CSV files): per MPI function and rank, calls and time, with
 // the load imbalance across ranks (max / mean); the top kernels and copies by total time;
-// ROC-TX ranges and user regions per rank with count, total, mean, min, max, standard
-// deviation and self time (time not spent in nested ranges).
+// ROC-TX ranges and user regions per rank and thread with count, total, mean, min, max,
+// standard deviation and self time (time not spent in nested ranges).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -40,11 +41,12 @@ class Summary {
   };
   // For tests.
   const std::map<std::string, std::map<std::int32_t, Stat>>& mpi() const { return mpi_; }
-  const std::map<std::pair<std::int32_t, std::string>, Stat>& regions() const { return regions_; }
+  using RegionKey = std::tuple<std::int32_t, std::uint32_t, std::string>;  // rank, thread, name
+  const std::map<RegionKey, Stat>& regions() const { return regions_; }
 
  private:
-  std::map<std::string, std::map<std::int32_t, Stat>> mpi_;       // function -> rank
-  std::map<std::pair<std::int32_t, std::string>, Stat> regions_;  // (rank, name)
+  std::map<std::string, std::map<std::int32_t, Stat>> mpi_;  // function -> rank
+  std::map<RegionKey, Stat> regions_;
   std::map<std::string, Stat> kernels_;
   std::map<std::string, Stat> copies_;  // by direction / kind
   std::uint64_t ranks_ = 0;

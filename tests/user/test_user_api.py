@@ -73,10 +73,22 @@ class UserApiTest(unittest.TestCase):
                                 timeout=120)
         self.assertEqual(merged.returncode, 0, merged.stderr)
         with open(prefix + "_regions.csv", newline="") as f:
-            counts = {row["name"]: int(row["count"]) for row in csv.DictReader(f)}
+            rows = list(csv.DictReader(f))
+        counts = {}
+        for row in rows:
+            counts[row["name"]] = counts.get(row["name"], 0) + int(row["count"])
         self.assertEqual(counts, {EXAMPLE: 1, "initialization": 1, "thread_creation": 1,
                                   "thread_wait": 1, run: threads + 1})
-        self.assertIn("Regions and ROC-TX ranges per rank", merged.stdout)
+        # Per thread: one run on each worker and one on the main thread, which also has the
+        # other regions.
+        per_thread = {}
+        for row in rows:
+            per_thread.setdefault(row["thread"], {})[row["name"]] = int(row["count"])
+        self.assertEqual(len(per_thread), threads + 1)
+        self.assertEqual(sorted(regions[run] for regions in per_thread.values()),
+                         [1] * (threads + 1))
+        self.assertEqual(sum(1 for regions in per_thread.values() if "thread_wait" in regions), 1)
+        self.assertIn("Regions and ROC-TX ranges per rank and thread", merged.stdout)
 
     def test_tracing_starts_off_where_the_program_can_start_it(self):
         stdout, path = self.traced(CONTROL)
