@@ -37,7 +37,10 @@ constexpr int kTrackUuid = 11;
 constexpr int kFlowIds = 47;
 constexpr int kTerminatingFlowIds = 48;
 constexpr int kAnnotationNameIid = 1;
+constexpr int kAnnotationUintValue = 3;
 constexpr int kAnnotationIntValue = 4;
+constexpr int kAnnotationDoubleValue = 5;  // a double, as fixed64 bits
+constexpr int kAnnotationStringValue = 6;
 constexpr int kInternedIid = 1;
 constexpr int kInternedName = 2;
 
@@ -146,7 +149,9 @@ void PacketSequence::write_message(int field, const google::protobuf::MessageLit
 
 void PacketSequence::write_event(const Event& event) {
   // The TrackEvent first (its length prefixes the packet's field), in a reused buffer.
-  const std::size_t most = std::size_t{4} * 11 + event.annotations.size() * 26 +
+  std::size_t text_bytes = 0;
+  for (const Annotation& annotation : event.annotations) text_bytes += annotation.text.size();
+  const std::size_t most = std::size_t{4} * 11 + event.annotations.size() * 36 + text_bytes +
                            (event.flows.size() + event.terminating_flows.size()) * 10;
   if (scratch_.size() < most) scratch_.resize(most);
   std::uint8_t* const body_begin = scratch_.data();
@@ -158,11 +163,29 @@ void PacketSequence::write_event(const Event& event) {
   if (event.name_iid != 0)
     body = WireFormatLite::WriteUInt64ToArray(kNameIid, event.name_iid, body);
   for (const Annotation& annotation : event.annotations) {
-    const std::size_t size = 1 + Coded::VarintSize64(annotation.name_iid) + 1 +
-                             Coded::VarintSize64(static_cast<std::uint64_t>(annotation.value));
-    body = write_length(kDebugAnnotations, size, body);
+    const auto bits = static_cast<std::uint64_t>(annotation.value);
+    std::size_t value_size = 1 + Coded::VarintSize64(bits);  // int and uint
+    if (annotation.kind == Annotation::Kind::kDouble) value_size = 1 + 8;
+    if (annotation.kind == Annotation::Kind::kString)
+      value_size = length_delimited_size(1, annotation.text.size());
+    body = write_length(kDebugAnnotations,
+                        1 + Coded::VarintSize64(annotation.name_iid) + value_size, body);
     body = WireFormatLite::WriteUInt64ToArray(kAnnotationNameIid, annotation.name_iid, body);
-    body = WireFormatLite::WriteInt64ToArray(kAnnotationIntValue, annotation.value, body);
+    switch (annotation.kind) {
+      case Annotation::Kind::kInt:
+        body = WireFormatLite::WriteInt64ToArray(kAnnotationIntValue, annotation.value, body);
+        break;
+      case Annotation::Kind::kUint:
+        body = WireFormatLite::WriteUInt64ToArray(kAnnotationUintValue, bits, body);
+        break;
+      case Annotation::Kind::kDouble:
+        body = WireFormatLite::WriteFixed64ToArray(kAnnotationDoubleValue, bits, body);
+        break;
+      case Annotation::Kind::kString:
+        body = write_length(kAnnotationStringValue, annotation.text.size(), body);
+        body = std::copy(annotation.text.begin(), annotation.text.end(), body);
+        break;
+    }
   }
   for (const std::uint64_t flow : event.flows)
     body = WireFormatLite::WriteFixed64ToArray(kFlowIds, flow, body);

@@ -42,9 +42,13 @@ class PacketFile {
   std::uint64_t packets_ = 0;
 };
 
+// A debug annotation: an integer unless `kind` says otherwise.
 struct Annotation {
+  enum class Kind : std::uint8_t { kInt, kUint, kDouble, kString };
   std::uint64_t name_iid;
-  std::int64_t value;
+  std::int64_t value;  // kInt; kUint and kDouble keep their bits here
+  Kind kind = Kind::kInt;
+  std::string_view text = {};  // kString
 };
 
 // One packet sequence (one rank): interning state and the packet encoders.

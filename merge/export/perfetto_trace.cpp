@@ -139,21 +139,57 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
             row.end_ns);
     });
-    // Ranges and marks before the API calls: a region starts the flows they end.
+    // Ranges and marks before the API calls: a region starts the flows they end. User
+    // annotations (by the id of the marker they belong to) go on their region or mark.
+    std::unordered_multimap<std::uint64_t, AnnotationRow> user_annotations;
+    if (reader.row_count<AnnotationRow>() > 0)
+      for (const AnnotationRow& row : reader.read_all<AnnotationRow>())
+        user_annotations.emplace(row.marker_id, row);
+    auto annotate_marker = [&](std::uint64_t id) {
+      const auto [first, last] = user_annotations.equal_range(id);
+      for (auto it = first; it != last; ++it) {
+        const AnnotationRow& row = it->second;
+        Annotation annotation{sequence.annotation_name(reader.string(row.name)),
+                              static_cast<std::int64_t>(row.value)};
+        switch (row.type) {
+          case AnnotationType::kString:
+            annotation.kind = Annotation::Kind::kString;
+            annotation.text = reader.string(row.text);
+            break;
+          case AnnotationType::kFloat64:
+          case AnnotationType::kFloat32:
+            annotation.kind = Annotation::Kind::kDouble;
+            break;
+          case AnnotationType::kInt64:
+          case AnnotationType::kInt32:
+          case AnnotationType::kInt16:
+            break;
+          default:
+            annotation.kind = Annotation::Kind::kUint;
+        }
+        annotations.push_back(annotation);
+      }
+    };
     rank->for_each_marker(
         [&](const MarkerRow& mark) {
           thread_track(mark.thread_id, "");
+          annotate_marker(mark.id);
           sequence.write_event({.type = PacketSequence::EventType::kInstant,
                                 .timestamp = mark.timestamp_ns,
                                 .track = thread_uuid(pid, mark.thread_id),
                                 .category_iid = marker_category,
-                                .name_iid = name_iid(mark.message)});
+                                .name_iid = name_iid(mark.message),
+                                .annotations = annotations});
+          annotations.clear();
           ++stats.instants;
         },
         [&](const Range& range) {
           thread_track(range.thread_id, "");
-          // A user region leads to the API calls made inside it.
-          if (range.region) attribution.starts(kRegionExternalBit | range.id, flows);
+          if (range.region) {
+            // A user region leads to the API calls made inside it.
+            attribution.starts(kRegionExternalBit | range.id, flows);
+            annotate_marker(range.id);
+          }
           slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
                 range.begin_ns, range.end_ns);
         });

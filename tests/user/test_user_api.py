@@ -17,6 +17,8 @@ EXAMPLE = os.environ["ROCPROF_TEST_USER_EXAMPLE"]
 CONTROL = os.environ["ROCPROF_TEST_USER_CONTROL"]
 ANNOTATIONS = os.environ["ROCPROF_TEST_USER_ANNOTATIONS"]
 PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
+PROTO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                     "merge", "export", "proto")
 
 
 class UserApiTest(unittest.TestCase):
@@ -141,6 +143,20 @@ class UserApiTest(unittest.TestCase):
             "i16": (10, -300, region), "u16": (11, 65000, region),
             "residual": (5, 0.125, region),  # at the region's end
             "step": (8, 4000000000, checkpoint)})
+        # On the Perfetto timeline they are the region's (and the mark's) debug annotations.
+        out = os.path.join(self.dir, "annotated.pftrace")
+        merged = subprocess.run([MERGE, path, "-o", out, "-q"], capture_output=True, text=True)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        with open(out, "rb") as data:
+            text = subprocess.run(["protoc", "--decode=rocprof.perfetto.Trace", f"-I{PROTO}",
+                                   os.path.join(PROTO, "perfetto_trace_subset.proto")],
+                                  stdin=data, capture_output=True, text=True, check=True).stdout
+        for value in ('string_value: "hello"', "int_value: -7", "int_value: -5000000000",
+                      "uint_value: 18000000000000000000", "double_value: 2.5",
+                      "double_value: 0.25", "double_value: 0.125", "uint_value: 65000"):
+            self.assertIn(value, text)
+        for name in ("text", "i16", "residual", "step"):
+            self.assertIn(f'name: "{name}"', text)  # interned annotation names
 
 
 if __name__ == "__main__":
