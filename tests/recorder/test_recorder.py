@@ -333,8 +333,8 @@ class RecorderTest(unittest.TestCase):
             "rocprof_mpi_record_counter_sample", "rocprof_mpi_record_counter_session",
             "rocprof_mpi_record_clock_sample", "rocprof_mpi_set_identity",
             "rocprof_mpi_record_communicator", "rocprof_mpi_record_mpi_call_static_name",
-            "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks", "sigaction",
-            "signal"})
+            "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks",
+            "rocprofiler_set_api_table", "sigaction", "signal"})
 
     # ---- stock tools and bad files ----
 
