@@ -1,8 +1,11 @@
 // libroctx64: ROC-TX markers and ranges. Without a tracer attached a call is a relaxed load
-// and, for ranges, a thread-local counter update.
+// and, for ranges, a thread-local counter update. At load it registers its API table with
+// rocprofiler-register, so that a tool in the process (a rocprofiler_configure) is found
+// without any environment variable.
 #include <atomic>
 #include <cstdint>
 
+#include <rocprofiler-register/rocprofiler-register.h>
 #include <roctracer/roctracer_roctx.h>
 #include <roctracer/roctx.h>
 
@@ -71,3 +74,33 @@ ROCTX_API void roctxRangeStop(roctx_range_id_t id) {
 }
 
 }  // extern "C"
+
+// The ROC-TX API table handed to rocprofiler-register: its size, then the entry points.
+ROCPROFILER_REGISTER_DEFINE_IMPORT(roctx,
+                                   ROCPROFILER_REGISTER_COMPUTE_VERSION_2(ROCTX_VERSION_MAJOR,
+                                                                          ROCTX_VERSION_MINOR))
+
+namespace {
+
+struct RoctxApiTable {
+  std::uint64_t size;
+  decltype(&roctxMarkA) mark;
+  decltype(&roctxRangePushA) range_push;
+  decltype(&roctxRangePop) range_pop;
+  decltype(&roctxRangeStartA) range_start;
+  decltype(&roctxRangeStop) range_stop;
+};
+
+RoctxApiTable api_table = {sizeof(RoctxApiTable), &roctxMarkA,       &roctxRangePushA,
+                           &roctxRangePop,        &roctxRangeStartA, &roctxRangeStop};
+
+__attribute__((constructor)) void register_api_table() {
+  void* tables[] = {&api_table};
+  rocprofiler_register_library_indentifier_t id{};
+  rocprofiler_register_library_api_table(
+      "roctx", &ROCPROFILER_REGISTER_IMPORT_FUNC(roctx),
+      ROCPROFILER_REGISTER_COMPUTE_VERSION_2(ROCTX_VERSION_MAJOR, ROCTX_VERSION_MINOR), tables, 1,
+      &id);
+}
+
+}  // namespace

@@ -12,6 +12,7 @@ import unittest
 APP = os.environ["ROCPROF_TEST_REGISTER_APP"]
 APP_WITH_TOOL = os.environ["ROCPROF_TEST_REGISTER_APP_WITH_TOOL"]
 TOOL = os.environ["ROCPROF_TEST_REGISTER_TOOL"]
+ROCTX_APP = os.environ["ROCPROF_TEST_REGISTER_ROCTX_APP"]
 
 
 class RegisterTest(unittest.TestCase):
@@ -70,6 +71,13 @@ class RegisterTest(unittest.TestCase):
     def test_registrations_are_reported(self):
         out = self.run_app("iterate")
         self.assertIn("registered hip version 50200 tables 1", out)
+
+    def test_roctx_registers_itself_so_a_tool_is_found_without_environment(self):
+        out = self.run_app(app=ROCTX_APP)
+        # When libroctx64 loaded (before main), the tool was configured, once.
+        self.assertEqual(out.count("configure version"), 1)
+        self.assertLess(out.index("configure version"), out.index("main"))
+        self.assertIn("registered roctx version 40100 tables 1", out)
 
 
 if __name__ == "__main__":
