@@ -14,6 +14,7 @@
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/events/user_annotations.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -127,18 +128,43 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
             flow, pid, row.thread_id, us(middle));
     });
-    // Ranges and marks before the API calls: a region starts the flows they end.
+    // Ranges and marks before the API calls: a region starts the flows they end. User
+    // annotations become the args of their region or mark.
+    const UserAnnotations user_annotations(reader);
+    auto args_of = [&](std::uint64_t id) {
+      std::string args;
+      user_annotations.for_marker(id, [&](const AnnotationValue& value) {
+        args += args.empty() ? R"J(,"args":{)J" : ",";
+        args += fmt::format(R"J("{}":)J", escape(value.name));
+        switch (value.kind) {
+          case AnnotationValue::Kind::kString:
+            args += fmt::format(R"J("{}")J", escape(value.text));
+            break;
+          case AnnotationValue::Kind::kDouble:
+            args += fmt::format("{}", value.double_value);
+            break;
+          case AnnotationValue::Kind::kInt:
+            args += fmt::format("{}", value.int_value);
+            break;
+          case AnnotationValue::Kind::kUint:
+            args += fmt::format("{}", value.uint_value);
+            break;
+        }
+      });
+      return args.empty() ? args : args + "}";
+    };
     rank->for_each_marker(
         [&](const MarkerRow& mark) {
           json.event(
-              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}}})J",
-              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns));
+              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}{}}})J",
+              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns),
+              args_of(mark.id));
         },
         [&](const Range& range) {
           json.event(
-              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}}})J",
+              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}{}}})J",
               escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
-              dur(range.begin_ns, range.end_ns));
+              dur(range.begin_ns, range.end_ns), range.region ? args_of(range.id) : std::string());
           if (!range.region) return;
           // A user region leads to the API calls made inside it.
           attribution_starts.clear();

@@ -10,6 +10,7 @@
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/events/user_annotations.hpp"
 #include "merge/export/perfetto_encoder.hpp"
 #include "perfetto_trace_subset.pb.h"
 
@@ -141,34 +142,28 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     });
     // Ranges and marks before the API calls: a region starts the flows they end. User
     // annotations (by the id of the marker they belong to) go on their region or mark.
-    std::unordered_multimap<std::uint64_t, AnnotationRow> user_annotations;
-    if (reader.row_count<AnnotationRow>() > 0)
-      for (const AnnotationRow& row : reader.read_all<AnnotationRow>())
-        user_annotations.emplace(row.marker_id, row);
+    const UserAnnotations user_annotations(reader);
     auto annotate_marker = [&](std::uint64_t id) {
-      const auto [first, last] = user_annotations.equal_range(id);
-      for (auto it = first; it != last; ++it) {
-        const AnnotationRow& row = it->second;
-        Annotation annotation{sequence.annotation_name(reader.string(row.name)),
-                              static_cast<std::int64_t>(row.value)};
-        switch (row.type) {
-          case AnnotationType::kString:
+      user_annotations.for_marker(id, [&](const AnnotationValue& value) {
+        Annotation annotation{sequence.annotation_name(value.name), value.int_value};
+        switch (value.kind) {
+          case AnnotationValue::Kind::kString:
             annotation.kind = Annotation::Kind::kString;
-            annotation.text = reader.string(row.text);
+            annotation.text = value.text;
             break;
-          case AnnotationType::kFloat64:
-          case AnnotationType::kFloat32:
+          case AnnotationValue::Kind::kDouble:
             annotation.kind = Annotation::Kind::kDouble;
+            annotation.value = static_cast<std::int64_t>(value.uint_value);  // the bits
             break;
-          case AnnotationType::kInt64:
-          case AnnotationType::kInt32:
-          case AnnotationType::kInt16:
-            break;
-          default:
+          case AnnotationValue::Kind::kUint:
             annotation.kind = Annotation::Kind::kUint;
+            annotation.value = static_cast<std::int64_t>(value.uint_value);
+            break;
+          case AnnotationValue::Kind::kInt:
+            break;
         }
         annotations.push_back(annotation);
-      }
+      });
     };
     rank->for_each_marker(
         [&](const MarkerRow& mark) {

@@ -157,6 +157,21 @@ class UserApiTest(unittest.TestCase):
             self.assertIn(value, text)
         for name in ("text", "i16", "residual", "step"):
             self.assertIn(f'name: "{name}"', text)  # interned annotation names
+        # In JSON, the args of the region and of the mark.
+        import json
+        out = os.path.join(self.dir, "annotated.json")
+        merged = subprocess.run([MERGE, path, "-o", out, "-q"], capture_output=True, text=True)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        with open(out) as f:
+            events = json.load(f)["traceEvents"]
+        region = next(e for e in events if e.get("name") == "annotated" and e["ph"] == "X")
+        self.assertEqual(region["args"]["text"], "hello")
+        self.assertEqual(region["args"]["i64"], -5000000000)
+        self.assertEqual(region["args"]["u64"], 18000000000000000000)
+        self.assertEqual(region["args"]["f32"], 0.25)
+        self.assertEqual(region["args"]["residual"], 0.125)
+        mark = next(e for e in events if e.get("name") == "checkpoint")
+        self.assertEqual(mark["args"], {"step": 4000000000})
 
 
 if __name__ == "__main__":
