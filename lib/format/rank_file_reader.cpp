@@ -148,6 +148,8 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
     strings_.emplace_back(text == nullptr ? "" : text);
     H5free_memory(text);
   }
+  // Small, and every reader of the file needs it first: read now, while the file is open.
+  clock_samples_ = read_all<ClockSampleRow>();
 }
 
 void RankFileReader::release() const noexcept {

@@ -68,6 +68,9 @@ class RankFileReader {
   const std::string& string(StringId id) const;
   std::size_t string_count() const noexcept { return strings_.size(); }
 
+  // The clock-sync samples (small: loaded at open).
+  const std::vector<ClockSampleRow>& clock_samples() const noexcept { return clock_samples_; }
+
  private:
   struct TableHandles {
     Handle group;          // closed after the checks at open
@@ -99,6 +102,7 @@ class RankFileReader {
   std::uint32_t version_minor_ = 0;
   std::vector<TableHandles> tables_;
   std::vector<std::string> strings_;
+  std::vector<ClockSampleRow> clock_samples_;
   mutable std::vector<std::byte> scratch_;
   mutable std::vector<std::byte> stored_;
   mutable std::vector<std::vector<std::byte>> images_;         // a decoded chunk per column

@@ -11,11 +11,7 @@ namespace rocprof::merge {
 using namespace rocprof::format;
 
 AlignedRank::AlignedRank(std::int32_t rank, const RankFileReader& reader)
-    : rank_(rank), reader_(reader), clock_(reader.read_all<ClockSampleRow>()) {
-  // Every rank is set up before any is read: an open HDF5 file costs over 0.5 MB (its
-  // metadata cache), so none stays open.
-  reader.release();
-}
+    : rank_(rank), reader_(reader), clock_(reader.clock_samples()) {}
 
 void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>& visit) const {
   TableCursor<MpiCallRow> cursor(reader_);
