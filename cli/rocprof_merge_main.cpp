@@ -214,47 +214,19 @@ int run(int argc, char** argv) {
       if (group.any(failed)) return 1;
       events = group.sum(events);
       if (!rocprof::merge::join_parts(group, part, output)) return 1;
-    } else if (extension == ".h5" && group.size() > 1) {
-      // Every process encodes its block's chunks; the first writes them all into the file.
-      rocprof::merge::MergedHdf5Share share;
-      share.first_rank = first_rank;
-      share.last_rank = last_rank;
-      share.index = static_cast<std::size_t>(group.index());
-      share.writer = group.leader();
-      share.senders = group.size() - 1;
-      share.send = [&group](const std::vector<std::byte>& message) {
-        group.send_to_leader(message);
-      };
-      share.receive = [&group](std::vector<std::byte>& message, bool wait) {
-        return group.receive(message, wait);
-      };
-      share.gather = [&group](std::uint64_t value) { return group.all_gather(value); };
+    } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
+      // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
+      // each process writes its ranks' event files and the first the global definitions.
+      const rocprof::merge::MergeShare share = group.share(ranks.size());
       try {
         events =
-            rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, &share);
+            extension == ".h5"
+                ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress,
+                                                     &share)
+                : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
-        // The others may be waiting for this process's chunks (or to send theirs).
-        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
-        group.abort(1);
-      }
-    } else if (extension == ".otf2" && group.size() > 1) {
-      // Each process writes its ranks' event files; the first, the global definitions.
-      rocprof::merge::Otf2Share share;
-      share.first_rank = first_rank;
-      share.last_rank = last_rank;
-      share.leader = group.leader();
-      share.set_collectives = [&group](OTF2_Archive_struct* archive) {
-        group.set_otf2_collectives(archive);
-      };
-      share.all_gather = [&group](const std::vector<std::byte>& bytes) {
-        return group.all_gather(bytes);
-      };
-      share.barrier = [&group] { group.barrier(); };
-      try {
-        events = group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
-      } catch (const std::exception& error) {
-        // The others may wait in one of OTF2's collective calls for this process.
+        // The others may be waiting for this process (its chunks, or a collective call).
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
         group.abort(1);
       }

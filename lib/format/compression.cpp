@@ -304,37 +304,6 @@ std::span<const std::byte> ChunkEncoder::compress(std::span<const std::byte> inp
   return {output_.data(), written};
 }
 
-namespace {
-
-template <std::size_t Width>
-void unshuffle_fixed(const std::byte* in, std::byte* out, std::size_t count) noexcept {
-  for (std::size_t i = 0; i < count; ++i)
-    for (std::size_t byte = 0; byte < Width; ++byte) out[i * Width + byte] = in[byte * count + i];
-}
-
-}  // namespace
-
-void unshuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
-                     std::size_t element_size) noexcept {
-  const std::size_t count = in.size() / element_size;
-  switch (element_size) {
-    case 2:
-      unshuffle_fixed<2>(in.data(), out.data(), count);
-      break;
-    case 4:
-      unshuffle_fixed<4>(in.data(), out.data(), count);
-      break;
-    case 8:
-      unshuffle_fixed<8>(in.data(), out.data(), count);
-      break;
-    default:
-      for (std::size_t byte = 0; byte < element_size; ++byte)
-        for (std::size_t i = 0; i < count; ++i) out[i * element_size + byte] = in[byte * count + i];
-  }
-  const std::size_t tail = count * element_size;
-  for (std::size_t i = tail; i < in.size(); ++i) out[i] = in[i];
-}
-
 ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
   ColumnPipeline pipeline;
   if (H5Tget_size(stored_type) > 1 && H5Tget_order(stored_type) != H5T_ORDER_LE)
@@ -348,7 +317,7 @@ ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
     const H5Z_filter_t filter = H5Pget_filter2(dataset_creation, static_cast<unsigned>(i), &flags,
                                                &values, nullptr, 0, nullptr, &config);
     using enum ColumnPipeline::Filter;
-    if (filter == H5Z_FILTER_SHUFFLE)
+    if (filter == H5Z_FILTER_SHUFFLE && i == 0)  // the writer shuffles first, then compresses
       pipeline.filters.push_back(kShuffle);
     else if (filter == kZstdFilterId)
       pipeline.filters.push_back(kZstd);
@@ -369,8 +338,8 @@ ChunkDecoder::ChunkDecoder() : contexts_(std::make_unique<Contexts>()) {}
 ChunkDecoder::~ChunkDecoder() = default;
 
 bool ChunkDecoder::decode(std::span<const std::byte> stored, unsigned filter_mask,
-                          const ColumnPipeline& pipeline, std::size_t element_size,
-                          std::size_t raw_size, std::vector<std::byte>& image, bool& shuffled) {
+                          const ColumnPipeline& pipeline, std::size_t raw_size,
+                          std::vector<std::byte>& image, bool& shuffled) {
   // The filters to undo, last applied first; a shuffle applied first is left to the caller.
   std::size_t steps[8];
   std::size_t step_count = 0;
@@ -406,9 +375,7 @@ bool ChunkDecoder::decode(std::span<const std::byte> stored, unsigned filter_mas
         break;
       }
       case ColumnPipeline::Filter::kShuffle:
-        if (data.size() != raw_size) return false;
-        unshuffle_bytes(data, out, element_size);
-        break;
+        return false;  // only first, and left to the caller (column_pipeline makes sure)
     }
     data = out;
   }

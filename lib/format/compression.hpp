@@ -70,8 +70,8 @@ class ChunkEncoder {
 };
 
 // A column's filter pipeline as declared on its dataset, in pipeline order: what the reader's
-// own chunk decoder needs to undo. `supported` is false for any other filter (or byte order),
-// and the reader then lets HDF5 decode.
+// own chunk decoder needs to undo. `supported` is false for any other filter, a shuffle that
+// is not first, or a big-endian type; the reader then lets HDF5 decode.
 struct ColumnPipeline {
   enum class Filter : std::uint8_t { kShuffle, kZstd, kDeflate };
   std::vector<Filter> filters;
@@ -94,8 +94,8 @@ class ChunkDecoder {
   // not decode to exactly `raw_size` bytes. A first-applied shuffle is left for
   // scatter_column to undo (it does so in the same pass): `shuffled` says whether it was.
   bool decode(std::span<const std::byte> stored, unsigned filter_mask,
-              const ColumnPipeline& pipeline, std::size_t element_size, std::size_t raw_size,
-              std::vector<std::byte>& image, bool& shuffled);
+              const ColumnPipeline& pipeline, std::size_t raw_size, std::vector<std::byte>& image,
+              bool& shuffled);
 
  private:
   std::vector<std::byte> buffers_[2];
@@ -113,9 +113,5 @@ void shuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
 void scatter_column(const std::byte* image, bool shuffled, std::size_t width,
                     std::size_t chunk_rows, std::size_t first, std::size_t count, std::byte* rows,
                     std::size_t row_size, std::size_t offset) noexcept;
-
-// The reverse of shuffle_bytes.
-void unshuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
-                     std::size_t element_size) noexcept;
 
 }  // namespace rocprof::format

@@ -31,6 +31,14 @@ Handle reader_access() {
   return access;
 }
 
+// Dataset access without a chunk cache: rows are read a whole chunk at a time, each chunk once,
+// so a cache would only hold memory, per column and per open file.
+Handle no_chunk_cache() {
+  Handle access(H5Pcreate(H5P_DATASET_ACCESS));
+  H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  return access;
+}
+
 }  // namespace
 
 FormatError::FormatError(const std::string& path, const std::string& problem)
@@ -90,10 +98,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != kChunkRows)
     fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, kChunkRows));
 
-  // Rows are read a whole chunk at a time, each chunk once: a chunk cache would only hold
-  // memory, per column and per open file (a merge opens every rank's file at once).
-  const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
-  H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  const Handle no_cache = no_chunk_cache();
   for (const Table* table : all_tables()) {
     TableHandles handles;
     if (H5Lexists(root, table->name, H5P_DEFAULT) <= 0) {
@@ -188,9 +193,7 @@ const RankFileReader::OpenColumn& RankFileReader::open_column(std::size_t table_
   if (columns.empty()) {
     const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
     if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
-    const Handle no_cache(H5Pcreate(H5P_DATASET_ACCESS));
-    H5Pset_chunk_cache(no_cache.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
-                       H5D_CHUNK_CACHE_W0_DEFAULT);
+    const Handle no_cache = no_chunk_cache();
     columns.resize(table.columns.size());
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       OpenColumn& open = columns[c];
@@ -263,7 +266,7 @@ bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, st
       std::uint32_t mask = 0;
       bool column_shuffled = false;
       if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, work.stored.data()) < 0 ||
-          !work.decoder.decode(work.stored, mask, open.pipeline, width, chunk_rows * width, image,
+          !work.decoder.decode(work.stored, mask, open.pipeline, chunk_rows * width, image,
                                column_shuffled))
         fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", from, to,
                          table.name, column.name));
@@ -296,10 +299,11 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   const QuietErrors quiet;
   // Every column is scattered into the rows; padding bytes between fields are left as the
   // caller's buffer had them (never read).
+  if (read_chunks(index, table, first, count, rows)) return;
+  // A filter our decoder does not know: HDF5 decodes, column by column.
   const hsize_t start = first;
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
-  if (read_chunks(index, table, first, count, rows)) return;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const Column& column = table.columns[c];
     const OpenColumn& open = open_column(index, table, c);

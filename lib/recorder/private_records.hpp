@@ -22,8 +22,8 @@ enum PrivateDomain : std::uint32_t {
   kClockSampleDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 4,
   kCommunicatorDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 6,
   kUserMarkerDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 8,
-  // An annotation of the user marker written just before it; its text is the name, then for a
-  // string value kAnnotationSeparator and the value.
+  // An annotation of the user marker written just after it (same thread); its text is the
+  // name, then for a string value kAnnotationSeparator and the value.
   kUserAnnotationDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 9,
 };
 

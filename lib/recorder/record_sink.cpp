@@ -48,7 +48,11 @@ format::StringId RecordSink::intern_static(const char* text) {
 }
 
 format::StringId RecordSink::intern(const char* text) {
-  return text == nullptr || *text == '\0' ? 0 : writer_.intern(text);
+  return text == nullptr ? 0 : intern(std::string_view(text));
+}
+
+format::StringId RecordSink::intern(std::string_view text) {
+  return text.empty() ? 0 : writer_.intern(text);
 }
 
 void RecordSink::note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns) {
@@ -191,10 +195,8 @@ bool RecordSink::consume(const char* begin, const char* end) {
         row.thread_id = item.header.thread_id;
         const std::string_view text = item.header.text != nullptr ? item.header.text : "";
         const std::size_t split = text.find(kAnnotationSeparator);
-        row.name = intern(std::string(text.substr(0, split)).c_str());
-        row.text = split == std::string_view::npos
-                       ? 0
-                       : intern(std::string(text.substr(split + 1)).c_str());
+        row.name = intern(text.substr(0, split));
+        row.text = split == std::string_view::npos ? 0 : intern(text.substr(split + 1));
         annotations_.push_back(row);
         slots = PrivateRecord<AnnotationRow>::kSlots;
         break;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,7 +27,8 @@ class RecordSink {
  private:
   void note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns);
   void note_op(std::uint32_t domain, std::uint32_t op);
-  format::StringId intern(const char* text);
+  format::StringId intern(const char* text);  // NULL or empty: 0
+  format::StringId intern(std::string_view text);
   format::StringId intern_static(const char* text);
   bool append_all();
 

@@ -13,10 +13,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -40,6 +38,7 @@
 #include "lib/recorder/identity.hpp"
 #include "lib/recorder/private_write.hpp"
 #include "lib/recorder/record_sink.hpp"
+#include "lib/util/environment.hpp"
 
 namespace rocprof::recorder {
 namespace {
@@ -349,17 +348,6 @@ std::uint32_t current_thread_id() noexcept {
   return tl_thread_id;
 }
 
-namespace {
-// A yes/no environment variable: 1, true, yes or on (any case) is yes.
-bool environment_flag(const char* name) {
-  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): at load, one thread
-  if (value == nullptr) return false;
-  std::string text(value);
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text == "1" || text == "true" || text == "yes" || text == "on";
-}
-}  // namespace
-
 void start_recording() noexcept {
   try {
     auto state = std::make_unique<State>();
@@ -395,7 +383,7 @@ void start_recording() noexcept {
     // rocprofiler-systems, unless ROCPROFSYS_INIT_ENABLED is true (user regions, clock
     // samples and communicators are recorded either way).
     if (dlsym(RTLD_DEFAULT, "rocprofsys_user_start_trace") != nullptr &&
-        !environment_flag("ROCPROFSYS_INIT_ENABLED"))
+        !util::environment_flag("ROCPROFSYS_INIT_ENABLED").value_or(false))
       roctracer_stop();
     state->writer_thread = std::thread(writer_loop, std::ref(*state));
     g_active_pool.store(

@@ -34,22 +34,24 @@ using format::kRegionExternalBit;
 
 std::atomic<std::uint64_t> next_id{1};
 
-struct OpenRegion {
-  std::uint64_t id;
-};
-thread_local std::vector<OpenRegion> open_regions;
+thread_local std::vector<std::uint64_t> open_regions;  // ids, innermost last
 
 // The annotations of a marker, written just after it. Each value is read here (the program's
 // pointers are valid only during the call).
 void write_annotations(roctracer_pool_t* pool, std::uint64_t now, std::uint64_t id,
                        const rocprofsys_annotation* annotations, size_t count) {
+  // Name and string value travel as one text; the buffer is reused, so the steady state
+  // allocates nothing.
+  thread_local std::string joined;
   for (size_t i = 0; i < count && annotations != nullptr; ++i) {
     const rocprofsys_annotation& annotation = annotations[i];
-    if (annotation.name == nullptr) continue;
     using format::AnnotationType;
     const auto type = static_cast<AnnotationType>(annotation.type);
+    if (annotation.name == nullptr || type <= AnnotationType::kNone ||
+        type > AnnotationType::kUint16)
+      continue;  // no name, or a type whose value cannot be read safely
     std::uint64_t value = 0;
-    std::string text = annotation.name;
+    const char* text = annotation.name;
     const void* data = annotation.value;
     auto bits = [](double number) {
       std::uint64_t out = 0;
@@ -59,8 +61,10 @@ void write_annotations(roctracer_pool_t* pool, std::uint64_t now, std::uint64_t 
     if (data != nullptr) {
       switch (type) {
         case AnnotationType::kString:
-          text += kAnnotationSeparator;
-          text += static_cast<const char*>(data);
+          joined.assign(annotation.name);
+          joined += kAnnotationSeparator;
+          joined += static_cast<const char*>(data);
+          text = joined.c_str();
           break;
         case AnnotationType::kSize:
           value = *static_cast<const size_t*>(data);
@@ -95,11 +99,11 @@ void write_annotations(roctracer_pool_t* pool, std::uint64_t now, std::uint64_t 
           value = *static_cast<const std::uint16_t*>(data);
           break;
         default:
-          continue;  // an unknown type: nothing can be read safely
+          break;
       }
     }
     write_private_into<format::AnnotationRow>(
-        pool, kUserAnnotationDomain, text.c_str(),
+        pool, kUserAnnotationDomain, text,
         [&](format::AnnotationRow& row) {
           row.timestamp_ns = now;
           row.marker_id = id;
@@ -134,17 +138,17 @@ int push_region(const char* name, const rocprofsys_annotation* annotations, size
   write_marker(MarkerOp::kRegionPush, name, id, static_cast<std::uint32_t>(open_regions.size()),
                annotations, count);
   roctracer_activity_push_external_correlation_id(kRegionExternalBit | id);
-  open_regions.push_back({id});
+  open_regions.push_back(id);
   return ROCPROFSYS_USER_SUCCESS;
 }
 
 int pop_region(const char* /*name*/, const rocprofsys_annotation* annotations, size_t count) {
   if (open_regions.empty()) return ROCPROFSYS_USER_ERROR_BAD_VALUE;  // none open here
-  const OpenRegion region = open_regions.back();
+  const std::uint64_t id = open_regions.back();
   open_regions.pop_back();
   roctracer_activity_pop_external_correlation_id(nullptr);
-  write_marker(MarkerOp::kRegionPop, nullptr, region.id,
-               static_cast<std::uint32_t>(open_regions.size()), annotations, count);
+  write_marker(MarkerOp::kRegionPop, nullptr, id, static_cast<std::uint32_t>(open_regions.size()),
+               annotations, count);
   return ROCPROFSYS_USER_SUCCESS;
 }
 

@@ -6,8 +6,9 @@
 #include <dlfcn.h>
 #include <rocprofiler-register/rocprofiler-register.h>
 
+#include "lib/util/environment.hpp"
+
 #include <array>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,8 @@
 #include <vector>
 
 namespace {
+
+namespace util = rocprof::util;
 
 constexpr std::uint64_t kMaxInstances = 8;
 constexpr std::array<std::string_view, 9> kKnownLibraries = {
@@ -41,13 +44,7 @@ std::map<std::string, std::uint64_t, std::less<>>& instances() {
 
 thread_local bool registering = false;
 
-bool disabled() {
-  const char* value = std::getenv("ROCPROFILER_REGISTER_ENABLED");  // NOLINT(concurrency-mt-unsafe)
-  if (value == nullptr) return false;
-  std::string text(value);
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text == "0" || text == "false" || text == "no" || text == "off";
-}
+bool disabled() { return !util::environment_flag("ROCPROFILER_REGISTER_ENABLED").value_or(true); }
 
 // A tool: a visible rocprofiler_configure, or libraries named in ROCP_TOOL_LIBRARIES (opened
 // here, globally, so that the profiler finds their rocprofiler_configure too).

@@ -17,15 +17,13 @@ namespace {
 // lock while another thread configures (configuring is rare).
 std::mutex configure_mutex;
 std::deque<rocprofsys_user_callbacks_t>& tables() {
-  static std::deque<rocprofsys_user_callbacks_t> all(1, rocprofsys_user_callbacks_t{});
+  static std::deque<rocprofsys_user_callbacks_t> all;
   return all;
 }
 std::atomic<const rocprofsys_user_callbacks_t*> current{nullptr};
 
-const rocprofsys_user_callbacks_t* publish(const rocprofsys_user_callbacks_t& table) {
-  const rocprofsys_user_callbacks_t* stored = &tables().emplace_back(table);
-  current.store(stored, std::memory_order_release);
-  return stored;
+void publish(const rocprofsys_user_callbacks_t& table) {
+  current.store(&tables().emplace_back(table), std::memory_order_release);
 }
 
 // The profiler's entry point: fills the table it wants the calls forwarded to; 0 on success.

@@ -47,7 +47,7 @@ class ReadOnlyFile {
 
 std::vector<std::byte> SpillSummary::serialize() const {
   ByteWriter out;
-  out.put_vector(std::vector<char>(path.begin(), path.end()));
+  out.put_string(path);
   out.put_vector(streams);
   out.put_vector(invisible);
   out.put_vector(sections);
@@ -57,8 +57,7 @@ std::vector<std::byte> SpillSummary::serialize() const {
 SpillSummary SpillSummary::deserialize(std::span<const std::byte> bytes) {
   ByteReader in(bytes);
   SpillSummary summary;
-  const auto path = in.get_vector<char>();
-  summary.path.assign(path.begin(), path.end());
+  summary.path = in.get_string();
   summary.streams = in.get_vector<StreamCount>();
   summary.invisible = in.get_vector<InvisibleTarget>();
   summary.sections = in.get_vector<SpillSection>();
@@ -134,7 +133,7 @@ void EndpointSpill::add(const AlignedRank& rank) {
       for (std::size_t i = 0; i < count; ++i) {
         const MessageEndpoint& endpoint = endpoints[i];
         if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
-          summary_.invisible.push_back({endpoint.stream.communicator, endpoint.stream.destination});
+          invisible_.insert({endpoint.stream.communicator, endpoint.stream.destination});
           continue;
         }
         const auto [entry, added] = local_.try_emplace(
@@ -150,14 +149,11 @@ void EndpointSpill::add(const AlignedRank& rank) {
       }
     }
   reader.release();
-  // Keep one entry per target (a Sendrecv loop would repeat it for every call).
-  std::sort(summary_.invisible.begin(), summary_.invisible.end());
-  summary_.invisible.erase(std::unique(summary_.invisible.begin(), summary_.invisible.end()),
-                           summary_.invisible.end());
   summary_.sections.push_back(section);
 }
 
 const SpillSummary& EndpointSpill::finish() {
+  summary_.invisible.assign(invisible_.begin(), invisible_.end());
   write_buffer();
   if (std::fflush(file_) != 0)
     throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path, error_text()));

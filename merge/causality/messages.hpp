@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -67,6 +68,7 @@ class EndpointSpill {
   std::uint64_t written_ = 0;
   std::vector<SpilledEndpoint> buffer_;
   std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> local_;
+  std::set<InvisibleTarget> invisible_;  // one per target (a Sendrecv loop repeats it)
 };
 
 struct CausalityReport {

@@ -31,23 +31,31 @@ const std::set<std::string> kStringColumns = {"kernel_name", "message", "functio
 const std::set<std::string> kTimeColumns = {"begin_ns", "end_ns",     "timestamp_ns",
                                             "start_ns", "created_ns", "first_seen_ns"};
 
-// Rank-file rows extended with the rank, in a buffer laid out for the merged table.
+// Rows of a merged table in a buffer: the columns, the row size, and the fields the chunk
+// encoder splits them into.
 struct Layout {
   std::vector<Column> columns;
   std::size_t row_size;
+  std::vector<ChunkEncoder::Field> fields;
 };
 
+Layout make_layout(std::vector<Column> columns, std::size_t row_size) {
+  Layout layout{std::move(columns), row_size, {}};
+  for (const Column& column : layout.columns)
+    layout.fields.push_back({column.offset, column_type_size(column.type)});
+  return layout;
+}
+
+// Rank-file rows extended with the rank.
 Layout with_rank(const Table& table) {
-  Layout layout;
-  layout.row_size = table.row_size + sizeof(std::int32_t);
-  layout.row_size = (layout.row_size + 7) / 8 * 8;
-  layout.columns.push_back({"rank", ColumnType::kI32, static_cast<std::uint32_t>(table.row_size)});
+  std::vector<Column> columns;
+  columns.push_back({"rank", ColumnType::kI32, static_cast<std::uint32_t>(table.row_size)});
   for (Column column : table.columns) {
     // communicators.rank is the rank inside that communicator; "rank" is the world rank here.
     if (std::string_view(column.name) == "rank") column.name = "comm_rank";
-    layout.columns.push_back(column);
+    columns.push_back(column);
   }
-  return layout;
+  return make_layout(std::move(columns), (table.row_size + sizeof(std::int32_t) + 7) / 8 * 8);
 }
 
 // Paired ranges: rank, thread, level, name, begin, end (aligned).
@@ -60,15 +68,16 @@ struct RangeRow {
   std::int32_t rank;
 };
 
-const Layout kRangeLayout = {{
-                                 {"begin_ns", ColumnType::kU64, offsetof(RangeRow, begin_ns)},
-                                 {"end_ns", ColumnType::kU64, offsetof(RangeRow, end_ns)},
-                                 {"thread_id", ColumnType::kU32, offsetof(RangeRow, thread_id)},
-                                 {"level", ColumnType::kU32, offsetof(RangeRow, level)},
-                                 {"name", ColumnType::kU32, offsetof(RangeRow, name)},
-                                 {"rank", ColumnType::kI32, offsetof(RangeRow, rank)},
-                             },
-                             sizeof(RangeRow)};
+const Layout kRangeLayout = make_layout(
+    {
+        {"begin_ns", ColumnType::kU64, offsetof(RangeRow, begin_ns)},
+        {"end_ns", ColumnType::kU64, offsetof(RangeRow, end_ns)},
+        {"thread_id", ColumnType::kU32, offsetof(RangeRow, thread_id)},
+        {"level", ColumnType::kU32, offsetof(RangeRow, level)},
+        {"name", ColumnType::kU32, offsetof(RangeRow, name)},
+        {"rank", ColumnType::kI32, offsetof(RangeRow, rank)},
+    },
+    sizeof(RangeRow));
 
 // Messages from the processes that encode to the one that writes.
 enum class MessageKind : std::uint32_t { kEncodedChunk, kPartialRows, kDone };
@@ -146,10 +155,7 @@ class FileTables {
   void encode_and_write(std::size_t table, std::uint64_t chunk, std::uint64_t row_count,
                         const std::byte* data, ChunkEncoder& encoder) {
     const Layout& layout = *layouts_[table];
-    fields_.clear();
-    for (const Column& column : layout.columns)
-      fields_.push_back({column.offset, column_type_size(column.type)});
-    encoder.split_columns(data, layout.row_size, fields_, row_count, kChunk);
+    encoder.split_columns(data, layout.row_size, layout.fields, row_count, kChunk);
     // Each column as soon as it is encoded: the encoder reuses its output buffer.
     for (std::size_t c = 0; c < layout.columns.size(); ++c)
       write_column(table, c, chunk, row_count, encoder.encoded(c));
@@ -176,7 +182,6 @@ class FileTables {
   std::vector<std::vector<Handle>> datasets_;
   std::vector<hsize_t> extents_;
   std::vector<std::map<std::uint64_t, Partial>> partial_;
-  std::vector<ChunkEncoder::Field> fields_;
 };
 
 // The producing side: rows go into a chunk-sized buffer on the table's global chunk grid; a
@@ -184,7 +189,7 @@ class FileTables {
 class ChunkProducer {
  public:
   // `file`: this process writes (null: send everything to the writer).
-  ChunkProducer(FileTables* file, const MergedHdf5Share* share, ChunkEncoder& encoder)
+  ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder)
       : file_(file), share_(share), encoder_(encoder) {}
 
   // Rows [first, first + count) of table `table` (of `total` in all; unknown: UINT64_MAX) come
@@ -197,9 +202,6 @@ class ChunkProducer {
     chunk_ = first / kChunk;
     buffer_first_ = first % kChunk;
     buffer_.assign(kChunk * layout.row_size, std::byte{0});
-    fields_.clear();
-    for (const Column& column : layout.columns)
-      fields_.push_back({column.offset, column_type_size(column.type)});
   }
   // Where the next row goes (zeroed).
   std::byte* next_row() {
@@ -221,17 +223,17 @@ class ChunkProducer {
         if (file_ != nullptr) {
           file_->encode_and_write(table_, chunk_, end, buffer_.data(), encoder_);
         } else {
-          encoder_.split_columns(buffer_.data(), layout_->row_size, fields_, end, kChunk);
+          encoder_.split_columns(buffer_.data(), layout_->row_size, layout_->fields, end, kChunk);
           std::vector<std::byte> message;
           append(message, MessageHeader{MessageKind::kEncodedChunk,
                                         static_cast<std::uint32_t>(table_), chunk_, 0, end});
-          for (std::size_t c = 0; c < fields_.size(); ++c) {
+          for (std::size_t c = 0; c < layout_->fields.size(); ++c) {
             const auto stored = encoder_.encoded(c);
             if (stored.empty()) throw std::runtime_error("compression failed");
             append(message, static_cast<std::uint64_t>(stored.size()));
             message.insert(message.end(), stored.begin(), stored.end());
           }
-          share_->send(message);
+          share_->send_to_leader(message);
         }
       } else {
         const std::uint64_t count = end - buffer_first_;
@@ -244,7 +246,7 @@ class ChunkProducer {
                  MessageHeader{MessageKind::kPartialRows, static_cast<std::uint32_t>(table_),
                                chunk_, buffer_first_, count});
           message.insert(message.end(), rows, rows + count * layout_->row_size);
-          share_->send(message);
+          share_->send_to_leader(message);
         }
       }
     }
@@ -260,7 +262,7 @@ class ChunkProducer {
   }
 
   FileTables* file_;
-  const MergedHdf5Share* share_;
+  const MergeShare* share_;
   ChunkEncoder& encoder_;
   std::size_t table_ = 0;
   const Layout* layout_ = nullptr;
@@ -269,7 +271,6 @@ class ChunkProducer {
   std::uint64_t chunk_ = 0;
   std::uint64_t buffer_first_ = 0;
   std::vector<std::byte> buffer_;
-  std::vector<ChunkEncoder::Field> fields_;
 };
 
 // Global string ids: every rank's string table, rank by rank, in one table (the same on every
@@ -300,8 +301,7 @@ class Strings {
 
 // Copies one rank's rows of a table: rank column added, times aligned, string ids global.
 template <typename Row>
-void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, const Layout& layout,
-               ChunkProducer& out) {
+void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, ChunkProducer& out) {
   const Table& table = table_of<Row>();
   std::vector<std::size_t> times;
   std::vector<std::size_t> strings;
@@ -332,11 +332,9 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, cons
       }
     }
   reader.release();
-  (void)layout;
 }
 
-using CopyRank = void (*)(const AlignedRank&, const std::vector<StringId>&, const Layout&,
-                          ChunkProducer&);
+using CopyRank = void (*)(const AlignedRank&, const std::vector<StringId>&, ChunkProducer&);
 
 struct TableSpec {
   const Table* table;
@@ -349,11 +347,11 @@ TableSpec spec() {
 }
 
 // The writer's side of the messages: everything the senders produce, until all are done.
-void receive_chunks(const MergedHdf5Share& share, FileTables& file, ChunkEncoder& encoder,
+void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& encoder,
                     const std::vector<std::uint64_t>& totals,
                     const std::vector<const Layout*>& layouts, int& done, bool wait) {
   std::vector<std::byte> message;
-  while (done < share.senders && share.receive(message, wait)) {
+  while (done < share.processes - 1 && share.receive(message, wait)) {
     if (message.size() < sizeof(MessageHeader))
       throw std::runtime_error("a merge process sent a short message");
     MessageHeader header;
@@ -397,11 +395,12 @@ void receive_chunks(const MergedHdf5Share& share, FileTables& file, ChunkEncoder
 
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  const std::string& job_id, const std::string& path,
-                                 const ProgressReport& progress, const MergedHdf5Share* share) {
+                                 const ProgressReport& progress, const MergeShare* share) {
   const QuietErrors quiet;
   register_zstd_filter();
-  const MergedHdf5Share serial{0, ranks.size(), 0, true, 0, {}, {}, {}};
-  const MergedHdf5Share& me = share != nullptr ? *share : serial;
+  MergeShare serial;
+  serial.last_rank = ranks.size();
+  const MergeShare& me = share != nullptr ? *share : serial;
   const std::vector<TableSpec> specs = {
       spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
       spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
@@ -422,7 +421,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   const Strings strings(ranks);
   std::optional<Handle> file_handle;
   std::optional<FileTables> file;
-  if (me.writer) {
+  if (me.leader()) {
     file_handle.emplace(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
     file.emplace(file_handle->get(), named);
@@ -433,7 +432,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   int done = 0;
   std::vector<std::uint64_t> totals(named.size(), 0);
   auto drain = [&](bool wait) {
-    if (me.writer && me.senders > 0)
+    if (me.leader() && me.processes > 1)
       receive_chunks(me, *file, receiving_encoder, totals, all_layouts, done, wait);
   };
   const bool last_block = me.last_rank == ranks.size();
@@ -471,7 +470,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   for (std::size_t t = 0; t < specs.size(); ++t) {
     producer.begin(t, layouts[t], firsts[t], totals[t]);
     for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
-      specs[t].copy(*ranks[r], strings.remap(r), layouts[t], producer);
+      specs[t].copy(*ranks[r], strings.remap(r), producer);
       steps.step();
       drain(false);
     }
@@ -497,11 +496,11 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   }
   producer.end(last_block);
   if (!me.gather) totals[range_table] = producer.rows_until_now();
-  if (!me.writer) {
+  if (!me.leader()) {
     std::vector<std::byte> message(sizeof(MessageHeader));
     const MessageHeader header{MessageKind::kDone, 0, 0, 0, 0};
     std::memcpy(message.data(), &header, sizeof header);
-    me.send(message);
+    me.send_to_leader(message);
     return 0;
   }
   drain(true);

@@ -282,14 +282,15 @@ OTF2_LocationRef location_id(std::int32_t rank, std::size_t index) {
 }  // namespace
 
 Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
-                      const ProgressReport& progress, const Otf2Share* share) {
+                      const ProgressReport& progress, const MergeShare* share) {
   namespace fs = std::filesystem;
-  const Otf2Share serial{0, ranks.size(), true, {}, {}, {}};
-  const Otf2Share& me = share != nullptr ? *share : serial;
+  MergeShare serial;
+  serial.last_rank = ranks.size();
+  const MergeShare& me = share != nullptr ? *share : serial;
   const fs::path anchor(anchor_path);
   const std::string directory = anchor.has_parent_path() ? anchor.parent_path().string() : ".";
   const std::string name = anchor.stem().string();
-  if (me.leader) {
+  if (me.leader()) {
     if (const std::string problem = otf2_archive_conflict(anchor_path); !problem.empty())
       throw std::runtime_error(problem);
     std::error_code ignored;
@@ -305,8 +306,8 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
     throw std::runtime_error(fmt::format("{}: cannot create the OTF2 archive", anchor_path));
   check(OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr), "set flush callbacks",
         anchor_path);
-  if (me.set_collectives)
-    me.set_collectives(archive);
+  if (me.set_otf2_collectives)
+    me.set_otf2_collectives(archive);
   else
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "set collective callbacks",
           anchor_path);
@@ -465,7 +466,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
   stats.communicators = communicators.all().size();
   stats.locations = locations.size();
   stats.regions = global.regions().size();
-  if (!me.leader) {
+  if (!me.leader()) {
     check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
     return stats;
   }

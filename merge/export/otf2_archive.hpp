@@ -8,14 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/rank_progress.hpp"
-
-struct OTF2_Archive_struct;  // libotf2's archive (OTF2_Archive)
+#include "merge/parallel/merge_share.hpp"
 
 namespace rocprof::merge {
 
@@ -32,23 +30,12 @@ struct Otf2Stats {
 // .def files, e.g. the rank files being merged), or an empty string.
 std::string otf2_archive_conflict(const std::string& anchor_path);
 
-// A parallel merge's share of the archive: each process writes the event files of its block
-// of ranks' locations (with its own region numbering and a mapping table to the global one);
-// the first writes the global definitions from what everyone reports. The functions are the
-// merge group's (MPI); this library stays MPI-free.
-struct Otf2Share {
-  std::size_t first_rank = 0;  // this process's ranks: [first_rank, last_rank) of `ranks`
-  std::size_t last_rank = 0;
-  bool leader = true;
-  std::function<void(OTF2_Archive_struct*)> set_collectives;  // OTF2's MPI collectives
-  std::function<std::vector<std::vector<std::byte>>(const std::vector<std::byte>&)> all_gather;
-  std::function<void()> barrier;
-};
-
 // Throws std::runtime_error naming the archive on errors, and refuses (before touching
-// anything) where otf2_archive_conflict() finds a problem. Without `share`, one process writes
-// every rank. Stats count this process's events (all of them in a serial merge).
+// anything) where otf2_archive_conflict() finds a problem. With `share` (OTF2's parallel
+// mode), each process writes its ranks' locations' event files with its own region numbering
+// and a mapping table to the global one, and the leader the global definitions; without, one
+// process writes every rank. Stats count this process's events (all of them when serial).
 Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::string& anchor_path,
-                      const ProgressReport& progress = {}, const Otf2Share* share = nullptr);
+                      const ProgressReport& progress = {}, const MergeShare* share = nullptr);
 
 }  // namespace rocprof::merge

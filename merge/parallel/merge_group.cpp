@@ -16,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -63,6 +64,24 @@ std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const n
   const std::size_t extra = count % processes;
   const std::size_t first = me * base + std::min(me, extra);
   return {first, first + base + (me < extra ? 1 : 0)};
+}
+
+MergeShare MergeGroup::share(std::size_t ranks) {
+  MergeShare share;
+  std::tie(share.first_rank, share.last_rank) = block(ranks);
+  share.index = static_cast<std::size_t>(index_);
+  share.processes = size_;
+  share.send_to_leader = [this](const std::vector<std::byte>& message) { send_to_leader(message); };
+  share.receive = [this](std::vector<std::byte>& message, bool wait) {
+    return receive(message, wait);
+  };
+  share.gather = [this](std::uint64_t value) { return all_gather(value); };
+  share.all_gather = [this](const std::vector<std::byte>& bytes) { return all_gather(bytes); };
+  share.barrier = [this] { barrier(); };
+  share.set_otf2_collectives = [this](OTF2_Archive_struct* archive) {
+    set_otf2_collectives(archive);
+  };
+  return share;
 }
 
 std::vector<std::vector<std::byte>> MergeGroup::all_gather(

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-struct OTF2_Archive_struct;
+#include "merge/parallel/merge_share.hpp"
 
 namespace rocprof::merge {
 
@@ -27,6 +27,9 @@ class MergeGroup {
 
   // The block [first, last) of `count` items this process handles.
   std::pair<std::size_t, std::size_t> block(std::size_t count) const noexcept;
+  // This process's share of an output over `ranks` ranks, for the exporters (whose functions
+  // call this group's; it must outlive the share).
+  MergeShare share(std::size_t ranks);
 
   // Every process's bytes, in process order (the same everywhere).
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
