@@ -6,9 +6,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 #include "merge/clock/clock_model.hpp"
+#include "merge/events/aligned_rank.hpp"
 #include "merge/input/rank_set.hpp"
+#include "merge/summary/summary.hpp"
 #include "tests/tools/synthetic_job.hpp"
 
 namespace {
@@ -142,6 +147,36 @@ TEST_F(MergeInput, WrongVersionIsRefusedWithTheFileName) {
   const std::string error = error_of({job_dir()});
   EXPECT_NE(error.find(path), std::string::npos);
   EXPECT_NE(error.find("format version 9.0 is not supported"), std::string::npos) << error;
+}
+
+TEST_F(MergeInput, PartialSummariesAddUpAndDamagedOnesAreRefused) {
+  // Two merge processes' summaries of two ranks each add up to the summary of all four.
+  const RankSet set = RankSet::open({job_dir()}, {});
+  std::vector<AlignedRank> ranks;
+  for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+  Summary whole;
+  Summary first;
+  Summary second;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    whole.add(ranks[i]);
+    (i < 2 ? first : second).add(ranks[i]);
+  }
+  Summary merged;
+  merged.merge(first.serialize());
+  merged.merge(second.serialize());
+  ASSERT_EQ(merged.mpi().size(), whole.mpi().size());
+  for (const auto& [name, per_rank] : whole.mpi())
+    for (const auto& [rank, stat] : per_rank) {
+      EXPECT_EQ(merged.mpi().at(name).at(rank).count, stat.count) << name;
+      EXPECT_DOUBLE_EQ(merged.mpi().at(name).at(rank).total_ns, stat.total_ns) << name;
+    }
+  EXPECT_EQ(merged.regions().size(), whole.regions().size());
+  // Bytes cut short, or with something after the end, are an error, not a silent summary.
+  std::vector<std::byte> bytes = first.serialize();
+  Summary damaged;
+  EXPECT_THROW(damaged.merge(std::span(bytes).first(bytes.size() / 2)), std::runtime_error);
+  bytes.push_back(std::byte{0});
+  EXPECT_THROW(damaged.merge(bytes), std::runtime_error);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <cstdio>
 
 int main() {
+  // Bad input first: a pop with no region open on this thread, a region without a name.
+  std::printf("pop without push %d, no name %d\n", rocprofsys_user_pop_region("none"),
+              rocprofsys_user_push_region(nullptr));
   rocprofsys_user_start_trace();
   char text[] = "hello";
   size_t size = 42;
