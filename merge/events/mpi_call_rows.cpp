@@ -40,12 +40,12 @@ MpiCallKind mpi_call_kind(const std::string& function) {
   return found == kKinds.end() ? kOther : found->second;
 }
 
-bool is_per_request_row(const std::string& function, const format::MpiCallRow& row) {
+bool writes_per_request_rows(const std::string& function) {
   // Also MPI_Sendrecv's receive half (request kCallPartRequest, format 1.1).
   static const std::set<std::string> kPerRequestCalls = {
       "MPI_Waitall",  "MPI_Testall",  "MPI_Waitsome",        "MPI_Testsome",
       "MPI_Startall", "MPI_Sendrecv", "MPI_Sendrecv_replace"};
-  return row.request != 0 && kPerRequestCalls.contains(function);
+  return kPerRequestCalls.contains(function);
 }
 
 std::uint8_t MpiFunctions::lookup(format::StringId function) {
@@ -53,11 +53,8 @@ std::uint8_t MpiFunctions::lookup(format::StringId function) {
   std::uint8_t& known = known_[function];
   if (known == kUnknown) {
     const std::string& name = reader_.string(function);
-    format::MpiCallRow probe{};
-    probe.request = 1;
-    known =
-        static_cast<std::uint8_t>(static_cast<std::uint8_t>(mpi_call_kind(name)) |
-                                  (merge::is_per_request_row(name, probe) ? kPerRequestCall : 0));
+    known = static_cast<std::uint8_t>(static_cast<std::uint8_t>(mpi_call_kind(name)) |
+                                      (writes_per_request_rows(name) ? kPerRequestCall : 0));
   }
   return known;
 }

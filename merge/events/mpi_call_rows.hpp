@@ -29,10 +29,10 @@ MpiCallKind mpi_call_kind(const std::string& function);
 // Completion calls (MPI_Waitall and kin) record one row per request and then their own row
 // (request 0); MPI_Sendrecv records its receive half as a row before its own. These rows carry
 // what each request (or half) did; only the call's own row is a call on the timeline.
-bool is_per_request_row(const std::string& function, const format::MpiCallRow& row);
+bool writes_per_request_rows(const std::string& function);
 
-// The two questions above per function name of one rank's file, answered once per name
-// (string id) rather than once per row.
+// Both questions per function name of one rank's file, answered once per name (string id)
+// rather than once per row.
 class MpiFunctions {
  public:
   explicit MpiFunctions(const format::RankFileReader& reader)
@@ -40,6 +40,7 @@ class MpiFunctions {
   MpiCallKind kind(format::StringId function) {
     return static_cast<MpiCallKind>(lookup(function) & 0x7f);
   }
+  // A row before the call's own (see writes_per_request_rows).
   bool is_per_request_row(const format::MpiCallRow& row) {
     return row.request != 0 && (lookup(row.function) & kPerRequestCall) != 0;
   }

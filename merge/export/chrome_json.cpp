@@ -104,10 +104,11 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     MessageFlowCursor message_flows(*rank);
     AttributionFlows attribution(*rank);
     std::vector<std::uint64_t> attribution_starts;
+    MpiFunctions functions(reader);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& name = reader.string(row.function);
       std::vector<MessageFlow>& flows = message_flows.advance(row);
-      if (is_per_request_row(name, row)) return;
+      if (functions.is_per_request_row(row)) return;
       json.event(
           R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
           escape(name), pid, row.thread_id, us(row.begin_ns), dur(row.begin_ns, row.end_ns),

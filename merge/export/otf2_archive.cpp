@@ -340,9 +340,10 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
       mine.last = std::max(mine.last, end);
     };
     Otf2MpiEventMaker mpi_events(communicators);
+    MpiFunctions functions(reader);
     rank->for_each_mpi_call([&](const MpiCallRow& row) {
       const std::string& function = reader.string(row.function);
-      const bool drawn = !is_per_request_row(function, row);
+      const bool drawn = !functions.is_per_request_row(row);
       const std::uint32_t mpi = mpi_events.advance(function, row, drawn);
       if (!drawn) return;
       add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),

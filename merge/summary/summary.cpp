@@ -128,9 +128,10 @@ double Summary::Stat::stddev_ns() const {
 void Summary::add(const AlignedRank& rank) {
   ++ranks_;
   const RankFileReader& reader = rank.reader();
+  MpiFunctions functions(reader);
   rank.for_each_mpi_call([&](const MpiCallRow& row) {
+    if (functions.is_per_request_row(row)) return;
     const std::string& name = reader.string(row.function);
-    if (is_per_request_row(name, row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     mpi_[name][rank.rank()].add(duration, duration);
   });
