@@ -1,18 +1,14 @@
-// Entry points the HSA runtime looks for in a library named by HSA_TOOLS_LIB. The HSA
-// backend (a later layer) wraps the API table here; until then loading is accepted and the
-// table is kept untouched.
+// Entry points the HSA runtime looks for in a library named by HSA_TOOLS_LIB: the runtime's
+// API table is wrapped here so its calls reach ACTIVITY_DOMAIN_HSA_API. (Device activity,
+// HSA_OPS, belongs to the HSA backend and is not produced yet.)
 #include <cstdint>
 
 #include <roctracer/roctracer.h>
 
 #include "lib/core/activity_router.hpp"
-
-// Only stored here, so the type stays incomplete (Debian's hsa_api_trace.h needs
-// AMD_INTERNAL_BUILD to find its own includes).
-struct HsaApiTable;
+#include "lib/runtime/hsa/hsa_api_intercept.hpp"
 
 namespace {
-HsaApiTable* g_hsa_table = nullptr;
 
 // Process exit: hand every open pool's records to its callback before the process is gone.
 __attribute__((destructor)) void flush_pools_at_exit() { rocprof::core::flush_all_pools(); }
@@ -27,10 +23,14 @@ const uint32_t HSA_AMD_TOOL_PRIORITY = 50;
 ROCTRACER_API bool OnLoad(HsaApiTable* table, uint64_t /*runtime_version*/,
                           uint64_t /*failed_tool_count*/,
                           const char* const* /*failed_tool_names*/) {
-  g_hsa_table = table;
+  // A table already wrapped through rocprofiler-register is accepted again; a second runtime's
+  // is not wrapped, but loading still succeeds so the runtime carries on.
+  rocprof::hsa::intercept_api_table(table);
   return true;
 }
 
-ROCTRACER_API void OnUnload() { g_hsa_table = nullptr; }
+// The runtime's entries stay wrapped: it unloads its tools as it shuts down, after the last
+// call through the table.
+ROCTRACER_API void OnUnload() {}
 
 }  // extern "C"

@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+#include <rocprof-mpi/api_tables.h>
+
 namespace {
 
 // rocprofiler-sdk's client id, as rocprofiler_configure receives it.
@@ -48,12 +50,13 @@ void configure_tools() {
 
 }  // namespace
 
-// Called by librocprofiler-register with a runtime's tables. The tables are accepted as they
-// are (the recorder reaches the runtimes through its own interception); 0 on success.
+// Called by librocprofiler-register with a runtime's tables: the tools are configured first
+// (so the domains they enable are seen from the runtime's first call), then the tables are
+// wrapped for the roctracer domains; 0 on success.
 extern "C" __attribute__((visibility("default"))) int rocprofiler_set_api_table(
-    const char* /*name*/, std::uint64_t /*version*/, std::uint64_t /*instance*/, void** /*tables*/,
-    std::uint64_t /*count*/) {
+    const char* name, std::uint64_t /*version*/, std::uint64_t /*instance*/, void** tables,
+    std::uint64_t count) {
   static std::once_flag configured;
   std::call_once(configured, configure_tools);
-  return 0;
+  return rocprof_mpi_intercept_api_table(name, tables, count);
 }

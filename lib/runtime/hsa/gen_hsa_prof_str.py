@@ -10,6 +10,11 @@ Outputs:
   --header-out  C/C++ header: enum hsa_api_id_t and the callback data type hsa_api_data_t,
                 laid out like the header roctracer 4.1 (ROCm 5.x) generates.
   --names-out   X-macro list, one ROCPROF_HSA_API(name) per function in id order.
+  --wrappers-out (optional) C++ include: one wrapper per traced function, with the runtime's
+                signature, that reports the call to ACTIVITY_DOMAIN_HSA_API around the
+                runtime's own function, and ROCPROF_HSA_WRAPPED_LIST(X), naming the
+                HsaApiTable member and function of every wrapper so the includer can install
+                them.
 
 Only the Python standard library is used; the script is run by the build with /usr/bin/python3.
 Outputs are replaced atomically and only when their content changes, so an unchanged HSA
@@ -489,6 +494,80 @@ def render_header(tables: Sequence[ApiTable], protos: Dict[str, Prototype],
     return "\n".join(out)
 
 
+def parse_root_members(text: str) -> Dict[str, str]:
+    """{table struct: member of HsaApiTable pointing to it}, e.g. CoreApiTable -> core_."""
+    m = re.search(r"\bstruct\s+HsaApiTable\s*\{", text)
+    if not m:
+        raise GeneratorError(f"struct HsaApiTable not found in {TABLE_HEADER}")
+    close = matching_close(text, m.end() - 1)
+    if close < 0:
+        raise GeneratorError(f"struct HsaApiTable in {TABLE_HEADER} is not closed")
+    body = text[m.end() : close]
+    return {mm.group(1): mm.group(2)
+            for mm in re.finditer(r"\b([A-Za-z_]\w*)\s*\*\s*([A-Za-z_]\w*)\s*;", body)}
+
+
+# Names of the wrapper's locals: chosen so that no HSA parameter name can shadow them.
+_WRAP_LOCALS = ("rpm_data", "rpm_scope", "rpm_result")
+
+
+def render_wrappers(tables: Sequence[ApiTable], protos: Dict[str, Prototype],
+                    members: Dict[str, str]) -> str:
+    out: List[str] = [
+        GENERATED_BANNER,
+        "/* One wrapper per function of the traced HSA API tables. Each has the runtime's",
+        " * signature, fills the function's hsa_api_data_t arguments, and reports the call",
+        " * through hooks the includer defines before including this file:",
+        " *   ROCPROF_HSA_ORIGINAL(member, name)  the runtime's own function (saved table entry)",
+        " *   ROCPROF_HSA_TRACING()               false: call straight through, report nothing",
+        " *   ROCPROF_HSA_ENTER(id, data)         before the call; returns a scope object",
+        " *   ROCPROF_HSA_EXIT(scope, data)       after it, with the result stored in data",
+        " * ROCPROF_HSA_WRAPPED_LIST(X) calls X(member, name) for every wrapper. */",
+        "",
+    ]
+    wrapped: List[Tuple[str, str]] = []
+    for table in tables:
+        if table.name in IDS_ONLY_TABLES:
+            continue
+        member = members.get(table.name)
+        if member is None:
+            raise GeneratorError(f"struct HsaApiTable has no pointer to {table.name}")
+        for name in table.functions:
+            proto = protos[name]
+            clash = [p.name for p in proto.params if p.name in _WRAP_LOCALS]
+            if clash:
+                raise GeneratorError(f"{name}: parameter name {clash[0]} clashes with a local")
+            wrapped.append((member, name))
+            params = ", ".join(p.decl for p in proto.params) or "void"
+            call_args = ", ".join(p.name for p in proto.params)
+            original = f"ROCPROF_HSA_ORIGINAL({member}, {name})"
+            returns = proto.ret != "void"
+            out.append(f"static {proto.ret} rocprof_hsa_wrap_{name}({params}) {{")
+            out.append(f"  if (!ROCPROF_HSA_TRACING()) return {original}({call_args});")
+            out.append("  hsa_api_data_t rpm_data{};")
+            for prm in proto.params:
+                out.append(f"  rpm_data.args.{name}.{prm.name} = {prm.name};")
+                copy = VALUE_COPIES.get((name, prm.name))
+                if copy:
+                    out.append(f"  if ({prm.name} != nullptr) "
+                               f"rpm_data.args.{name}.{copy} = *{prm.name};")
+            out.append(f"  const auto rpm_scope = ROCPROF_HSA_ENTER(HSA_API_ID_{name}, rpm_data);")
+            if returns:
+                out.append(f"  const {proto.ret} rpm_result = {original}({call_args});")
+                out.append(f"  rpm_data.{retval_member(proto.ret)} = rpm_result;")
+            else:
+                out.append(f"  {original}({call_args});")
+            out.append("  ROCPROF_HSA_EXIT(rpm_scope, rpm_data);")
+            if returns:
+                out.append("  return rpm_result;")
+            out.append("}")
+            out.append("")
+    out.append("#define ROCPROF_HSA_WRAPPED_LIST(X) \\")
+    out += [f"  X({member}, {name}) \\" for member, name in wrapped]
+    out.append("  /* end */")
+    return "\n".join(out) + "\n"
+
+
 def render_names(tables: Sequence[ApiTable]) -> str:
     out = [GENERATED_BANNER]
     for table in tables:
@@ -524,7 +603,7 @@ def write_if_changed(path: str, content: str) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def generate(hsa_dir: str) -> Tuple[str, str]:
+def generate(hsa_dir: str, with_wrappers: bool = False) -> Tuple[str, str, Optional[str]]:
     texts = {h: clean_source(os.path.join(hsa_dir, h)) for h in PROTOTYPE_HEADERS}
     tables = [parse_table(texts[TABLE_HEADER], t) for t in TABLES]
 
@@ -544,7 +623,10 @@ def generate(hsa_dir: str) -> Tuple[str, str]:
 
     used = " ".join(p.decl for t in tables for n in t.functions for p in protos[n].params)
     typedefs = tool_only_typedefs(texts[TABLE_HEADER], {h: texts[h] for h in C_HEADERS}, used)
-    return render_header(tables, protos, typedefs), render_names(tables)
+    wrappers = None
+    if with_wrappers:
+        wrappers = render_wrappers(tables, protos, parse_root_members(texts[TABLE_HEADER]))
+    return render_header(tables, protos, typedefs), render_names(tables), wrappers
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -553,12 +635,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="directory holding hsa_api_trace.h, hsa.h and the extension headers")
     ap.add_argument("--header-out", required=True, help="hsa_prof_str.h to write")
     ap.add_argument("--names-out", required=True, help="X-macro name list to write")
+    ap.add_argument("--wrappers-out", help="C++ wrapper include to write (optional)")
     args = ap.parse_args(argv)
     prog = os.path.basename(sys.argv[0]) or "gen_hsa_prof_str.py"
     try:
-        header, names = generate(args.hsa_include_dir)
+        header, names, wrappers = generate(args.hsa_include_dir, bool(args.wrappers_out))
         write_if_changed(args.header_out, header)
         write_if_changed(args.names_out, names)
+        if args.wrappers_out and wrappers is not None:
+            write_if_changed(args.wrappers_out, wrappers)
     except GeneratorError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
