@@ -20,7 +20,7 @@ class RegisterTest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory(prefix="register_test_")
         # The profiler library is loaded when a tool is present: its files go here.
         self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith(("ROCP", "LD_PRELOAD"))}
+                    if not k.startswith(("ROCP", "LD_PRELOAD", "TEST_TOOL"))}
         self.env["ROCPROF_MPI_OUTPUT_DIR"] = self.tmp.name
 
     def tearDown(self):
@@ -56,6 +56,31 @@ class RegisterTest(unittest.TestCase):
 
     def test_a_tool_named_by_rocp_tool_libraries(self):
         self.check_tool_configured_once(self.run_app("twice", ROCP_TOOL_LIBRARIES=TOOL))
+
+    def test_configure_result_initialize_then_finalize_at_exit(self):
+        out = self.run_app("twice", app=APP_WITH_TOOL)
+        lines = out.splitlines()
+        # Configured, initialized with the data it returned (and the client id it was given,
+        # still valid), then both registrations, then finalized once as the process exits.
+        self.assertEqual(lines.count("initialize data 42 client rocprof-mpi"), 1)
+        self.assertEqual(lines.count("finalize data 42"), 1)
+        order = [next(i for i, l in enumerate(lines) if l.startswith(p))
+                 for p in ("configure version", "initialize", "status 0", "finalize")]
+        self.assertEqual(order, sorted(order))
+        self.assertEqual(lines[-1], "finalize data 42")
+
+    def test_a_tool_may_finalize_itself_early(self):
+        out = self.run_app("twice", app=APP_WITH_TOOL, TEST_TOOL_FINALIZE_EARLY="1")
+        lines = out.splitlines()
+        self.assertEqual(lines.count("finalize data 42"), 1)
+        self.assertLess(lines.index("finalize data 42"),
+                        next(i for i, l in enumerate(lines) if l.startswith("status 0")))
+
+    def test_a_tool_whose_initialize_fails_is_not_finalized(self):
+        out = self.run_app("twice", app=APP_WITH_TOOL, TEST_TOOL_INIT_FAILS="1")
+        self.assertIn("initialize data 42", out)
+        self.assertNotIn("finalize", out)
+        self.assertEqual(self.statuses(out), [0, 0])
 
     def test_disabled(self):
         out = self.run_app("twice", app=APP_WITH_TOOL, ROCPROFILER_REGISTER_ENABLED="0")
