@@ -9,6 +9,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "lib/format/zstd_filter.hpp"
 
 namespace rocprof::format {
@@ -103,6 +107,14 @@ ChunkEncoder::~ChunkEncoder() = default;
 
 namespace {
 
+// GCC's switch to keep the scalar transposes scalar (see gather_shuffled); clang, used for the
+// fuzzers, has no such attribute.
+#if defined(__GNUC__) && !defined(__clang__)
+#define ROCPROF_SCALAR_LOOP __attribute__((optimize("no-tree-vectorize")))
+#else
+#define ROCPROF_SCALAR_LOOP
+#endif
+
 // Column gather (and shuffle) with the element width known at compile time, so every copy
 // is a plain load and store.
 template <std::size_t kWidth>
@@ -134,11 +146,9 @@ inline void transpose_bytes_8x8(std::uint64_t (&w)[8]) {
 // Scalar on purpose: vectorising the transpose makes it reload the words just stored, which
 // stalls on store forwarding (measured 30% slower).
 template <std::size_t kWidth>
-__attribute__((optimize("no-tree-vectorize"))) void gather_shuffled(const std::byte* rows,
-                                                                    std::size_t row_size,
-                                                                    std::size_t row_count,
-                                                                    std::size_t chunk_rows,
-                                                                    std::byte* out) {
+ROCPROF_SCALAR_LOOP void gather_shuffled(const std::byte* rows, std::size_t row_size,
+                                         std::size_t row_count, std::size_t chunk_rows,
+                                         std::byte* out) {
   // Eight rows at a time: their fields become eight words, one transpose turns them into
   // eight bytes of each byte plane, stored with one 8-byte write per plane.
   constexpr std::size_t kBlock = 8;
@@ -163,13 +173,86 @@ void scatter(const std::byte* column, std::size_t count, std::byte* rows, std::s
     std::memcpy(rows + r * row_size, column + r * kWidth, kWidth);
 }
 
-// The reverse of gather_shuffled: eight bytes of each plane, one transpose, eight fields.
+#if defined(__SSE2__)
+// Sixteen rows of byte planes to sixteen fields in SSE registers: interleaving pairs of planes
+// byte-wise, then the pairs 16-bit-wise, then the quads 32-bit-wise, leaves whole fields side
+// by side. Returns the number of rows done (a multiple of 16).
 template <std::size_t kWidth>
-__attribute__((optimize("no-tree-vectorize"))) void scatter_shuffled(
-    const std::byte* image, std::size_t chunk_rows, std::size_t first, std::size_t count,
-    std::byte* rows, std::size_t row_size) {
+std::size_t scatter_shuffled_sse2(const std::byte* image, std::size_t chunk_rows, std::size_t count,
+                                  std::byte* rows, std::size_t row_size) {
+  static_assert(kWidth == 2 || kWidth == 4 || kWidth == 8);
+  constexpr std::size_t kBlock = 16;
+  std::size_t r = 0;
+  for (; r + kBlock <= count; r += kBlock) {
+    __m128i planes[kWidth];
+    for (std::size_t b = 0; b < kWidth; ++b)
+      // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): an unaligned vector load
+      planes[b] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(image + b * chunk_rows + r));
+    // pairs[2k] / pairs[2k+1]: bytes 2k and 2k+1 of rows 0-7 / 8-15.
+    __m128i pairs[kWidth];
+    for (std::size_t k = 0; k < kWidth / 2; ++k) {
+      pairs[2 * k] = _mm_unpacklo_epi8(planes[2 * k], planes[2 * k + 1]);
+      pairs[2 * k + 1] = _mm_unpackhi_epi8(planes[2 * k], planes[2 * k + 1]);
+    }
+    std::byte* out = rows + r * row_size;
+    if constexpr (kWidth == 2) {
+      for (int half = 0; half < 2; ++half)
+        for (int i = 0; i < 8; ++i) {
+          const auto field = static_cast<std::uint16_t>(_mm_cvtsi128_si32(pairs[half]));
+          std::memcpy(out + (half * 8 + i) * row_size, &field, 2);
+          pairs[half] = _mm_srli_si128(pairs[half], 2);
+        }
+    } else {
+      // quads[q]: bytes 0-3 (and 4-7 in quads[4 + q]) of rows 4q .. 4q+3.
+      __m128i quads[8];
+      for (std::size_t k = 0; k < kWidth / 4; ++k) {
+        const __m128i low = pairs[4 * k];         // bytes 4k, 4k+1 of rows 0-7
+        const __m128i low_hi = pairs[4 * k + 1];  // of rows 8-15
+        const __m128i high = pairs[4 * k + 2];    // bytes 4k+2, 4k+3 of rows 0-7
+        const __m128i high_hi = pairs[4 * k + 3];
+        quads[4 * k + 0] = _mm_unpacklo_epi16(low, high);
+        quads[4 * k + 1] = _mm_unpackhi_epi16(low, high);
+        quads[4 * k + 2] = _mm_unpacklo_epi16(low_hi, high_hi);
+        quads[4 * k + 3] = _mm_unpackhi_epi16(low_hi, high_hi);
+      }
+      if constexpr (kWidth == 4) {
+        for (int q = 0; q < 4; ++q)
+          for (int i = 0; i < 4; ++i) {
+            const auto field = static_cast<std::uint32_t>(_mm_cvtsi128_si32(quads[q]));
+            std::memcpy(out + (q * 4 + i) * row_size, &field, 4);
+            quads[q] = _mm_srli_si128(quads[q], 4);
+          }
+      } else {
+        for (int q = 0; q < 4; ++q) {
+          const __m128i first_two = _mm_unpacklo_epi32(quads[q], quads[4 + q]);
+          const __m128i last_two = _mm_unpackhi_epi32(quads[q], quads[4 + q]);
+          // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): unaligned 8-byte stores
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (q * 4 + 0) * row_size), first_two);
+          _mm_storeh_pd(reinterpret_cast<double*>(out + (q * 4 + 1) * row_size),
+                        _mm_castsi128_pd(first_two));
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (q * 4 + 2) * row_size), last_two);
+          _mm_storeh_pd(reinterpret_cast<double*>(out + (q * 4 + 3) * row_size),
+                        _mm_castsi128_pd(last_two));
+          // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+        }
+      }
+    }
+  }
+  return r;
+}
+#endif
+
+// The reverse of gather_shuffled: eight bytes of each plane, one transpose, eight fields
+// (after the SSE2 path has done what it can in blocks of sixteen).
+template <std::size_t kWidth>
+ROCPROF_SCALAR_LOOP void scatter_shuffled(const std::byte* image, std::size_t chunk_rows,
+                                          std::size_t first, std::size_t count, std::byte* rows,
+                                          std::size_t row_size) {
   constexpr std::size_t kBlock = 8;
   std::size_t r = 0;
+#if defined(__SSE2__)
+  r = scatter_shuffled_sse2<kWidth>(image + first, chunk_rows, count, rows, row_size);
+#endif
   for (; r + kBlock <= count; r += kBlock) {
     std::uint64_t words[kBlock] = {};
     for (std::size_t b = 0; b < kWidth; ++b)

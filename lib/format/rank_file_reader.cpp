@@ -215,72 +215,108 @@ const RankFileReader::OpenColumn& RankFileReader::open_column(std::size_t table_
 
 namespace {
 
-// Decoding buffers, one set per thread rather than per reader: a merge keeps every rank's
-// reader but reads one file at a time, and allocating them anew for each read costs more
-// than a small rank's reading.
+// Decoding buffers of the reader's own reads, one set per thread rather than per reader: a
+// merge keeps every rank's reader but reads one file at a time, and allocating them anew for
+// each read costs more than a small rank's reading.
 struct DecodeWorkspace {
-  ChunkDecoder decoder;
-  std::vector<std::byte> stored;
-  std::vector<std::vector<std::byte>> images;  // a decoded chunk per column
+  StoredChunk chunk;
+  ChunkDecodeBuffers buffers;
   std::vector<std::byte> scratch;
 };
 DecodeWorkspace& workspace() {
-  thread_local DecodeWorkspace buffers;
-  return buffers;
+  thread_local DecodeWorkspace work;
+  return work;
 }
 
 }  // namespace
 
-bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, std::uint64_t first,
-                                 std::uint64_t count, std::byte* rows) const {
+void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::byte* rows) {
+  const std::size_t columns = chunk.columns.size();
+  if (buffers.images.size() < columns) buffers.images.resize(columns);
+  if (buffers.shuffled.size() < columns) buffers.shuffled.resize(columns);
+  for (std::size_t c = 0; c < columns; ++c) {
+    const StoredChunk::Column& column = chunk.columns[c];
+    std::vector<std::byte>& image = buffers.images[c];
+    const std::size_t raw_size = chunk.chunk_rows * column.width;
+    if (!column.written) {
+      image.assign(raw_size, std::byte{0});
+      buffers.shuffled[c] = false;
+      continue;
+    }
+    bool shuffled = false;
+    if (!buffers.decoder.decode(column.bytes, column.filter_mask, column.pipeline, raw_size, image,
+                                shuffled))
+      throw FormatError(
+          chunk.path,
+          fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", chunk.first,
+                      chunk.first + chunk.count, chunk.table, column.name));
+    buffers.shuffled[c] = shuffled;
+  }
+  // Rows in blocks that stay in cache while each column fills its field.
+  constexpr std::uint64_t kRowsPerBlock = 256;
+  const std::uint64_t end = chunk.first + chunk.count;
+  for (std::uint64_t block = chunk.first; block < end; block += kRowsPerBlock) {
+    const std::uint64_t block_rows = std::min(kRowsPerBlock, end - block);
+    std::byte* destination = rows + (block - chunk.first) * chunk.row_size;
+    for (std::size_t c = 0; c < columns; ++c)
+      scatter_column(buffers.images[c].data(), buffers.shuffled[c], chunk.columns[c].width,
+                     chunk.chunk_rows, block - chunk.chunk_first, block_rows, destination,
+                     chunk.row_size, chunk.columns[c].offset);
+  }
+}
+
+namespace {
+std::size_t table_index(const Table& table) {
+  const auto tables = all_tables();
+  std::size_t index = 0;
+  while (index < tables.size() && tables[index] != &table) ++index;
+  return index;
+}
+}  // namespace
+
+bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
+                                 StoredChunk& out) const {
+  const std::size_t index = table_index(table);
+  const TableHandles& handles = tables_.at(index);
+  if (count == 0 || first + count > handles.rows)
+    throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
+                                         first + count, table.name, handles.rows));
+  reopen();
+  const QuietErrors quiet;
   const std::size_t columns = table.columns.size();
   for (std::size_t c = 0; c < columns; ++c)
-    if (!open_column(table_index, table, c).pipeline.supported) return false;
-  DecodeWorkspace& work = workspace();
-  if (work.images.size() < columns) work.images.resize(columns);
-  std::vector<bool> shuffled(columns);
-  const std::uint64_t chunk_rows = open_column(table_index, table, 0).chunk_rows;
-  const std::uint64_t end = first + count;
-  for (std::uint64_t chunk = first / chunk_rows * chunk_rows; chunk < end; chunk += chunk_rows) {
-    const std::uint64_t from = std::max(first, chunk);
-    const std::uint64_t to = std::min(end, chunk + chunk_rows);
-    // Every column's image of this chunk first, then the rows in blocks that stay in cache
-    // while each column fills its field.
-    for (std::size_t c = 0; c < columns; ++c) {
-      const Column& column = table.columns[c];
-      const OpenColumn& open = open_column(table_index, table, c);
-      const std::size_t width = column_type_size(column.type);
-      if (open.chunk_rows != chunk_rows)
-        fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table.name, column.name,
-                         open.chunk_rows, chunk_rows));
-      std::vector<std::byte>& image = work.images[c];
-      const hsize_t offset = chunk;
-      hsize_t stored_size = 0;
-      if (H5Dget_chunk_storage_size(open.dataset.get(), &offset, &stored_size) < 0 ||
-          stored_size == 0) {
-        image.assign(chunk_rows * width, std::byte{0});  // never written: the fill value, zero
-        shuffled[c] = false;
-        continue;
-      }
-      work.stored.resize(stored_size);
-      std::uint32_t mask = 0;
-      bool column_shuffled = false;
-      if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, work.stored.data()) < 0 ||
-          !work.decoder.decode(work.stored, mask, open.pipeline, chunk_rows * width, image,
-                               column_shuffled))
-        fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", from, to,
-                         table.name, column.name));
-      shuffled[c] = column_shuffled;
-    }
-    constexpr std::uint64_t kRowsPerBlock = 256;
-    for (std::uint64_t block = from; block < to; block += kRowsPerBlock) {
-      const std::uint64_t block_rows = std::min(kRowsPerBlock, to - block);
-      std::byte* destination = rows + (block - first) * table.row_size;
-      for (std::size_t c = 0; c < columns; ++c)
-        scatter_column(work.images[c].data(), shuffled[c], column_type_size(table.columns[c].type),
-                       chunk_rows, block - chunk, block_rows, destination, table.row_size,
-                       table.columns[c].offset);
-    }
+    if (!open_column(index, table, c).pipeline.supported) return false;
+  const std::uint64_t chunk_rows = open_column(index, table, 0).chunk_rows;
+  out.chunk_first = first / chunk_rows * chunk_rows;
+  out.chunk_rows = chunk_rows;
+  out.first = first;
+  out.count = std::min(count, out.chunk_first + chunk_rows - first);
+  out.row_size = table.row_size;
+  out.table = table.name;
+  if (out.path != path_) out.path = path_;
+  out.columns.resize(columns);
+  for (std::size_t c = 0; c < columns; ++c) {
+    const Column& column = table.columns[c];
+    const OpenColumn& open = open_column(index, table, c);
+    if (open.chunk_rows != chunk_rows)
+      fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table.name, column.name,
+                       open.chunk_rows, chunk_rows));
+    StoredChunk::Column& stored = out.columns[c];
+    stored.width = column_type_size(column.type);
+    stored.offset = column.offset;
+    stored.name = column.name;
+    stored.pipeline = open.pipeline;
+    const hsize_t offset = out.chunk_first;
+    hsize_t stored_size = 0;
+    stored.written = H5Dget_chunk_storage_size(open.dataset.get(), &offset, &stored_size) >= 0 &&
+                     stored_size != 0;
+    if (!stored.written) continue;
+    stored.bytes.resize(stored_size);
+    std::uint32_t mask = 0;
+    if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, stored.bytes.data()) < 0)
+      fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
+                       first + out.count, table.name, column.name));
+    stored.filter_mask = mask;
   }
   return true;
 }
@@ -288,18 +324,22 @@ bool RankFileReader::read_chunks(std::size_t table_index, const Table& table, st
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                                std::byte* rows) const {
   if (count == 0) return;
-  const auto tables = all_tables();
-  std::size_t index = 0;
-  while (index < tables.size() && tables[index] != &table) ++index;
+  const std::size_t index = table_index(table);
   const TableHandles& handles = tables_.at(index);
   if (first + count > handles.rows)
     throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
                                          first + count, table.name, handles.rows));
-  reopen();
-  const QuietErrors quiet;
+  DecodeWorkspace& work = workspace();
   // Every column is scattered into the rows; padding bytes between fields are left as the
   // caller's buffer had them (never read).
-  if (read_chunks(index, table, first, count, rows)) return;
+  std::uint64_t done = 0;
+  while (done < count && fetch_chunk(table, first + done, count - done, work.chunk)) {
+    decode_chunk(work.chunk, work.buffers, rows + done * table.row_size);
+    done += work.chunk.count;
+  }
+  if (done == count) return;
+  reopen();
+  const QuietErrors quiet;
   // A filter our decoder does not know: HDF5 decodes, column by column.
   const hsize_t start = first;
   const hsize_t length = count;

@@ -27,6 +27,40 @@ class FormatError : public std::runtime_error {
   std::string path_;
 };
 
+// One chunk of a table as stored, with everything decoding it needs: filled by
+// RankFileReader::fetch_chunk (HDF5, on the reader's thread) and decoded by decode_chunk,
+// which touches neither HDF5 nor the reader, so it may run on another thread.
+struct StoredChunk {
+  struct Column {
+    std::vector<std::byte> bytes;
+    bool written = false;  // false: the chunk was never written (all zero, the fill value)
+    unsigned filter_mask = 0;
+    ColumnPipeline pipeline;
+    std::size_t width = 0;
+    std::size_t offset = 0;  // of the field in a row
+    const char* name = "";
+  };
+  std::vector<Column> columns;
+  std::uint64_t chunk_first = 0;  // the table row the chunk starts at
+  std::uint64_t chunk_rows = 0;
+  std::uint64_t first = 0;  // the rows wanted: [first, first + count), inside the chunk
+  std::uint64_t count = 0;
+  std::size_t row_size = 0;
+  const char* table = "";
+  std::string path;  // for error messages
+};
+
+// Buffers for decode_chunk, reused from chunk to chunk: one set per thread that decodes.
+struct ChunkDecodeBuffers {
+  ChunkDecoder decoder;
+  std::vector<std::vector<std::byte>> images;  // a decoded chunk per column
+  std::vector<bool> shuffled;                  // per column: images[c] holds byte planes
+};
+
+// Rows [chunk.first, chunk.first + chunk.count) into `rows` (count * row_size bytes; padding
+// between fields is left as it was). Throws FormatError if a column does not decode.
+void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::byte* rows);
+
 class RankFileReader {
  public:
   // Opens and validates `path` (format name and major version, every table's columns and
@@ -52,6 +86,16 @@ class RankFileReader {
     out.resize(count);
     read_rows(table_of<Row>(), first, count, reinterpret_cast<std::byte*>(out.data()));
   }
+  // The stored chunk of Row's table that holds row `first`, for rows [first, first + count)
+  // cut at the chunk's end (out.count says how many). False, with nothing read, when a column
+  // has a filter decode_chunk does not know: read() such a table instead. Throws FormatError.
+  template <typename Row>
+  bool fetch_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out) const {
+    return fetch_chunk(table_of<Row>(), first, count, out);
+  }
+  bool fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
+                   StoredChunk& out) const;
+
   // Every row of a table; for tests and small tables.
   template <typename Row>
   std::vector<Row> read_all() const {
@@ -87,10 +131,6 @@ class RankFileReader {
                                 std::size_t column) const;
   void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                  std::byte* rows) const;
-  // Rows [first, first + count), every column decoded by ChunkDecoder: false if HDF5 must
-  // decode instead (a filter the decoder does not know). Throws on a damaged chunk.
-  bool read_chunks(std::size_t table_index, const Table& table, std::uint64_t first,
-                   std::uint64_t count, std::byte* rows) const;
   [[noreturn]] void fail(const std::string& problem) const;
 
   void reopen() const;
@@ -103,9 +143,6 @@ class RankFileReader {
   std::vector<TableHandles> tables_;
   std::vector<std::string> strings_;
   std::vector<ClockSampleRow> clock_samples_;
-  mutable std::vector<std::byte> scratch_;
-  mutable std::vector<std::byte> stored_;
-  mutable std::vector<std::vector<std::byte>> images_;         // a decoded chunk per column
   mutable std::vector<std::vector<OpenColumn>> open_columns_;  // by table
 };
 

@@ -125,7 +125,7 @@ void EndpointSpill::add(const AlignedRank& rank) {
   SpillSection section{rank.rank(), 0, written_ + buffer_.size(), 0};
   EndpointScanner scanner(reader, rank.rank());
   std::array<MessageEndpoint, 2> endpoints;
-  TableCursor<MpiCallRow> cursor(reader);
+  PrefetchCursor<MpiCallRow> cursor(reader);
   std::vector<MpiCallRow> rows;
   while (cursor.next(rows))
     for (const MpiCallRow& row : rows) {

@@ -1,6 +1,7 @@
 #include "merge/events/aligned_rank.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <map>
 #include <utility>
@@ -13,48 +14,49 @@ using namespace rocprof::format;
 AlignedRank::AlignedRank(std::int32_t rank, const RankFileReader& reader)
     : rank_(rank), reader_(reader), clock_(reader.clock_samples()) {}
 
+// Moves begin and end of a block of rows to the reference clock; run on the cursor's helper
+// thread (the clock model and the correction are only read).
+template <typename Row>
+typename PrefetchCursor<Row>::Prepare AlignedRank::aligner() const {
+  return [this](Row* rows, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      rows[i].begin_ns = align(rows[i].begin_ns);
+      rows[i].end_ns = align(rows[i].end_ns);
+    }
+  };
+}
+
 void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>& visit) const {
-  TableCursor<MpiCallRow> cursor(reader_);
+  PrefetchCursor<MpiCallRow> cursor(reader_, aligner<MpiCallRow>());
   std::vector<MpiCallRow> rows;
   while (cursor.next(rows))
-    for (MpiCallRow& row : rows) {
-      row.begin_ns = align(row.begin_ns);
-      row.end_ns = align(row.end_ns);
-      visit(row);
-    }
+    for (const MpiCallRow& row : rows) visit(row);
 }
 
 void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
-  TableCursor<ApiCallRow> cursor(reader_);
+  PrefetchCursor<ApiCallRow> cursor(reader_, aligner<ApiCallRow>());
   std::vector<ApiCallRow> rows;
   while (cursor.next(rows))
-    for (ApiCallRow& row : rows) {
-      row.begin_ns = align(row.begin_ns);
-      row.end_ns = align(row.end_ns);
-      visit(row);
-    }
+    for (const ApiCallRow& row : rows) visit(row);
 }
 
 void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {
-  TableCursor<ActivityRow> cursor(reader_);
+  PrefetchCursor<ActivityRow> cursor(reader_, aligner<ActivityRow>());
   std::vector<ActivityRow> rows;
   while (cursor.next(rows))
-    for (ActivityRow& row : rows) {
-      row.begin_ns = align(row.begin_ns);
-      row.end_ns = align(row.end_ns);
-      visit(row);
-    }
+    for (const ActivityRow& row : rows) visit(row);
 }
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
                                   const std::function<void(const Range&)>& range) const {
   // Open ranges by (thread, id): a push and its pop share the id, as do a start and its stop.
   std::map<std::pair<std::uint32_t, std::uint64_t>, Range> open;
-  TableCursor<MarkerRow> cursor(reader_);
+  PrefetchCursor<MarkerRow> cursor(reader_, [this](MarkerRow* rows, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) rows[i].timestamp_ns = align(rows[i].timestamp_ns);
+  });
   std::vector<MarkerRow> rows;
   while (cursor.next(rows))
     for (MarkerRow& row : rows) {
-      row.timestamp_ns = align(row.timestamp_ns);
       switch (row.op) {
         case MarkerOp::kMark:
           mark(row);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/rank_file_reader.hpp"
 #include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
@@ -69,6 +70,9 @@ class AlignedRank {
   std::uint64_t first_time_ns() const;
 
  private:
+  template <typename Row>
+  typename format::PrefetchCursor<Row>::Prepare aligner() const;
+
   std::int32_t rank_;
   const format::RankFileReader& reader_;
   ClockModel clock_;

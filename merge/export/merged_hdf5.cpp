@@ -311,13 +311,11 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
   }
   const RankFileReader& reader = rank.reader();
   const std::int32_t rank_value = rank.rank();
-  TableCursor<Row> cursor(reader);
-  std::vector<Row> rows;
-  while (cursor.next(rows))
-    for (const Row& row : rows) {
-      std::byte* field = out.next_row();
-      std::memcpy(field, &row, sizeof(Row));
-      std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
+  // Times and string ids are rewritten on the cursor's helper thread (both only read the
+  // rank's clock and the remap table).
+  PrefetchCursor<Row> cursor(reader, [&](Row* block, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      auto* field = reinterpret_cast<std::byte*>(&block[i]);
       for (const std::size_t offset : times) {
         std::uint64_t t = 0;
         std::memcpy(&t, field + offset, sizeof t);
@@ -330,6 +328,14 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
         id = id < remap.size() ? remap[id] : 0;
         std::memcpy(field + offset, &id, sizeof id);
       }
+    }
+  });
+  std::vector<Row> rows;
+  while (cursor.next(rows))
+    for (const Row& row : rows) {
+      std::byte* field = out.next_row();
+      std::memcpy(field, &row, sizeof(Row));
+      std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
     }
   reader.release();
 }

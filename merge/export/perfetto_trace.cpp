@@ -127,16 +127,16 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       for (const auto& flow : pending) (flow.starts ? flows : terminating).push_back(flow.flow);
       pending.clear();
       // Only what the call has: a collective names no peer, a receive sends no bytes.
-      if (row.peer >= 0) annotations.push_back({peer, row.peer});
-      if (row.tag >= 0) annotations.push_back({tag, row.tag});
+      if (row.peer >= 0) annotations.emplace_back(peer, row.peer);
+      if (row.tag >= 0) annotations.emplace_back(tag, row.tag);
       if (row.bytes_sent != 0)
-        annotations.push_back({bytes_sent, static_cast<std::int64_t>(row.bytes_sent)});
+        annotations.emplace_back(bytes_sent, static_cast<std::int64_t>(row.bytes_sent));
       if (row.bytes_received != 0)
-        annotations.push_back({bytes_received, static_cast<std::int64_t>(row.bytes_received)});
+        annotations.emplace_back(bytes_received, static_cast<std::int64_t>(row.bytes_received));
       if (row.communicator != 0)
-        annotations.push_back({communicator, static_cast<std::int64_t>(row.communicator)});
+        annotations.emplace_back(communicator, static_cast<std::int64_t>(row.communicator));
       if (row.external_id != 0)
-        annotations.push_back({external_id, static_cast<std::int64_t>(row.external_id)});
+        annotations.emplace_back(external_id, static_cast<std::int64_t>(row.external_id));
       slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
             row.end_ns);
     });
@@ -196,10 +196,10 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     rank->for_each_api_call([&](const ApiCallRow& row) {
       thread_track(row.thread_id, "");
       issued.insert(row.correlation_id);
-      annotations.push_back({correlation_id, static_cast<std::int64_t>(row.correlation_id)});
+      annotations.emplace_back(correlation_id, static_cast<std::int64_t>(row.correlation_id));
       flows.push_back(flow_id(row.correlation_id));
       if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
-        annotations.push_back({external_id, static_cast<std::int64_t>(row.external_id)});
+        annotations.emplace_back(external_id, static_cast<std::int64_t>(row.external_id));
         terminating.push_back(flow);
         ++stats.flows;
       }
@@ -220,7 +220,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
         terminating.push_back(flow_id(row.correlation_id));
         ++stats.flows;
       }
-      annotations.push_back({correlation_id, static_cast<std::int64_t>(row.correlation_id)});
+      annotations.emplace_back(correlation_id, static_cast<std::int64_t>(row.correlation_id));
       slice(track, gpu_category,
             row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
             row.begin_ns, row.end_ns);

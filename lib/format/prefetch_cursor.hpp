@@ -1,0 +1,80 @@
+// Streams a table chunk by chunk like TableCursor, but decodes the next chunk on a helper
+// thread while the caller works on the current one: reading a rank file is about a third of
+// a merge's time, and this takes it off the merge's thread. HDF5 is only called from the
+// caller's thread (fetching the stored chunk); the helper runs decode_chunk, which needs no
+// HDF5, and the caller's `prepare` (aligning timestamps, say) on the decoded rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <utility>
+#include <vector>
+
+#include "lib/format/rank_file_reader.hpp"
+
+namespace rocprof::format {
+
+template <typename Row>
+class PrefetchCursor {
+ public:
+  // Runs on the decoded rows before next() hands them out; on the helper thread when there
+  // is one, so it must not touch HDF5 or anything the caller changes meanwhile.
+  using Prepare = std::function<void(Row* rows, std::size_t count)>;
+
+  explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {})
+      : reader_(reader), total_(reader.row_count<Row>()), prepare_(std::move(prepare)) {}
+  ~PrefetchCursor() {
+    if (pending_.valid()) pending_.wait();  // the helper writes into this cursor's buffers
+  }
+  PrefetchCursor(const PrefetchCursor&) = delete;
+  PrefetchCursor& operator=(const PrefetchCursor&) = delete;
+
+  // The next block of rows (a chunk, or what is left of it): false at the end. Throws
+  // FormatError for a damaged chunk.
+  bool next(std::vector<Row>& rows) {
+    if (position_ >= total_) return false;
+    // The first block is decoded right here: the caller would only wait for it.
+    if (!started_) start(position_, false);
+    if (pending_.valid()) pending_.get();  // rethrows what the helper threw
+    rows.swap(ready_);
+    position_ += rows.size();
+    // The caller's previous block is done with: the helper decodes the next one into it.
+    if (position_ < total_) start(position_, true);
+    return true;
+  }
+
+ private:
+  void start(std::uint64_t first, bool in_background) {
+    started_ = true;
+    const std::uint64_t wanted = total_ - first;
+    if (!reader_.template fetch_chunk<Row>(first, wanted, stored_)) {
+      // A filter only HDF5 decodes: read here, a chunk's worth at a time.
+      reader_.read(first, std::min<std::uint64_t>(wanted, kChunkRows), ready_);
+      if (prepare_) prepare_(ready_.data(), ready_.size());
+      return;
+    }
+    ready_.resize(stored_.count);
+    auto decode = [this] {
+      decode_chunk(stored_, buffers_, reinterpret_cast<std::byte*>(ready_.data()));
+      if (prepare_) prepare_(ready_.data(), ready_.size());
+    };
+    if (in_background)
+      pending_ = std::async(std::launch::async, decode);
+    else
+      decode();
+  }
+
+  const RankFileReader& reader_;
+  std::uint64_t total_;
+  Prepare prepare_;
+  std::uint64_t position_ = 0;
+  bool started_ = false;
+  StoredChunk stored_;
+  ChunkDecodeBuffers buffers_;
+  std::vector<Row> ready_;
+  std::future<void> pending_;
+};
+
+}  // namespace rocprof::format
