@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -49,21 +50,20 @@ class PrefetchCursor {
   void start(std::uint64_t first, bool in_background) {
     started_ = true;
     const std::uint64_t wanted = total_ - first;
-    if (!reader_.template fetch_chunk<Row>(first, wanted, stored_)) {
-      // A filter only HDF5 decodes: read here, a chunk's worth at a time.
+    // In the foreground (the first block, which the caller waits for anyway) or for a filter
+    // only HDF5 decodes: an ordinary read, with the reader's per-thread buffers. Most tables
+    // of a small rank fit in one chunk and never need buffers or a helper of their own.
+    if (!in_background || !reader_.template fetch_chunk<Row>(first, wanted, stored_)) {
       reader_.read(first, std::min<std::uint64_t>(wanted, kChunkRows), ready_);
       if (prepare_) prepare_(ready_.data(), ready_.size());
       return;
     }
     ready_.resize(stored_.count);
-    auto decode = [this] {
-      decode_chunk(stored_, buffers_, reinterpret_cast<std::byte*>(ready_.data()));
+    if (!buffers_) buffers_ = std::make_unique<ChunkDecodeBuffers>();
+    pending_ = std::async(std::launch::async, [this] {
+      decode_chunk(stored_, *buffers_, reinterpret_cast<std::byte*>(ready_.data()));
       if (prepare_) prepare_(ready_.data(), ready_.size());
-    };
-    if (in_background)
-      pending_ = std::async(std::launch::async, decode);
-    else
-      decode();
+    });
   }
 
   const RankFileReader& reader_;
@@ -72,7 +72,7 @@ class PrefetchCursor {
   std::uint64_t position_ = 0;
   bool started_ = false;
   StoredChunk stored_;
-  ChunkDecodeBuffers buffers_;
+  std::unique_ptr<ChunkDecodeBuffers> buffers_;  // made at the first background decode
   std::vector<Row> ready_;
   std::future<void> pending_;
 };
