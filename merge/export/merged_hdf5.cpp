@@ -3,12 +3,15 @@
 #include <hdf5.h>
 
 #include <cstring>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -191,6 +194,11 @@ class ChunkProducer {
   // `file`: this process writes (null: send everything to the writer).
   ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder)
       : file_(file), share_(share), encoder_(encoder) {}
+  ~ChunkProducer() {
+    if (encoding_.valid()) encoding_.wait();  // it uses this object's buffers
+  }
+  ChunkProducer(const ChunkProducer&) = delete;
+  ChunkProducer& operator=(const ChunkProducer&) = delete;
 
   // Rows [first, first + count) of table `table` (of `total` in all; unknown: UINT64_MAX) come
   // from this process.
@@ -209,10 +217,62 @@ class ChunkProducer {
     return buffer_.data() + (next_++ - chunk_ * kChunk) * layout_->row_size;
   }
   // The rows so far are the table's last ones when `last` (its total is then known).
-  void end(bool last) { flush(last); }
+  void end(bool last) {
+    flush(last);
+    finish_encoding();
+  }
   std::uint64_t rows_until_now() const { return next_; }
 
  private:
+  // A whole chunk is split and compressed on a helper thread while the next one fills (the
+  // encoder is the merged file's main cost); HDF5 and MPI stay on this thread, which writes
+  // or sends the chunk before it hands the helper another or uses the encoder itself.
+  struct Encoded {
+    std::size_t table = 0;
+    std::uint64_t chunk = 0;
+    std::uint64_t rows = 0;
+    std::vector<std::vector<std::byte>> columns;
+  };
+
+  void start_encoding(std::uint64_t rows) {
+    finish_encoding();
+    encoding_rows_.swap(buffer_);
+    encoded_.table = table_;
+    encoded_.chunk = chunk_;
+    encoded_.rows = rows;
+    encoded_.columns.resize(layout_->fields.size());
+    encoding_ = std::async(std::launch::async, [this, layout = layout_] {
+      encoder_.split_columns(encoding_rows_.data(), layout->row_size, layout->fields, encoded_.rows,
+                             kChunk);
+      for (std::size_t c = 0; c < layout->fields.size(); ++c) {
+        const auto stored = encoder_.encoded(c);
+        if (stored.empty()) throw std::runtime_error("compression failed");
+        encoded_.columns[c].assign(stored.begin(), stored.end());
+      }
+    });
+    buffer_.resize(encoding_rows_.size());
+  }
+
+  void finish_encoding() {
+    if (!encoding_.valid()) return;
+    encoding_.get();  // rethrows a compression failure
+    if (file_ != nullptr) {
+      std::vector<std::span<const std::byte>> columns(encoded_.columns.begin(),
+                                                      encoded_.columns.end());
+      file_->write_encoded(encoded_.table, encoded_.chunk, encoded_.rows, columns);
+      return;
+    }
+    std::vector<std::byte> message;
+    append(message,
+           MessageHeader{MessageKind::kEncodedChunk, static_cast<std::uint32_t>(encoded_.table),
+                         encoded_.chunk, 0, encoded_.rows});
+    for (const std::vector<std::byte>& stored : encoded_.columns) {
+      append(message, static_cast<std::uint64_t>(stored.size()));
+      message.insert(message.end(), stored.begin(), stored.end());
+    }
+    share_->send_to_leader(message);
+  }
+
   void flush(bool last) {
     const std::uint64_t chunk_start = chunk_ * kChunk;
     const std::uint64_t end = next_ - chunk_start;  // rows of the chunk filled so far
@@ -220,22 +280,9 @@ class ChunkProducer {
       const std::uint64_t chunk_end = std::min<std::uint64_t>(kChunk, total_ - chunk_start);
       const bool whole = buffer_first_ == 0 && (end == chunk_end || last);
       if (whole) {
-        if (file_ != nullptr) {
-          file_->encode_and_write(table_, chunk_, end, buffer_.data(), encoder_);
-        } else {
-          encoder_.split_columns(buffer_.data(), layout_->row_size, layout_->fields, end, kChunk);
-          std::vector<std::byte> message;
-          append(message, MessageHeader{MessageKind::kEncodedChunk,
-                                        static_cast<std::uint32_t>(table_), chunk_, 0, end});
-          for (std::size_t c = 0; c < layout_->fields.size(); ++c) {
-            const auto stored = encoder_.encoded(c);
-            if (stored.empty()) throw std::runtime_error("compression failed");
-            append(message, static_cast<std::uint64_t>(stored.size()));
-            message.insert(message.end(), stored.begin(), stored.end());
-          }
-          share_->send_to_leader(message);
-        }
+        start_encoding(end);
       } else {
+        finish_encoding();  // the partial rows' path may use the encoder
         const std::uint64_t count = end - buffer_first_;
         const std::byte* rows = buffer_.data() + buffer_first_ * layout_->row_size;
         if (file_ != nullptr) {
@@ -271,6 +318,9 @@ class ChunkProducer {
   std::uint64_t chunk_ = 0;
   std::uint64_t buffer_first_ = 0;
   std::vector<std::byte> buffer_;
+  std::vector<std::byte> encoding_rows_;  // the chunk the helper encodes
+  Encoded encoded_;
+  std::future<void> encoding_;
 };
 
 // Global string ids: every rank's string table, rank by rank, in one table (the same on every

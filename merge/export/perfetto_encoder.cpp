@@ -72,6 +72,7 @@ PacketFile::PacketFile(const std::string& path)
 }
 
 PacketFile::~PacketFile() {
+  if (write_.valid()) write_.wait();  // an error was or will be reported by close()
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -83,21 +84,38 @@ std::uint8_t* PacketFile::reserve(std::size_t bytes) {
   return buffer_.data() + used_;
 }
 
-void PacketFile::flush() {
+void PacketFile::write_all(int fd, const std::string& path, const std::uint8_t* data,
+                           std::size_t size) {
   std::size_t written = 0;
-  while (written < used_) {
-    const ssize_t count = ::write(fd_, buffer_.data() + written, used_ - written);
+  while (written < size) {
+    const ssize_t count = ::write(fd, data + written, size - written);
     if (count < 0 && errno == EINTR) continue;
     if (count <= 0)
       throw std::runtime_error(
-          fmt::format("writing {} failed: {}", path_, std::generic_category().message(errno)));
+          fmt::format("writing {} failed: {}", path, std::generic_category().message(errno)));
     written += static_cast<std::size_t>(count);
   }
+}
+
+void PacketFile::wait_for_write() {
+  if (write_.valid()) write_.get();
+}
+
+void PacketFile::flush() {
+  if (used_ == 0) return;
+  wait_for_write();
+  writing_.swap(buffer_);
+  if (buffer_.size() < writing_.size()) buffer_.resize(writing_.size());
+  const std::size_t size = used_;
   used_ = 0;
+  write_ = std::async(std::launch::async,
+                      [this, size] { write_all(fd_, path_, writing_.data(), size); });
 }
 
 void PacketFile::close() {
-  flush();
+  wait_for_write();
+  write_all(fd_, path_, buffer_.data(), used_);
+  used_ = 0;
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0)

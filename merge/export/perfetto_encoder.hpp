@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,10 +35,17 @@ class PacketFile {
   void count_packet() noexcept { ++packets_; }
 
  private:
+  // A full buffer is written on a helper thread while packets go into the other one: the
+  // copy into the page cache is a fifth of a merge's time. One write is in flight at most.
   void flush();
+  void wait_for_write();  // rethrows the helper's I/O error
+  static void write_all(int fd, const std::string& path, const std::uint8_t* data,
+                        std::size_t size);
   int fd_;
   std::string path_;
   std::vector<std::uint8_t> buffer_;
+  std::vector<std::uint8_t> writing_;  // the buffer the helper is writing
+  std::future<void> write_;
   std::size_t used_ = 0;
   std::uint64_t packets_ = 0;
 };

@@ -2,7 +2,9 @@
 """rocprof-merge throughput and peak memory on synthetic jobs (issue #6's benchmark).
 
 Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHAPE...]
+                         [--procs 1,2] [--outputs .pftrace,.h5]
   SHAPE is RANKSxEVENTS (events per rank), default 64x1000000 and 1024x10000.
+  --procs lists the numbers of merge processes (default 1 and 2), --outputs the formats.
 
 For each shape it writes the job once (tests/tools/synthetic_job, into a temporary
 directory), then merges it to .pftrace and .h5 serially and with 2 merge processes
@@ -12,6 +14,7 @@ median wall time, input records per second per merge process (every row of every
 file), timeline events per second, and the peak resident memory of the largest merge process.
 """
 
+import argparse
 import os
 import re
 import statistics
@@ -19,16 +22,30 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
 
-
-def input_records(job):
+def input_records(job, build):
+    """Rows of every table of every rank file: with h5py where it is installed, else with the
+    format module's own dump tool (tests/rank_file_dump), which prints "table rows" lines."""
     total = 0
+    try:
+        import h5py
+    except ImportError:
+        h5py = None
     for name in os.listdir(job):
-        with h5py.File(os.path.join(job, name), "r") as f:
-            for table in f.values():
-                if isinstance(table, h5py.Group) and len(table) > 0:
-                    total += min(d.shape[0] for d in table.values())
+        path = os.path.join(job, name)
+        if h5py is not None:
+            with h5py.File(path, "r") as f:
+                for table in f.values():
+                    if isinstance(table, h5py.Group) and len(table) > 0:
+                        total += min(d.shape[0] for d in table.values())
+            continue
+        dump = subprocess.run([os.path.join(build, "tests", "rank_file_dump"), path],
+                              capture_output=True, text=True, check=True).stdout
+        for line in dump.splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] not in ("markers_read", "complete",
+                                                    "records_dropped", "rank"):
+                total += int(words[1])
     return total
 
 
@@ -56,9 +73,16 @@ def run(merge, job, output, processes):
 
 
 def main():
-    build = sys.argv[1]
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    shapes = sys.argv[3:] or ["64x1000000", "1024x10000"]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build")
+    parser.add_argument("repeats", nargs="?", type=int, default=3)
+    parser.add_argument("shapes", nargs="*", default=["64x1000000", "1024x10000"])
+    parser.add_argument("--procs", default="1,2")
+    parser.add_argument("--outputs", default=".pftrace,.h5")
+    args = parser.parse_args()
+    build, repeats, shapes = args.build, args.repeats, args.shapes
+    process_counts = [int(n) for n in args.procs.split(",")]
+    outputs = args.outputs.split(",")
     merge = os.path.join(build, "bin", "rocprof-merge")
     synthetic = os.path.join(build, "tests", "synthetic_job")
     print(f"{'job':>12} {'output':>8} {'procs':>5} {'median s':>9} {'records/s/proc':>15} "
@@ -68,8 +92,8 @@ def main():
         with tempfile.TemporaryDirectory(prefix="merge_bench_", dir=os.environ.get("TMPDIR")) as tmp:
             job = os.path.join(tmp, "job")
             subprocess.run([synthetic, job, ranks, events], check=True)
-            records = input_records(job)
-            configs = [(ext, procs) for ext in (".pftrace", ".h5") for procs in (1, 2)]
+            records = input_records(job, build)
+            configs = [(ext, procs) for ext in outputs for procs in process_counts]
             samples = {config: [] for config in configs}
             for _ in range(repeats):
                 for ext, procs in configs:
