@@ -1,5 +1,6 @@
 #include "merge/export/perfetto_trace.hpp"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -54,7 +55,11 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       sequence.write_message(kTrackDescriptorField, track);
     }
     std::unordered_set<std::uint32_t> threads;
+    // Rows come in runs from one thread: the last one seen needs no set look-up.
+    std::optional<std::uint32_t> last_thread;
     auto thread_track = [&](std::uint32_t tid, const std::string& name) {
+      if (last_thread == tid) return;
+      last_thread = tid;
       if (!threads.insert(tid).second) return;
       pb::TrackDescriptor track;
       track.set_uuid(thread_uuid(pid, tid));
