@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/merge/partial_output.hpp"
 #include "cli/merge/progress_bar.hpp"
 #include "merge/causality/messages.hpp"
 #include "merge/events/aligned_rank.hpp"
@@ -99,6 +100,7 @@ int run(int argc, char** argv) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
     return 2;
   }
+  rocprof::cli::PartialOutput partial(output, group.leader(), group.index());
   try {
     rocprof::merge::RankSetOptions options;
     options.allow_missing = allow_missing;
@@ -187,6 +189,7 @@ int run(int argc, char** argv) {
     };
     std::uint64_t events = 0;
     bar.phase(fmt::format("writing {}", output));
+    partial.arm();
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       const std::vector<const rocprof::merge::AlignedRank*> mine(
@@ -242,6 +245,7 @@ int run(int argc, char** argv) {
     } else {
       events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);
     }
+    partial.keep();  // written whole: what follows (the summary) cannot spoil it
     bar.clear();
     if (!quiet && extension == ".json" && events > rocprof::merge::kLargeJsonEvents)
       fmt::print(stderr,

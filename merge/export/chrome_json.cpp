@@ -1,10 +1,13 @@
 #include "merge/export/chrome_json.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -53,24 +56,37 @@ class JsonWriter {
   // A parallel merge writes the trace in parts: the first opens the array, the last closes it
   // and the others continue it.
   JsonWriter(const std::string& path, const JsonPart& part)
-      : file_(std::fopen(path.c_str(), "w"), &std::fclose), part_(part) {
-    if (!file_) throw std::runtime_error(fmt::format("cannot write {}", path));
-    if (part.first) fmt::print(file_.get(), "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+      : path_(path), file_(std::fopen(path.c_str(), "w"), &std::fclose), part_(part) {
+    if (!file_)
+      throw std::runtime_error(
+          fmt::format("cannot write {}: {}", path, std::generic_category().message(errno)));
+    if (part.first) print("{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   }
   template <typename... Args>
   void event(fmt::format_string<Args...> format, Args&&... args) {
     if (count_ > 0 || !part_.first) std::fputs(",\n", file_.get());
-    fmt::print(file_.get(), format, std::forward<Args>(args)...);
+    print(format, std::forward<Args>(args)...);
     ++count_;
   }
-  void close(const std::string& path) {
-    if (part_.last) fmt::print(file_.get(), "\n]}}\n");
+  void close() {
+    if (part_.last) print("\n]}}\n");
     if (std::ferror(file_.get()) != 0 || std::fclose(file_.release()) != 0)
-      throw std::runtime_error(fmt::format("writing {} failed", path));
+      throw std::runtime_error(fmt::format("writing {} failed", path_));
   }
   std::uint64_t count() const { return count_; }
 
  private:
+  // fmt reports a failed write as "cannot write to file": name the file instead.
+  template <typename... Args>
+  void print(fmt::format_string<Args...> format, Args&&... args) {
+    try {
+      fmt::print(file_.get(), format, std::forward<Args>(args)...);
+    } catch (const std::system_error& error) {
+      throw std::runtime_error(fmt::format("writing {} failed: {}", path_, error.code().message()));
+    }
+  }
+
+  std::string path_;
   std::unique_ptr<FILE, int (*)(FILE*)> file_;
   JsonPart part_;
   std::uint64_t count_ = 0;
@@ -216,7 +232,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     rank->done();
     steps.step();
   }
-  json.close(path);
+  json.close();
   return json.count();
 }
 

@@ -7,6 +7,8 @@ import json
 import os
 import pty
 import re
+import resource
+import signal
 import subprocess
 import tempfile
 import unittest
@@ -462,6 +464,39 @@ class MergeTest(unittest.TestCase):
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
+
+    def test_a_failed_write_leaves_no_partial_output(self):
+        job = self.synthetic(ranks=4, events=50000)
+        whole = os.path.join(self.dir, "whole.pftrace")
+        self.assertEqual(self.merge(job, "-o", whole, "-q").returncode, 0)
+        size = os.path.getsize(whole)
+        os.remove(whole)
+        # The file-size limit stops the output halfway (the message spill, smaller, still
+        # fits); SIGXFSZ ignored turns the limit into write errors (EFBIG).
+        limit = size // 2
+
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        for name in ("cut.pftrace", "cut.json"):
+            output = os.path.join(self.dir, name)
+            result = subprocess.run([MERGE, job, "-o", output, "-q"], capture_output=True,
+                                    text=True, timeout=300, preexec_fn=limited)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn(f"writing {output} failed", result.stderr)
+            self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("cut")), [],
+                             "a partial output or spill file was left behind")
+        # A failure before writing starts (no rank files) leaves an existing file alone.
+        precious = os.path.join(self.dir, "precious.pftrace")
+        with open(precious, "w") as f:
+            f.write("keep me")
+        empty = os.path.join(self.dir, "empty")
+        os.mkdir(empty)
+        result = self.merge(empty, "-o", precious, "-q")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        with open(precious) as f:
+            self.assertEqual(f.read(), "keep me")
 
     def on_terminal(self, *args):
         """rocprof-merge with stderr on a pseudo-terminal; returns (exit code, what it drew)."""
