@@ -230,6 +230,18 @@ void scatter(const std::byte* column, std::size_t count, std::byte* rows, std::s
 }
 
 #if defined(__SSE2__)
+// Stores the kFields fields of kBytes (2 or 4) bytes that `value` holds side by side, lowest
+// first, into consecutive rows.
+template <std::size_t kBytes, int kFields>
+inline void store_fields(__m128i value, std::byte* out, std::size_t row_size) {
+#pragma GCC unroll 8
+  for (int i = 0; i < kFields; ++i) {
+    const auto bits = static_cast<std::uint32_t>(_mm_cvtsi128_si32(value));
+    std::memcpy(out + i * row_size, &bits, kBytes);
+    value = _mm_srli_si128(value, kBytes);
+  }
+}
+
 // Sixteen rows of byte planes to sixteen fields in SSE registers: interleaving pairs of planes
 // byte-wise, then the pairs 16-bit-wise, then the quads 32-bit-wise, leaves whole fields side
 // by side. Returns the number of rows done (a multiple of 16).
@@ -254,14 +266,8 @@ std::size_t scatter_shuffled_sse2(const std::byte* image, std::size_t chunk_rows
     }
     std::byte* out = rows + r * row_size;
     if constexpr (kWidth == 2) {
-#pragma GCC unroll 8
-      for (int half = 0; half < 2; ++half)
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; ++i) {
-          const auto field = static_cast<std::uint16_t>(_mm_cvtsi128_si32(pairs[half]));
-          std::memcpy(out + (half * 8 + i) * row_size, &field, 2);
-          pairs[half] = _mm_srli_si128(pairs[half], 2);
-        }
+      store_fields<2, 8>(pairs[0], out, row_size);
+      store_fields<2, 8>(pairs[1], out + 8 * row_size, row_size);
     } else {
       // quads[q]: bytes 0-3 (and 4-7 in quads[4 + q]) of rows 4q .. 4q+3.
       __m128i quads[8];
@@ -277,14 +283,8 @@ std::size_t scatter_shuffled_sse2(const std::byte* image, std::size_t chunk_rows
         quads[4 * k + 3] = _mm_unpackhi_epi16(low_hi, high_hi);
       }
       if constexpr (kWidth == 4) {
-#pragma GCC unroll 8
-        for (int q = 0; q < 4; ++q)
-#pragma GCC unroll 8
-          for (int i = 0; i < 4; ++i) {
-            const auto field = static_cast<std::uint32_t>(_mm_cvtsi128_si32(quads[q]));
-            std::memcpy(out + (q * 4 + i) * row_size, &field, 4);
-            quads[q] = _mm_srli_si128(quads[q], 4);
-          }
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) store_fields<4, 4>(quads[q], out + q * 4 * row_size, row_size);
       } else {
 #pragma GCC unroll 8
         for (int q = 0; q < 4; ++q) {
