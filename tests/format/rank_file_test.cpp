@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "lib/format/prefetch_cursor.hpp"
@@ -266,6 +267,40 @@ TEST_F(RankFile, TruncatedFileIsAClearError) {
   fs::resize_file(file, fs::file_size(file) / 2);
   const std::string error = open_error(file);
   EXPECT_FALSE(error.empty());
+}
+
+TEST_F(RankFile, MissingColumnsAreFoundEvenInEmptyTables) {
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 100);
+  // Empty the counter table (its first column, in schema order, cut to no rows), then remove one
+  // column from it and one from the API-call table: both are named, though the empty table's
+  // columns are otherwise not opened.
+  for (const auto& [table, first_column, removed] :
+       {std::tuple{"counter_samples", "timestamp_ns", "counter"},
+        std::tuple{"api_calls", "", "end_ns"}}) {
+    const std::string copy = path(std::string(table) + ".h5");
+    fs::copy_file(file, copy);
+    const hid_t h = H5Fopen(copy.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(h, 0);
+    const hid_t group = H5Gopen2(h, table, H5P_DEFAULT);
+    if (*first_column != '\0') {
+      const hid_t dataset = H5Dopen2(group, first_column, H5P_DEFAULT);
+      const hsize_t none = 0;
+      ASSERT_GE(H5Dset_extent(dataset, &none), 0);
+      H5Dclose(dataset);
+    }
+    ASSERT_GE(H5Ldelete(group, removed, H5P_DEFAULT), 0);
+    H5Gclose(group);
+    H5Fclose(h);
+    try {
+      const RankFileReader reader(copy);
+      FAIL() << table << ": a missing column went unnoticed";
+    } catch (const FormatError& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string(table) + "/" + removed + " is missing"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST_F(RankFile, CorruptedChunksAreAClearError) {
