@@ -22,6 +22,13 @@ struct ApiCallScope {
   bool traced;
 };
 
+// Whether a call of (domain, op) would be reported at all: a wrapper asks first, and calls
+// straight through without filling its callback data when nothing observes the op.
+inline bool api_observed(std::uint32_t domain, std::uint32_t op) noexcept {
+  return tracing_running() &&
+         (callback_table().find(domain, op) != nullptr || activity_route(domain, op) != nullptr);
+}
+
 // Call before the runtime function runs. `data` must have `correlation_id` and `phase`.
 template <typename CallbackData>
 ApiCallScope enter_api_call(std::uint32_t domain, std::uint32_t op, CallbackData& data) noexcept {

@@ -261,7 +261,7 @@ class RealHeadersTest(unittest.TestCase):
             static unsigned last_op = 0;
             static hsa_api_data_t last{};
             #define ROCPROF_HSA_ORIGINAL(member, name) saved.root.member->name##_fn
-            #define ROCPROF_HSA_TRACING() tracing
+            #define ROCPROF_HSA_TRACING(id) ((void)(id), tracing)
             #define ROCPROF_HSA_ENTER(id, data) (++entered, last_op = id, 0)
             #define ROCPROF_HSA_EXIT(scope, data) ((void)scope, ++exited, last = data)
             #pragma GCC diagnostic ignored "-Wunused-function"

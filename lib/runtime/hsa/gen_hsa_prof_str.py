@@ -519,7 +519,7 @@ def render_wrappers(tables: Sequence[ApiTable], protos: Dict[str, Prototype],
         " * signature, fills the function's hsa_api_data_t arguments, and reports the call",
         " * through hooks the includer defines before including this file:",
         " *   ROCPROF_HSA_ORIGINAL(member, name)  the runtime's own function (saved table entry)",
-        " *   ROCPROF_HSA_TRACING()               false: call straight through, report nothing",
+        " *   ROCPROF_HSA_TRACING(id)             false: call straight through, report nothing",
         " *   ROCPROF_HSA_ENTER(id, data)         before the call; returns a scope object",
         " *   ROCPROF_HSA_EXIT(scope, data)       after it, with the result stored in data",
         " * ROCPROF_HSA_WRAPPED_LIST(X) calls X(member, name) for every wrapper. */",
@@ -543,7 +543,7 @@ def render_wrappers(tables: Sequence[ApiTable], protos: Dict[str, Prototype],
             original = f"ROCPROF_HSA_ORIGINAL({member}, {name})"
             returns = proto.ret != "void"
             out.append(f"static {proto.ret} rocprof_hsa_wrap_{name}({params}) {{")
-            out.append(f"  if (!ROCPROF_HSA_TRACING()) return {original}({call_args});")
+            out.append(f"  if (!ROCPROF_HSA_TRACING(HSA_API_ID_{name})) return {original}({call_args});")
             out.append("  hsa_api_data_t rpm_data{};")
             for prm in proto.params:
                 out.append(f"  rpm_data.args.{name}.{prm.name} = {prm.name};")

@@ -30,7 +30,7 @@ std::atomic<const HsaApiTable*> g_wrapped{nullptr};
 
 // NOLINTBEGIN(cppcoreguidelines-macro-usage): hooks of the generated wrappers
 #define ROCPROF_HSA_ORIGINAL(member, name) g_saved.member.name##_fn
-#define ROCPROF_HSA_TRACING() rocprof::core::tracing_running()
+#define ROCPROF_HSA_TRACING(id) rocprof::core::api_observed(ACTIVITY_DOMAIN_HSA_API, id)
 #define ROCPROF_HSA_ENTER(id, data) rocprof::core::enter_api_call(ACTIVITY_DOMAIN_HSA_API, id, data)
 #define ROCPROF_HSA_EXIT(scope, data) rocprof::core::exit_api_call(scope, data)
 // NOLINTEND(cppcoreguidelines-macro-usage)
