@@ -162,11 +162,14 @@ void Summary::add(const AlignedRank& rank) {
 }
 
 void Summary::print(std::FILE* out, std::size_t top) const {
-  fmt::print(out,
-             "MPI: time per function over {} ranks (ms; imbalance = max / mean of the ranks)\n",
-             ranks_);
-  fmt::print(out, "  {:<24} {:>10} {:>11} {:>10} {:>10} {:>10}\n", "function", "calls", "total",
-             "mean/rank", "max rank", "imbalance");
+  if (mpi_.empty())
+    fmt::print(out, "MPI: no MPI calls recorded in {} {}\n", ranks_,
+               ranks_ == 1 ? "process" : "processes");
+  else
+    fmt::print(out,
+               "MPI: time per function over {} ranks (ms; imbalance = max / mean of the "
+               "ranks)\n  {:<24} {:>10} {:>11} {:>10} {:>10} {:>10}\n",
+               ranks_, "function", "calls", "total", "mean/rank", "max rank", "imbalance");
   std::vector<std::pair<double, std::string>> order;
   for (const auto& [name, per_rank] : mpi_) {
     double total = 0;

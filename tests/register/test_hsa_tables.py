@@ -169,6 +169,13 @@ class HsaTableTest(unittest.TestCase):
         entered = [name for phase, name in EXPECTED if phase == "enter"]
         # Calls start in program order (a nested call starts after its parent).
         self.assertEqual([name for _, name in calls], entered)
+        # The summary of a process without MPI says so rather than print an empty table.
+        summary = subprocess.run([MERGE, os.path.join(self.tmp.name, files[0]), "-o",
+                                  os.path.join(self.tmp.name, "s.json")],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        self.assertIn("MPI: no MPI calls recorded in 1 process", summary.stdout)
+        self.assertNotIn("imbalance", summary.stdout)
 
 
 if __name__ == "__main__":
