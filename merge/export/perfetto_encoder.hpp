@@ -69,7 +69,7 @@ class PacketSequence {
   std::uint64_t category(std::string_view name) { return intern(categories_, 1, name); }
   std::uint64_t annotation_name(std::string_view name) { return intern(annotations_, 3, name); }
 
-  // A descriptor packet (track descriptors); the first packet of the sequence clears state.
+  // A descriptor packet (track descriptors).
   void write_message(int field, const google::protobuf::MessageLite& message);
 
   enum class EventType : std::uint8_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
@@ -106,7 +106,9 @@ class PacketSequence {
 
   PacketFile& file_;
   std::uint32_t id_;
-  bool started_ = false;
+  void start(std::uint64_t default_track);  // before the first event: see the .cpp
+  bool started_ = false;                    // incremental state cleared and the default track set
+  std::uint64_t default_track_ = 0;
   Table names_, categories_, annotations_;
   std::vector<Pending> pending_;
   std::vector<std::uint8_t> scratch_;

@@ -55,12 +55,17 @@ def parse_text_format(text):
 
 def perfetto_events(text):
     """The track events of a decoded trace with interned names resolved per packet sequence:
-    dicts of type, name, category, annotations (name -> int), flows, terminating."""
-    interned, events = {}, []
+    dicts of type, name, category, annotations (name -> int), flows, terminating, and track
+    (the event's track uuid, or its sequence's default track when it names none)."""
+    interned, defaults, events = {}, {}, []
     for packet in parse_text_format(text).get("packet", []):
         sequence = packet["trusted_packet_sequence_id"][0]
         if "1" == packet.get("sequence_flags", ["0"])[0]:
             interned[sequence] = {}
+            defaults.pop(sequence, None)  # defaults are incremental state too
+        for packet_defaults in packet.get("trace_packet_defaults", []):
+            for event_defaults in packet_defaults.get("track_event_defaults", []):
+                defaults[sequence] = event_defaults["track_uuid"][0]
         tables = interned.setdefault(sequence, {})
         for data in packet.get("interned_data", []):
             for field, entries in data.items():
@@ -78,8 +83,24 @@ def perfetto_events(text):
                                 int(a["int_value"][0]) for a in event.get("debug_annotations", [])},
                 "flows": event.get("flow_ids", []),
                 "terminating": event.get("terminating_flow_ids", []),
+                "track": event["track_uuid"][0] if "track_uuid" in event
+                         else defaults.get(sequence),
+                "sequence": sequence,
             })
     return events
+
+
+def perfetto_track_pids(text):
+    """uuid -> pid of every track descriptor (a process's, or a thread's process)."""
+    pids = {}
+    for packet in parse_text_format(text).get("packet", []):
+        for track in packet.get("track_descriptor", []):
+            for kind in ("process", "thread"):
+                for descriptor in track.get(kind, []):
+                    pids[track["uuid"][0]] = int(descriptor["pid"][0])
+            if track["uuid"][0] not in pids and "parent_uuid" in track:
+                pids[track["uuid"][0]] = ("parent", track["parent_uuid"][0])
+    return {uuid: pids[pid[1]] if isinstance(pid, tuple) else pid for uuid, pid in pids.items()}
 
 
 class MergeTest(unittest.TestCase):
@@ -170,6 +191,14 @@ class MergeTest(unittest.TestCase):
         self.assertTrue(all(e["annotations"]["tag"] == 7 and e["annotations"]["bytes_sent"] == 4096
                             for e in isends))
         self.assertEqual(sum(1 for e in begins if e["name"] == "compute"), 4 * 200)
+        # Every event lands on a described track of its own rank: most name none and take
+        # their sequence's default track (a thread of the rank), which saves their uuid.
+        pids = perfetto_track_pids(text)
+        self.assertTrue(all(e["track"] is not None and pids.get(e["track"]) == int(e["sequence"]) - 1
+                            for e in events))
+        self.assertEqual(text.count("trace_packet_defaults {"), 4)
+        # (one thread per rank here: only the four defaults name a track)
+        self.assertEqual(text.count("track_uuid: "), 4)
 
     def flow_pairs(self, path):
         """(name of the slice a flow starts on, name of the one it ends on) -> count."""
