@@ -13,11 +13,37 @@ namespace fs = std::filesystem;
 PartialOutput::PartialOutput(std::string output, bool leader, std::size_t process_index)
     : output_(std::move(output)), leader_(leader), process_index_(process_index) {}
 
+namespace {
+std::string part_path(const std::string& output, std::size_t index) {
+  return fmt::format("{}.part{}", output, index);
+}
+}  // namespace
+
+void PartialOutput::arm() {
+  armed_ = true;
+  // A signal handler can unlink files but not walk directories: an interrupted .otf2 merge
+  // leaves its archive's directory.
+  on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(part_path(output_, process_index_)));
+  if (!leader_) return;
+  on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(output_));
+  const fs::path path(output_);
+  if (path.extension() == ".otf2") {
+    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(
+        (parent / (path.stem().string() + ".def")).string()));
+  }
+}
+
+void PartialOutput::keep() noexcept {
+  armed_ = false;
+  on_signal_.clear();
+}
+
 PartialOutput::~PartialOutput() {
   if (!armed_) return;
   std::error_code ignored;
   // This process's part of a parallel .pftrace/.json (the first writes in place).
-  fs::remove(fmt::format("{}.part{}", output_, process_index_), ignored);
+  fs::remove(part_path(output_, process_index_), ignored);
   if (!leader_) return;
   const fs::path path(output_);
   fs::remove(path, ignored);

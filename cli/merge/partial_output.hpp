@@ -5,7 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "merge/files/remove_on_signal.hpp"
 
 namespace rocprof::cli {
 
@@ -17,14 +21,16 @@ class PartialOutput {
   PartialOutput(const PartialOutput&) = delete;
   PartialOutput& operator=(const PartialOutput&) = delete;
 
-  void arm() noexcept { armed_ = true; }
-  void keep() noexcept { armed_ = false; }  // the merge succeeded
+  // From here on, a failure, or SIGINT/SIGTERM/SIGHUP, removes what was written.
+  void arm();
+  void keep() noexcept;  // the merge succeeded
 
  private:
   std::string output_;
   bool leader_;
   std::size_t process_index_;
   bool armed_ = false;
+  std::vector<std::unique_ptr<merge::RemoveOnSignal>> on_signal_;
 };
 
 }  // namespace rocprof::cli

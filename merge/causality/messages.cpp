@@ -100,7 +100,8 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
   return report;
 }
 
-EndpointSpill::EndpointSpill(const std::string& path) : file_(std::fopen(path.c_str(), "wb")) {
+EndpointSpill::EndpointSpill(const std::string& path)
+    : file_(std::fopen(path.c_str(), "wb")), remove_on_signal_(path) {
   if (file_ == nullptr)
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
   summary_.path = path;

@@ -22,6 +22,7 @@
 #include "merge/causality/step_function.hpp"
 #include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
+#include "merge/files/remove_on_signal.hpp"
 
 namespace rocprof::merge {
 
@@ -64,6 +65,7 @@ class EndpointSpill {
  private:
   void write_buffer();
   std::FILE* file_;
+  RemoveOnSignal remove_on_signal_;  // a temporary file: gone if the merge is interrupted
   SpillSummary summary_;
   std::uint64_t written_ = 0;
   std::vector<SpilledEndpoint> buffer_;

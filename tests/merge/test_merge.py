@@ -11,6 +11,7 @@ import resource
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
@@ -526,6 +527,24 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         with open(precious) as f:
             self.assertEqual(f.read(), "keep me")
+
+    def test_an_interrupted_merge_removes_its_files(self):
+        # SIGTERM (scancel) while the messages are spilled, then while the output is written:
+        # the merge ends by the signal and leaves neither the spill nor a partial output.
+        job = self.synthetic(ranks=8, events=1000000)
+        output = os.path.join(self.dir, "stopped.pftrace")
+        for phase_file in (output + ".messages.0", output):
+            merge = subprocess.Popen([MERGE, job, "-o", output, "-q"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+            while not os.path.exists(phase_file) and merge.poll() is None:
+                time.sleep(0.002)
+            self.assertIsNone(merge.poll(), f"the merge ended before {phase_file} was seen")
+            merge.send_signal(signal.SIGTERM)
+            merge.wait(timeout=60)
+            merge.stderr.close()
+            self.assertEqual(merge.returncode, -signal.SIGTERM)
+            self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [],
+                             f"left behind after a SIGTERM at {phase_file}")
 
     def on_terminal(self, *args):
         """rocprof-merge with stderr on a pseudo-terminal; returns (exit code, what it drew)."""
