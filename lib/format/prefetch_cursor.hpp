@@ -8,11 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "lib/format/background_worker.hpp"
 #include "lib/format/rank_file_reader.hpp"
 
 namespace rocprof::format {
@@ -26,9 +26,7 @@ class PrefetchCursor {
 
   explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {})
       : reader_(reader), total_(reader.row_count<Row>()), prepare_(std::move(prepare)) {}
-  ~PrefetchCursor() {
-    if (pending_.valid()) pending_.wait();  // the helper writes into this cursor's buffers
-  }
+  ~PrefetchCursor() = default;  // the worker (declared last) waits for its task first
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
 
@@ -38,7 +36,7 @@ class PrefetchCursor {
     if (position_ >= total_) return false;
     // The first block is decoded right here: the caller would only wait for it.
     if (!started_) start(position_, false);
-    if (pending_.valid()) pending_.get();  // rethrows what the helper threw
+    helper_.wait();  // rethrows what the helper threw
     rows.swap(ready_);
     position_ += rows.size();
     // The caller's previous block is done with: the helper decodes the next one into it.
@@ -60,7 +58,7 @@ class PrefetchCursor {
     }
     ready_.resize(stored_.count);
     if (!buffers_) buffers_ = std::make_unique<ChunkDecodeBuffers>();
-    pending_ = std::async(std::launch::async, [this] {
+    helper_.start([this] {
       decode_chunk(stored_, *buffers_, reinterpret_cast<std::byte*>(ready_.data()));
       if (prepare_) prepare_(ready_.data(), ready_.size());
     });
@@ -74,7 +72,7 @@ class PrefetchCursor {
   StoredChunk stored_;
   std::unique_ptr<ChunkDecodeBuffers> buffers_;  // made at the first background decode
   std::vector<Row> ready_;
-  std::future<void> pending_;
+  BackgroundWorker helper_;  // last: destroyed (and waited for) before what its task uses
 };
 
 }  // namespace rocprof::format

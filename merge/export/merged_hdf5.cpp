@@ -3,7 +3,6 @@
 #include <hdf5.h>
 
 #include <cstring>
-#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/background_worker.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/format/hdf5_util.hpp"
 #include "lib/format/schema.hpp"
@@ -194,9 +194,7 @@ class ChunkProducer {
   // `file`: this process writes (null: send everything to the writer).
   ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder)
       : file_(file), share_(share), encoder_(encoder) {}
-  ~ChunkProducer() {
-    if (encoding_.valid()) encoding_.wait();  // it uses this object's buffers
-  }
+  ~ChunkProducer() { encoder_thread_.wait_quietly(); }  // it uses this object's buffers
   ChunkProducer(const ChunkProducer&) = delete;
   ChunkProducer& operator=(const ChunkProducer&) = delete;
 
@@ -241,7 +239,8 @@ class ChunkProducer {
     encoded_.chunk = chunk_;
     encoded_.rows = rows;
     encoded_.columns.resize(layout_->fields.size());
-    encoding_ = std::async(std::launch::async, [this, layout = layout_] {
+    encoding_ = true;
+    encoder_thread_.start([this, layout = layout_] {
       encoder_.split_columns(encoding_rows_.data(), layout->row_size, layout->fields, encoded_.rows,
                              kChunk);
       for (std::size_t c = 0; c < layout->fields.size(); ++c) {
@@ -254,8 +253,9 @@ class ChunkProducer {
   }
 
   void finish_encoding() {
-    if (!encoding_.valid()) return;
-    encoding_.get();  // rethrows a compression failure
+    if (!encoding_) return;
+    encoding_ = false;
+    encoder_thread_.wait();  // rethrows a compression failure
     if (file_ != nullptr) {
       std::vector<std::span<const std::byte>> columns(encoded_.columns.begin(),
                                                       encoded_.columns.end());
@@ -320,7 +320,8 @@ class ChunkProducer {
   std::vector<std::byte> buffer_;
   std::vector<std::byte> encoding_rows_;  // the chunk the helper encodes
   Encoded encoded_;
-  std::future<void> encoding_;
+  bool encoding_ = false;  // a chunk was handed to the helper and not yet written
+  format::BackgroundWorker encoder_thread_;
 };
 
 // Global string ids: every rank's string table, rank by rank, in one table (the same on every

@@ -75,7 +75,7 @@ PacketFile::PacketFile(const std::string& path)
 }
 
 PacketFile::~PacketFile() {
-  if (write_.valid()) write_.wait();  // an error was or will be reported by close()
+  writer_.wait_quietly();  // it writes to fd_; an error was or will be reported by close()
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -100,9 +100,7 @@ void PacketFile::write_all(int fd, const std::string& path, const std::uint8_t* 
   }
 }
 
-void PacketFile::wait_for_write() {
-  if (write_.valid()) write_.get();
-}
+void PacketFile::wait_for_write() { writer_.wait(); }
 
 void PacketFile::flush() {
   if (used_ == 0) return;
@@ -111,8 +109,7 @@ void PacketFile::flush() {
   if (buffer_.size() < writing_.size()) buffer_.resize(writing_.size());
   const std::size_t size = used_;
   used_ = 0;
-  write_ = std::async(std::launch::async,
-                      [this, size] { write_all(fd_, path_, writing_.data(), size); });
+  writer_.start([this, size] { write_all(fd_, path_, writing_.data(), size); });
 }
 
 void PacketFile::close() {

@@ -6,12 +6,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "lib/format/background_worker.hpp"
 
 namespace google::protobuf {
 class MessageLite;
@@ -45,7 +46,7 @@ class PacketFile {
   std::string path_;
   std::vector<std::uint8_t> buffer_;
   std::vector<std::uint8_t> writing_;  // the buffer the helper is writing
-  std::future<void> write_;
+  format::BackgroundWorker writer_;
   std::size_t used_ = 0;
   std::uint64_t packets_ = 0;
 };
