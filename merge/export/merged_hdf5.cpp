@@ -20,6 +20,7 @@
 #include "lib/format/schema.hpp"
 #include "lib/format/zstd_filter.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -262,15 +263,12 @@ class ChunkProducer {
       file_->write_encoded(encoded_.table, encoded_.chunk, encoded_.rows, columns);
       return;
     }
-    std::vector<std::byte> message;
-    append(message,
-           MessageHeader{MessageKind::kEncodedChunk, static_cast<std::uint32_t>(encoded_.table),
-                         encoded_.chunk, 0, encoded_.rows});
-    for (const std::vector<std::byte>& stored : encoded_.columns) {
-      append(message, static_cast<std::uint64_t>(stored.size()));
-      message.insert(message.end(), stored.begin(), stored.end());
-    }
-    share_->send_to_leader(message);
+    ByteWriter message;
+    message.put(MessageHeader{MessageKind::kEncodedChunk,
+                              static_cast<std::uint32_t>(encoded_.table), encoded_.chunk, 0,
+                              encoded_.rows});
+    for (const std::vector<std::byte>& stored : encoded_.columns) message.put_bytes(stored);
+    share_->send_to_leader(message.take());
   }
 
   void flush(bool last) {
@@ -288,24 +286,17 @@ class ChunkProducer {
         if (file_ != nullptr) {
           file_->add_rows(table_, chunk_, buffer_first_, count, chunk_end, rows, encoder_);
         } else {
-          std::vector<std::byte> message;
-          append(message,
-                 MessageHeader{MessageKind::kPartialRows, static_cast<std::uint32_t>(table_),
-                               chunk_, buffer_first_, count});
-          message.insert(message.end(), rows, rows + count * layout_->row_size);
-          share_->send_to_leader(message);
+          ByteWriter message;
+          message.put(MessageHeader{MessageKind::kPartialRows, static_cast<std::uint32_t>(table_),
+                                    chunk_, buffer_first_, count});
+          message.put_bytes({rows, count * layout_->row_size});
+          share_->send_to_leader(message.take());
         }
       }
     }
     ++chunk_;
     buffer_first_ = 0;
     std::fill(buffer_.begin(), buffer_.end(), std::byte{0});
-  }
-
-  template <typename T>
-  static void append(std::vector<std::byte>& message, const T& value) {
-    const auto* bytes = reinterpret_cast<const std::byte*>(&value);
-    message.insert(message.end(), bytes, bytes + sizeof(T));
   }
 
   FileTables* file_;
@@ -409,12 +400,8 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
                     const std::vector<const Layout*>& layouts, int& done, bool wait) {
   std::vector<std::byte> message;
   while (done < share.processes - 1 && share.receive(message, wait)) {
-    if (message.size() < sizeof(MessageHeader))
-      throw std::runtime_error("a merge process sent a short message");
-    MessageHeader header;
-    std::memcpy(&header, message.data(), sizeof header);
-    const std::byte* payload = message.data() + sizeof header;
-    const std::byte* end = message.data() + message.size();
+    ByteReader in(message);  // throws on a message cut short
+    const auto header = in.get<MessageHeader>();
     if (header.kind == MessageKind::kDone) {
       ++done;
       continue;
@@ -423,27 +410,17 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
       throw std::runtime_error("a merge process sent rows of an unknown table");
     const Layout& layout = *layouts[header.table];
     if (header.kind == MessageKind::kPartialRows) {
-      if (static_cast<std::size_t>(end - payload) != header.count * layout.row_size ||
-          header.first + header.count > kChunk)
+      const std::span<const std::byte> rows = in.get_bytes();
+      if (rows.size() != header.count * layout.row_size || header.first + header.count > kChunk)
         throw std::runtime_error("a merge process sent a bad block of rows");
       const std::uint64_t expected =
           std::min<std::uint64_t>(kChunk, totals[header.table] - header.chunk * kChunk);
-      file.add_rows(header.table, header.chunk, header.first, header.count, expected, payload,
+      file.add_rows(header.table, header.chunk, header.first, header.count, expected, rows.data(),
                     encoder);
       continue;
     }
     std::vector<std::span<const std::byte>> columns;
-    for (std::size_t c = 0; c < layout.columns.size(); ++c) {
-      std::uint64_t size = 0;
-      if (end - payload < static_cast<std::ptrdiff_t>(sizeof size))
-        throw std::runtime_error("a merge process sent a bad chunk");
-      std::memcpy(&size, payload, sizeof size);
-      payload += sizeof size;
-      if (static_cast<std::uint64_t>(end - payload) < size)
-        throw std::runtime_error("a merge process sent a bad chunk");
-      columns.emplace_back(payload, size);
-      payload += size;
-    }
+    for (std::size_t c = 0; c < layout.columns.size(); ++c) columns.push_back(in.get_bytes());
     file.write_encoded(header.table, header.chunk, header.count, columns);
   }
 }
@@ -554,10 +531,9 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   producer.end(last_block);
   if (!me.gather) totals[range_table] = producer.rows_until_now();
   if (!me.leader()) {
-    std::vector<std::byte> message(sizeof(MessageHeader));
-    const MessageHeader header{MessageKind::kDone, 0, 0, 0, 0};
-    std::memcpy(message.data(), &header, sizeof header);
-    me.send_to_leader(message);
+    ByteWriter message;
+    message.put(MessageHeader{MessageKind::kDone, 0, 0, 0, 0});
+    me.send_to_leader(message.take());
     return 0;
   }
   drain(true);

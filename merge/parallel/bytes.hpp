@@ -30,7 +30,12 @@ class ByteWriter {
     bytes_.insert(bytes_.end(), bytes, bytes + values.size() * sizeof(T));
   }
   void put_string(const std::string& text) {
-    put_vector(std::vector<char>(text.begin(), text.end()));
+    put_bytes(std::as_bytes(std::span(text.data(), text.size())));
+  }
+  // Bytes with their length, read back by get_bytes without a copy.
+  void put_bytes(std::span<const std::byte> bytes) {
+    put<std::uint64_t>(bytes.size());
+    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   }
   std::vector<std::byte> take() { return std::move(bytes_); }
 
@@ -49,8 +54,14 @@ class ByteReader {
     return value;
   }
   std::string get_string() {
-    const auto chars = get_vector<char>();
-    return {chars.begin(), chars.end()};
+    const std::span<const std::byte> bytes = get_bytes();
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+  }
+  // What put_bytes wrote: a view into the message, valid as long as it is.
+  std::span<const std::byte> get_bytes() {
+    const auto size = get<std::uint64_t>();
+    if (size > bytes_.size()) throw std::runtime_error("a merge process sent a damaged message");
+    return {take(size), static_cast<std::size_t>(size)};
   }
   bool done() const noexcept { return position_ == bytes_.size(); }
   template <typename T>
