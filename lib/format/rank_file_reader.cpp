@@ -332,20 +332,16 @@ bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::u
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                                std::byte* rows) const {
   if (count == 0) return;
-  const std::size_t index = table_index(table);
-  const TableHandles& handles = tables_.at(index);
-  if (first + count > handles.rows)
-    throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
-                                         first + count, table.name, handles.rows));
   DecodeWorkspace& work = workspace();
   // Every column is scattered into the rows; padding bytes between fields are left as the
-  // caller's buffer had them (never read).
+  // caller's buffer had them (never read). fetch_chunk checks the range first.
   std::uint64_t done = 0;
   while (done < count && fetch_chunk(table, first + done, count - done, work.chunk)) {
     decode_chunk(work.chunk, work.buffers, rows + done * table.row_size);
     done += work.chunk.count;
   }
   if (done == count) return;
+  const std::size_t index = table_index(table);
   reopen();
   const QuietErrors quiet;
   // A filter our decoder does not know: HDF5 decodes, column by column.

@@ -17,7 +17,7 @@ struct AnnotationValue {
   std::string_view name;
   Kind kind = Kind::kUint;
   std::int64_t int_value = 0;
-  std::uint64_t uint_value = 0;
+  std::uint64_t uint_value = 0;  // the recorded bits, whatever the kind
   double double_value = 0;
   std::string_view text;
 };

@@ -124,6 +124,17 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
     out.request = row.request;
     return out;
   };
+  // The record that ends a collective (blocking or not): operation, root, bytes both ways.
+  auto collective_end = [&](Kind kind, const Collective& collective) {
+    Otf2MpiRecord out = record(kind);
+    out.communicator = comm->ref;
+    out.collective_op = static_cast<std::uint8_t>(collective.op);
+    if (collective.rooted)
+      if (const auto root = peer()) out.peer = *root;
+    out.bytes = row.bytes_sent;
+    out.bytes_received = row.bytes_received;
+    return out;
+  };
 
   const MpiCallKind kind = mpi_call_kind(function);
   if (kind == MpiCallKind::kSendrecv && row.request == kCallPartRequest) {
@@ -194,26 +205,13 @@ std::uint32_t Otf2MpiEventMaker::advance(const std::string& function, const MpiC
     Otf2MpiRecord start = record(Kind::kCollectiveRequest);
     start.request = row.request;
     records.at_begin.push_back(start);
-    Otf2MpiRecord done = record(Kind::kCollectiveComplete);
-    done.communicator = comm->ref;
-    done.collective_op = static_cast<std::uint8_t>(immediate->second.op);
-    if (immediate->second.rooted)
-      if (const auto root = peer()) done.peer = *root;
-    done.bytes = row.bytes_sent;
-    done.bytes_received = row.bytes_received;
+    Otf2MpiRecord done = collective_end(Kind::kCollectiveComplete, immediate->second);
     done.request = row.request;
     requests_[row.request] = {false, calls_.size(), done};
   } else if (const auto collective = kCollectives.find(function);
              collective != kCollectives.end() && comm != nullptr) {
     records.at_begin.push_back(record(Kind::kCollectiveBegin));
-    Otf2MpiRecord end = record(Kind::kCollectiveEnd);
-    end.communicator = comm->ref;
-    end.collective_op = static_cast<std::uint8_t>(collective->second.op);
-    if (collective->second.rooted)
-      if (const auto root = peer()) end.peer = *root;
-    end.bytes = row.bytes_sent;
-    end.bytes_received = row.bytes_received;
-    records.at_end.push_back(end);
+    records.at_end.push_back(collective_end(Kind::kCollectiveEnd, collective->second));
   }
   if (!drawn) return 0;
   records.at_end.insert(records.at_end.begin(), pending.begin(), pending.end());

@@ -100,11 +100,9 @@ void PacketFile::write_all(int fd, const std::string& path, const std::uint8_t* 
   }
 }
 
-void PacketFile::wait_for_write() { writer_.wait(); }
-
 void PacketFile::flush() {
   if (used_ == 0) return;
-  wait_for_write();
+  writer_.wait();  // rethrows the last write's I/O error
   writing_.swap(buffer_);
   if (buffer_.size() < writing_.size()) buffer_.resize(writing_.size());
   const std::size_t size = used_;
@@ -113,7 +111,7 @@ void PacketFile::flush() {
 }
 
 void PacketFile::close() {
-  wait_for_write();
+  writer_.wait();  // rethrows the last write's I/O error
   write_all(fd_, path_, buffer_.data(), used_);
   used_ = 0;
   const int fd = fd_;

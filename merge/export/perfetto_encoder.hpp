@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/format/background_worker.hpp"
+#include "merge/events/user_annotations.hpp"
 
 namespace google::protobuf {
 class MessageLite;
@@ -39,7 +40,6 @@ class PacketFile {
   // A full buffer is written on a helper thread while packets go into the other one: the
   // copy into the page cache is a fifth of a merge's time. One write is in flight at most.
   void flush();
-  void wait_for_write();  // rethrows the helper's I/O error
   static void write_all(int fd, const std::string& path, const std::uint8_t* data,
                         std::size_t size);
   int fd_;
@@ -51,9 +51,10 @@ class PacketFile {
   std::uint64_t packets_ = 0;
 };
 
-// A debug annotation: an integer unless `kind` says otherwise.
+// A debug annotation: an integer unless `kind` says otherwise (the kinds a user annotation
+// decodes to).
 struct Annotation {
-  enum class Kind : std::uint8_t { kInt, kUint, kDouble, kString };
+  using Kind = AnnotationValue::Kind;
   std::uint64_t name_iid;
   std::int64_t value;  // kInt; kUint and kDouble keep their bits here
   Kind kind = Kind::kInt;

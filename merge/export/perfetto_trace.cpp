@@ -150,24 +150,10 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     const UserAnnotations user_annotations(reader);
     auto annotate_marker = [&](std::uint64_t id) {
       user_annotations.for_marker(id, [&](const AnnotationValue& value) {
-        Annotation annotation{sequence.annotation_name(value.name), value.int_value};
-        switch (value.kind) {
-          case AnnotationValue::Kind::kString:
-            annotation.kind = Annotation::Kind::kString;
-            annotation.text = value.text;
-            break;
-          case AnnotationValue::Kind::kDouble:
-            annotation.kind = Annotation::Kind::kDouble;
-            annotation.value = static_cast<std::int64_t>(value.uint_value);  // the bits
-            break;
-          case AnnotationValue::Kind::kUint:
-            annotation.kind = Annotation::Kind::kUint;
-            annotation.value = static_cast<std::int64_t>(value.uint_value);
-            break;
-          case AnnotationValue::Kind::kInt:
-            break;
-        }
-        annotations.push_back(annotation);
+        // uint_value holds the recorded bits whatever the kind (a double's too).
+        annotations.push_back({sequence.annotation_name(value.name),
+                               static_cast<std::int64_t>(value.uint_value), value.kind,
+                               value.text});
       });
     };
     rank->for_each_marker(
