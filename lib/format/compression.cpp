@@ -284,7 +284,8 @@ std::size_t scatter_shuffled_sse2(const std::byte* image, std::size_t chunk_rows
       }
       if constexpr (kWidth == 4) {
 #pragma GCC unroll 4
-        for (int q = 0; q < 4; ++q) store_fields<4, 4>(quads[q], out + q * 4 * row_size, row_size);
+        for (std::size_t q = 0; q < 4; ++q)
+          store_fields<4, 4>(quads[q], out + q * 4 * row_size, row_size);
       } else {
 #pragma GCC unroll 8
         for (int q = 0; q < 4; ++q) {
