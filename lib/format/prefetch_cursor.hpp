@@ -1,8 +1,9 @@
-// Streams a table chunk by chunk like TableCursor, but decodes the next chunk on a helper
-// thread while the caller works on the current one: reading a rank file is about a third of
-// a merge's time, and this takes it off the merge's thread. HDF5 is only called from the
-// caller's thread (fetching the stored chunk); the helper runs decode_chunk, which needs no
-// HDF5, and the caller's `prepare` (aligning timestamps, say) on the decoded rows.
+// Streams a table chunk by chunk like TableCursor, but reads and decodes the next chunk on a
+// helper thread while the caller works on the current one: reading a rank file is about a
+// third of a merge's time, and this takes it off the merge's thread. HDF5 is only called
+// from the caller's thread (locating the table's chunks, once); the helper reads the stored
+// chunk with pread, runs decode_chunk, which needs no HDF5, and the caller's `prepare`
+// (aligning timestamps, say) on the decoded rows.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,10 @@ class PrefetchCursor {
   using Prepare = std::function<void(Row* rows, std::size_t count)>;
 
   explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {})
-      : reader_(reader), total_(reader.row_count<Row>()), prepare_(std::move(prepare)) {}
+      : reader_(reader),
+        total_(reader.row_count<Row>()),
+        prepare_(std::move(prepare)),
+        raw_(total_ > 0 && reader.template map_chunks<Row>()) {}
   ~PrefetchCursor() = default;  // the worker (declared last) waits for its task first
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
@@ -51,14 +55,15 @@ class PrefetchCursor {
     // In the foreground (the first block, which the caller waits for anyway) or for a filter
     // only HDF5 decodes: an ordinary read, with the reader's per-thread buffers. Most tables
     // of a small rank fit in one chunk and never need buffers or a helper of their own.
-    if (!in_background || !reader_.template fetch_chunk<Row>(first, wanted, stored_)) {
+    if (!in_background || !raw_) {
       reader_.read(first, std::min<std::uint64_t>(wanted, kChunkRows), ready_);
       if (prepare_) prepare_(ready_.data(), ready_.size());
       return;
     }
-    ready_.resize(stored_.count);
     if (!buffers_) buffers_ = std::make_unique<ChunkDecodeBuffers>();
-    helper_.start([this] {
+    helper_.start([this, first, wanted] {
+      reader_.template read_chunk<Row>(first, wanted, stored_);
+      ready_.resize(stored_.count);
       decode_chunk(stored_, *buffers_, reinterpret_cast<std::byte*>(ready_.data()));
       if (prepare_) prepare_(ready_.data(), ready_.size());
     });
@@ -68,6 +73,7 @@ class PrefetchCursor {
   std::uint64_t total_;
   Prepare prepare_;
   std::uint64_t position_ = 0;
+  bool raw_;  // chunks read with pread (on the helper); false: through HDF5, here
   bool started_ = false;
   StoredChunk stored_;
   std::unique_ptr<ChunkDecodeBuffers> buffers_;  // made at the first background decode

@@ -1,6 +1,8 @@
 #include "lib/format/rank_file_reader.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -13,6 +15,10 @@
 namespace rocprof::format {
 
 namespace {
+
+// Tables up to this many rows have their chunks located while the file is checked, and the
+// locations kept until the reader closes (some 24 bytes per column and chunk).
+constexpr std::uint64_t kMappedAtOpenRows = 64 * kChunkRows;
 
 Handle reader_access() {
   // Without flock: the writer takes none, and a file may be read while its rank still runs.
@@ -98,9 +104,19 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != kChunkRows)
     fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, kChunkRows));
 
+  {
+    const Handle creation(H5Fget_create_plist(root));
+    hsize_t user_block = 0;
+    if (!creation.valid() || H5Pget_userblock(creation.get(), &user_block) < 0)
+      fail("cannot read the file's creation properties");
+    base_address_ = user_block;
+  }
+  maps_.resize(all_tables().size());
+  datasets_.resize(all_tables().size());
   const Handle no_cache = no_chunk_cache();
   for (const Table* table : all_tables()) {
     TableHandles handles;
+    TableMap& map = maps_[tables_.size()];
     if (H5Lexists(root, table->name, H5P_DEFAULT) <= 0) {
       if (version_minor_ >= kFormatVersionMinor)
         fail(fmt::format("table '{}' is missing", table->name));
@@ -133,11 +149,23 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
       hsize_t rows = 0;
       H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
       handles.rows = first ? rows : std::min<std::uint64_t>(handles.rows, rows);
+      // A small table's chunks are located now, while its datasets are open: the merge's
+      // later passes then read them without opening anything in HDF5. Each column is mapped
+      // to its own length, at least the table's.
+      if (first && rows > 0 && rows <= kMappedAtOpenRows) {
+        map.columns.resize(table->columns.size());
+        map.kept = true;
+      }
+      if (map.kept) {
+        const auto c = static_cast<std::size_t>(&column - table->columns.data());
+        map_column(dataset.get(), rows, map, map.columns[c], table->name, column.name);
+      }
       first = false;
       // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
-      // file at once. read_rows opens what it reads.
+      // file at once.
       handles.present = true;
     }
+    if (map.kept) map.mapped = true;
     handles.group.reset();
     tables_.push_back(std::move(handles));
   }
@@ -165,8 +193,15 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   clock_samples_ = read_all<ClockSampleRow>();
 }
 
+RankFileReader::~RankFileReader() { release(); }
+
 void RankFileReader::release() const noexcept {
-  open_columns_.clear();  // datasets before their file
+  for (TableMap& map : maps_)
+    if (!map.kept) map = TableMap{};
+  if (raw_file_ >= 0) ::close(raw_file_);
+  raw_file_ = -1;
+  if (!file_.valid()) return;
+  for (auto& columns : datasets_) columns.clear();  // datasets before their file
   file_.reset();
   H5garbage_collect();  // HDF5 keeps freed blocks in free lists otherwise
 }
@@ -193,32 +228,65 @@ const std::string& RankFileReader::string(StringId id) const {
   return strings_[id];
 }
 
-const RankFileReader::OpenColumn& RankFileReader::open_column(std::size_t table_index,
-                                                              const Table& table,
-                                                              std::size_t column) const {
-  if (open_columns_.size() < tables_.size()) open_columns_.resize(tables_.size());
-  std::vector<OpenColumn>& columns = open_columns_[table_index];
+void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
+                                const char* table, const char* name) const {
+  const Handle creation(H5Dget_create_plist(dataset));
+  const Handle stored_type(H5Dget_type(dataset));
+  column.pipeline = column_pipeline(creation.get(), stored_type.get());
+  hsize_t chunk = 0;
+  if (H5Pget_layout(creation.get()) != H5D_CHUNKED ||
+      H5Pget_chunk(creation.get(), 1, &chunk) != 1 || chunk == 0) {
+    column.pipeline.supported = false;  // not chunked: only HDF5 reads it
+    return;
+  }
+  if (map.chunk_rows == 0) map.chunk_rows = chunk;
+  if (chunk != map.chunk_rows)
+    fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table, name, chunk,
+                     map.chunk_rows));
+  column.chunks.resize((rows + chunk - 1) / chunk);
+  for (std::size_t i = 0; i < column.chunks.size(); ++i) {
+    const hsize_t offset = i * chunk;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &address, &size) < 0)
+      fail(fmt::format("cannot locate rows {}.. of column {}/{}", offset, table, name));
+    ChunkLocation& location = column.chunks[i];
+    if (address == HADDR_UNDEF || size == 0) continue;  // never written
+    location = {base_address_ + address, size, mask};
+  }
+}
+
+const RankFileReader::TableMap& RankFileReader::table_map(std::size_t table_index,
+                                                          const Table& table) const {
+  TableMap& map = maps_.at(table_index);
+  if (map.mapped) return map;
+  reopen();
+  const QuietErrors quiet;
+  map.columns.resize(table.columns.size());
+  for (std::size_t c = 0; c < table.columns.size(); ++c)
+    map_column(open_dataset(table_index, table, c), tables_[table_index].rows, map, map.columns[c],
+               table.name, table.columns[c].name);
+  map.mapped = true;
+  return map;
+}
+
+hid_t RankFileReader::open_dataset(std::size_t table_index, const Table& table,
+                                   std::size_t column) const {
+  reopen();
+  std::vector<Handle>& columns = datasets_.at(table_index);
   if (columns.empty()) {
     const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
     if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
     const Handle no_cache = no_chunk_cache();
     columns.resize(table.columns.size());
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
-      OpenColumn& open = columns[c];
-      open.dataset = Handle(H5Dopen2(group.get(), table.columns[c].name, no_cache.get()));
-      if (!open.dataset.valid())
+      columns[c] = Handle(H5Dopen2(group.get(), table.columns[c].name, no_cache.get()));
+      if (!columns[c].valid())
         fail(fmt::format("cannot open column {}/{}", table.name, table.columns[c].name));
-      const Handle creation(H5Dget_create_plist(open.dataset.get()));
-      const Handle stored_type(H5Dget_type(open.dataset.get()));
-      open.pipeline = column_pipeline(creation.get(), stored_type.get());
-      hsize_t chunk = 0;
-      if (H5Pget_layout(creation.get()) != H5D_CHUNKED ||
-          H5Pget_chunk(creation.get(), 1, &chunk) != 1 || chunk == 0)
-        open.pipeline.supported = false;
-      open.chunk_rows = chunk;
     }
   }
-  return columns[column];
+  return columns[column].get();
 }
 
 namespace {
@@ -282,50 +350,73 @@ std::size_t table_index(const Table& table) {
 }
 }  // namespace
 
-bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
-                                 StoredChunk& out) const {
+bool RankFileReader::map_chunks(const Table& table) const {
+  const std::size_t index = table_index(table);
+  if (tables_.at(index).rows == 0) return true;  // nothing to read
+  const TableMap& map = table_map(index, table);
+  for (const ColumnMap& column : map.columns)
+    if (!column.pipeline.supported) return false;
+  if (raw_file_ < 0) {
+    raw_file_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (raw_file_ < 0)
+      throw FormatError(path_, fmt::format("cannot open again: {} (removed since it was checked?)",
+                                           std::generic_category().message(errno)));
+  }
+  return true;
+}
+
+void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
+                                StoredChunk& out) const {
   const std::size_t index = table_index(table);
   const TableHandles& handles = tables_.at(index);
   if (count == 0 || first + count > handles.rows)
     throw FormatError(path_, fmt::format("rows {}..{} of '{}' requested, it has {}", first,
                                          first + count, table.name, handles.rows));
-  reopen();
-  const QuietErrors quiet;
-  const std::size_t columns = table.columns.size();
-  for (std::size_t c = 0; c < columns; ++c)
-    if (!open_column(index, table, c).pipeline.supported) return false;
-  const std::uint64_t chunk_rows = open_column(index, table, 0).chunk_rows;
-  out.chunk_first = first / chunk_rows * chunk_rows;
+  const TableMap& map = maps_[index];  // mapped by map_chunks, on the caller's thread
+  const std::uint64_t chunk_rows = map.chunk_rows;
+  const std::uint64_t chunk = first / chunk_rows;
+  out.chunk_first = chunk * chunk_rows;
   out.chunk_rows = chunk_rows;
   out.first = first;
   out.count = std::min(count, out.chunk_first + chunk_rows - first);
   out.row_size = table.row_size;
   out.table = table.name;
   if (out.path != path_) out.path = path_;
+  const std::size_t columns = table.columns.size();
   out.columns.resize(columns);
   for (std::size_t c = 0; c < columns; ++c) {
     const Column& column = table.columns[c];
-    const OpenColumn& open = open_column(index, table, c);
-    if (open.chunk_rows != chunk_rows)
-      fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table.name, column.name,
-                       open.chunk_rows, chunk_rows));
     StoredChunk::Column& stored = out.columns[c];
     stored.width = column_type_size(column.type);
     stored.offset = column.offset;
     stored.name = column.name;
-    stored.pipeline = open.pipeline;
-    const hsize_t offset = out.chunk_first;
-    hsize_t stored_size = 0;
-    stored.written = H5Dget_chunk_storage_size(open.dataset.get(), &offset, &stored_size) >= 0 &&
-                     stored_size != 0;
+    stored.pipeline = map.columns[c].pipeline;
+    const ChunkLocation& location = map.columns[c].chunks[chunk];
+    stored.written = location.size != 0;
     if (!stored.written) continue;
-    stored.bytes.resize(stored_size);
-    std::uint32_t mask = 0;
-    if (H5Dread_chunk(open.dataset.get(), H5P_DEFAULT, &offset, &mask, stored.bytes.data()) < 0)
-      fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
-                       first + out.count, table.name, column.name));
-    stored.filter_mask = mask;
+    stored.filter_mask = location.filter_mask;
+    stored.bytes.resize(location.size);
+    std::size_t done = 0;
+    while (done < location.size) {
+      const ssize_t got = ::pread(raw_file_, stored.bytes.data() + done, location.size - done,
+                                  static_cast<off_t>(location.address + done));
+      if (got > 0) {
+        done += static_cast<std::size_t>(got);
+      } else if (got == 0 || errno != EINTR) {
+        throw FormatError(path_,
+                          fmt::format("cannot read rows {}..{} of column {}/{}: {}", first,
+                                      first + out.count, table.name, column.name,
+                                      got == 0 ? "the file ends before the chunk (truncated?)"
+                                               : std::generic_category().message(errno)));
+      }
+    }
   }
+}
+
+bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
+                                 StoredChunk& out) const {
+  if (!map_chunks(table)) return false;
+  read_chunk(table, first, count, out);
   return true;
 }
 
@@ -350,11 +441,10 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const Column& column = table.columns[c];
-    const OpenColumn& open = open_column(index, table, c);
+    const hid_t dataset = open_dataset(index, table, c);
     const std::size_t width = column_type_size(column.type);
     std::vector<std::byte>& scratch = workspace().scratch;
     scratch.resize(count * width);
-    const hid_t dataset = open.dataset.get();
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
     if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),

@@ -66,6 +66,9 @@ class RankFileReader {
   // Opens and validates `path` (format name and major version, every table's columns and
   // types, the string table). Throws FormatError.
   explicit RankFileReader(const std::string& path);
+  ~RankFileReader();
+  RankFileReader(const RankFileReader&) = delete;
+  RankFileReader& operator=(const RankFileReader&) = delete;
 
   const std::string& path() const noexcept { return path_; }
   const RankMetadata& metadata() const noexcept { return metadata_; }
@@ -96,6 +99,24 @@ class RankFileReader {
   bool fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
                    StoredChunk& out) const;
 
+  // Stored chunks are read with pread() at addresses HDF5 gave once, not through HDF5: a
+  // merge reads each rank's file in several passes, and reopening a file and its datasets
+  // for each pass cost more than reading a small rank. map_chunks locates a table's chunks
+  // (through HDF5 on the caller's thread, unless the check at open already did); then
+  // read_chunk may run on any thread, even while the caller maps other tables. False when
+  // a column has a filter decode_chunk does not know. Throws FormatError.
+  template <typename Row>
+  bool map_chunks() const {
+    return map_chunks(table_of<Row>());
+  }
+  bool map_chunks(const Table& table) const;
+  template <typename Row>
+  void read_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out) const {
+    read_chunk(table_of<Row>(), first, count, out);
+  }
+  void read_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
+                  StoredChunk& out) const;
+
   // Every row of a table; for tests and small tables.
   template <typename Row>
   std::vector<Row> read_all() const {
@@ -104,8 +125,9 @@ class RankFileReader {
     return rows;
   }
 
-  // Closes the HDF5 file until the next read (which reopens it): a merge checks every rank's
-  // file first and then reads one after the other, so only one needs to be open at a time.
+  // Closes the file until the next read (which reopens it): a merge checks every rank's file
+  // first and then reads one after the other, so only one needs to be open at a time. Chunk
+  // maps of small tables are kept (made at open); larger ones are made again when needed.
   void release() const noexcept;
 
   // The string table is small: loaded at open. Unknown ids throw FormatError.
@@ -121,14 +143,28 @@ class RankFileReader {
     bool present = false;  // false when the table is absent (older minor version)
     std::uint64_t rows = 0;
   };
-  // A column's dataset, kept open while its file is (see release()).
-  struct OpenColumn {
-    Handle dataset;
-    ColumnPipeline pipeline;
-    std::uint64_t chunk_rows = 0;
+  // Where a column's stored chunks lie: file address (the user block included) and stored
+  // size, 0 for a chunk never written (it reads as zeros), by chunk number.
+  struct ChunkLocation {
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+    unsigned filter_mask = 0;
   };
-  const OpenColumn& open_column(std::size_t table_index, const Table& table,
-                                std::size_t column) const;
+  struct ColumnMap {
+    ColumnPipeline pipeline;
+    std::vector<ChunkLocation> chunks;
+  };
+  struct TableMap {
+    bool mapped = false;     // the fields below are valid
+    bool decodable = false;  // every column's pipeline is decode_chunk's
+    bool kept = false;       // made at open (small): survives release()
+    std::uint64_t chunk_rows = 0;
+    std::vector<ColumnMap> columns;
+  };
+  void map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
+                  const char* table, const char* name) const;
+  const TableMap& table_map(std::size_t table_index, const Table& table) const;
+  hid_t open_dataset(std::size_t table_index, const Table& table, std::size_t column) const;
   void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                  std::byte* rows) const;
   [[noreturn]] void fail(const std::string& problem) const;
@@ -143,7 +179,10 @@ class RankFileReader {
   std::vector<TableHandles> tables_;
   std::vector<std::string> strings_;
   std::vector<ClockSampleRow> clock_samples_;
-  mutable std::vector<std::vector<OpenColumn>> open_columns_;  // by table
+  std::uint64_t base_address_ = 0;                     // HDF5 addresses start after a user block
+  mutable std::vector<TableMap> maps_;                 // by table; sized at open
+  mutable std::vector<std::vector<Handle>> datasets_;  // by table: HDF5's reads (rare filters)
+  mutable int raw_file_ = -1;                          // for read_chunk's pread()
 };
 
 // Streams a table block by block: `while (cursor.next(rows)) ...`.

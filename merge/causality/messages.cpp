@@ -101,7 +101,7 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
 }
 
 EndpointSpill::EndpointSpill(const std::string& path)
-    : file_(std::fopen(path.c_str(), "wb")), remove_on_signal_(path) {
+    : remove_on_signal_(path), file_(std::fopen(path.c_str(), "wb")) {
   if (file_ == nullptr)
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
   summary_.path = path;

@@ -64,8 +64,9 @@ class EndpointSpill {
 
  private:
   void write_buffer();
-  std::FILE* file_;
+  // Named for removal before the file is created: a signal in between must not leave it.
   RemoveOnSignal remove_on_signal_;  // a temporary file: gone if the merge is interrupted
+  std::FILE* file_;
   SpillSummary summary_;
   std::uint64_t written_ = 0;
   std::vector<SpilledEndpoint> buffer_;

@@ -269,6 +269,69 @@ TEST_F(RankFile, TruncatedFileIsAClearError) {
   EXPECT_FALSE(error.empty());
 }
 
+TEST_F(RankFile, UserBlockInFrontOfTheFileIsAllowedFor) {
+  // HDF5 addresses count from the end of a user block (h5jam puts one in front): chunks read
+  // at the addresses HDF5 gives must be shifted by it, or every row would be garbage.
+  const std::string file = path("rank.h5");
+  const std::string jammed = path("jammed.h5");
+  const SampleRows sample = write_sample_file(file, Compression{}, 2 * kChunkRows + 9);
+  const std::string block = path("block.txt");
+  std::ofstream(block) << "a user block: text a site's tools put in front of HDF5 files\n";
+  const std::string command =
+      "h5jam -i '" + file + "' -u '" + block + "' -o '" + jammed + "' >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5jam (hdf5-tools) is not installed";
+  ASSERT_GE(fs::file_size(jammed), fs::file_size(file) + 512);
+  const RankFileReader reader(jammed);
+  expect_sample(reader, sample);
+  PrefetchCursor<ApiCallRow> cursor(reader);
+  std::vector<ApiCallRow> block_rows;
+  std::vector<ApiCallRow> all;
+  while (cursor.next(block_rows)) all.insert(all.end(), block_rows.begin(), block_rows.end());
+  expect_rows_equal(sample.api_calls, all, "api_calls through the cursor");
+}
+
+TEST_F(RankFile, LargeTablesAreLocatedWhenReadAndAgainAfterRelease) {
+  // Past 64 chunks a table's chunk locations are not kept from the check at open: they are
+  // found when the table is read, and dropped when the file is released.
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample_file(file, Compression{}, 64 * kChunkRows + 3);
+  const RankFileReader reader(file);
+  for (int pass = 0; pass < 2; ++pass) {
+    PrefetchCursor<ApiCallRow> cursor(reader);
+    std::vector<ApiCallRow> block;
+    std::size_t seen = 0;
+    while (cursor.next(block))
+      for (const ApiCallRow& row : block) {
+        ASSERT_EQ(row.correlation_id, sample.api_calls[seen].correlation_id) << pass << seen;
+        ASSERT_EQ(row.end_ns, sample.api_calls[seen].end_ns) << pass << seen;
+        ++seen;
+      }
+    EXPECT_EQ(seen, sample.api_calls.size());
+    reader.release();
+  }
+  expect_rows_equal(sample.markers, reader.read_all<MarkerRow>(), "markers after release");
+}
+
+TEST_F(RankFile, FileShortenedAfterItsCheckIsAClearError) {
+  // The check at open located the chunks; the file then loses its end (a copy still running,
+  // say). Reading a chunk that is gone names the file and the column instead of handing out
+  // zeros.
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{Codec::kNone, 0}, 8 * kChunkRows);
+  const RankFileReader reader(file);
+  reader.release();
+  fs::resize_file(file, fs::file_size(file) / 2);
+  std::vector<ApiCallRow> rows;
+  try {
+    reader.read(0, reader.row_count<ApiCallRow>(), rows);
+    FAIL() << "a chunk past the end of the file was read without an error";
+  } catch (const FormatError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find(file), std::string::npos) << what;
+    EXPECT_NE(what.find("truncated"), std::string::npos) << what;
+  }
+}
+
 TEST_F(RankFile, MissingColumnsAreFoundEvenInEmptyTables) {
   const std::string file = path("rank.h5");
   write_sample_file(file, Compression{}, 100);
