@@ -1,11 +1,13 @@
-// Streams a table chunk by chunk like TableCursor, but reads and decodes the next chunk on a
-// helper thread while the caller works on the current one: reading a rank file is about a
+// Streams a table chunk by chunk like TableCursor, but reads and decodes the next chunks on
+// helper threads while the caller works on the current one: reading a rank file is about a
 // third of a merge's time, and this takes it off the merge's thread. HDF5 is only called
-// from the caller's thread (locating the table's chunks, once); the helper reads the stored
+// from the caller's thread (locating the table's chunks, once); each helper reads a stored
 // chunk with pread, runs decode_chunk, which needs no HDF5, and the caller's `prepare`
-// (aligning timestamps, say) on the decoded rows.
+// (aligning timestamps, say) on the decoded rows. Up to `depth` chunks are in flight at
+// once, each on a helper of its own, so a fast caller is fed by several cores.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,67 +20,94 @@
 
 namespace rocprof::format {
 
+// Chunks read ahead by default: two keep a merge's thread fed on two cores and more.
+inline constexpr std::size_t kPrefetchDepth = 2;
+
 template <typename Row>
 class PrefetchCursor {
  public:
-  // Runs on the decoded rows before next() hands them out; on the helper thread when there
-  // is one, so it must not touch HDF5 or anything the caller changes meanwhile.
+  // Runs on each block of decoded rows before next() hands it out. It runs on the helper
+  // threads, on several blocks at once: it must be safe to call concurrently, and must not
+  // touch HDF5 or anything the caller changes meanwhile. Order-dependent work belongs to the
+  // caller, after next().
   using Prepare = std::function<void(Row* rows, std::size_t count)>;
 
-  explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {})
+  explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {},
+                          std::size_t depth = kPrefetchDepth)
       : reader_(reader),
         total_(reader.row_count<Row>()),
         prepare_(std::move(prepare)),
-        raw_(total_ > 0 && reader.template map_chunks<Row>()) {}
-  ~PrefetchCursor() = default;  // the worker (declared last) waits for its task first
+        raw_(total_ > 0 && reader.template map_chunks<Row>()),
+        block_rows_(raw_ ? reader.template chunk_rows<Row>() : kChunkRows) {
+    slots_.resize(std::max<std::size_t>(depth, 1));
+  }
+  ~PrefetchCursor() = default;  // each slot's worker (declared last) waits for its task first
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
 
-  // The next block of rows (a chunk, or what is left of it): false at the end. Throws
-  // FormatError for a damaged chunk.
+  // The next block of rows (a chunk): false at the end. Throws FormatError for a damaged
+  // chunk, at the block it is in (the blocks before it are handed out first).
   bool next(std::vector<Row>& rows) {
     if (position_ >= total_) return false;
-    // The first block is decoded right here: the caller would only wait for it.
-    if (!started_) start(position_, false);
-    helper_.wait();  // rethrows what the helper threw
-    rows.swap(ready_);
+    if (in_flight_ == 0) {
+      // Nothing read ahead: the first block, or a table only HDF5 decodes. The helpers start
+      // on the blocks after it first, then this block is read right here (the caller would
+      // only wait for it). Most tables of a small rank fit in one chunk and never start one.
+      const std::uint64_t count = std::min(block_rows_, total_ - position_);
+      issued_ = position_ + count;
+      read_ahead();
+      reader_.read(position_, count, rows);
+      if (prepare_) prepare_(rows.data(), rows.size());
+    } else {
+      Slot& slot = *slots_[head_];
+      slot.worker.wait();  // rethrows what the helper threw
+      rows.swap(slot.rows);
+      head_ = (head_ + 1) % slots_.size();
+      --in_flight_;
+      read_ahead();
+    }
     position_ += rows.size();
-    // The caller's previous block is done with: the helper decodes the next one into it.
-    if (position_ < total_) start(position_, true);
     return true;
   }
 
  private:
-  void start(std::uint64_t first, bool in_background) {
-    started_ = true;
-    const std::uint64_t wanted = total_ - first;
-    // In the foreground (the first block, which the caller waits for anyway) or for a filter
-    // only HDF5 decodes: an ordinary read, with the reader's per-thread buffers. Most tables
-    // of a small rank fit in one chunk and never need buffers or a helper of their own.
-    if (!in_background || !raw_) {
-      reader_.read(first, std::min<std::uint64_t>(wanted, kChunkRows), ready_);
-      if (prepare_) prepare_(ready_.data(), ready_.size());
-      return;
+  struct Slot {
+    StoredChunk stored;
+    ChunkDecodeBuffers buffers;
+    std::vector<Row> rows;
+    BackgroundWorker worker;  // last: destroyed (and waited for) before what its task uses
+  };
+
+  // Starts helpers on the blocks after those in flight, up to the depth.
+  void read_ahead() {
+    if (!raw_) return;
+    while (in_flight_ < slots_.size() && issued_ < total_) {
+      std::unique_ptr<Slot>& held = slots_[(head_ + in_flight_) % slots_.size()];
+      if (!held) held = std::make_unique<Slot>();
+      Slot& slot = *held;
+      const std::uint64_t first = issued_;
+      const std::uint64_t count = std::min(block_rows_, total_ - first);
+      slot.worker.start([this, &slot, first, count] {
+        reader_.template read_chunk<Row>(first, count, slot.stored);
+        slot.rows.resize(slot.stored.count);
+        decode_chunk(slot.stored, slot.buffers, reinterpret_cast<std::byte*>(slot.rows.data()));
+        if (prepare_) prepare_(slot.rows.data(), slot.rows.size());
+      });
+      issued_ += count;
+      ++in_flight_;
     }
-    if (!buffers_) buffers_ = std::make_unique<ChunkDecodeBuffers>();
-    helper_.start([this, first, wanted] {
-      reader_.template read_chunk<Row>(first, wanted, stored_);
-      ready_.resize(stored_.count);
-      decode_chunk(stored_, *buffers_, reinterpret_cast<std::byte*>(ready_.data()));
-      if (prepare_) prepare_(ready_.data(), ready_.size());
-    });
   }
 
   const RankFileReader& reader_;
   std::uint64_t total_;
   Prepare prepare_;
-  std::uint64_t position_ = 0;
-  bool raw_;  // chunks read with pread (on the helper); false: through HDF5, here
-  bool started_ = false;
-  StoredChunk stored_;
-  std::unique_ptr<ChunkDecodeBuffers> buffers_;  // made at the first background decode
-  std::vector<Row> ready_;
-  BackgroundWorker helper_;  // last: destroyed (and waited for) before what its task uses
+  bool raw_;  // chunks read with pread (on helpers); false: through HDF5, here
+  std::uint64_t block_rows_;
+  std::uint64_t position_ = 0;  // rows handed out
+  std::uint64_t issued_ = 0;    // rows handed out or being read ahead
+  std::size_t head_ = 0;        // the slot of the next block read ahead
+  std::size_t in_flight_ = 0;
+  std::vector<std::unique_ptr<Slot>> slots_;  // made at their first use
 };
 
 }  // namespace rocprof::format

@@ -365,6 +365,10 @@ bool RankFileReader::map_chunks(const Table& table) const {
   return true;
 }
 
+std::uint64_t RankFileReader::chunk_rows(const Table& table) const {
+  return maps_.at(table_index(table)).chunk_rows;
+}
+
 void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
                                 StoredChunk& out) const {
   const std::size_t index = table_index(table);

@@ -110,6 +110,12 @@ class RankFileReader {
     return map_chunks(table_of<Row>());
   }
   bool map_chunks(const Table& table) const;
+  // Rows per stored chunk of a table map_chunks mapped (read_chunk reads no further).
+  template <typename Row>
+  std::uint64_t chunk_rows() const {
+    return chunk_rows(table_of<Row>());
+  }
+  std::uint64_t chunk_rows(const Table& table) const;
   template <typename Row>
   void read_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out) const {
     read_chunk(table_of<Row>(), first, count, out);

@@ -124,42 +124,37 @@ void EndpointSpill::write_buffer() {
 void EndpointSpill::add(const AlignedRank& rank) {
   const RankFileReader& reader = rank.reader();
   SpillSection section{rank.rank(), 0, written_ + buffer_.size(), 0};
-  // The rows are scanned (and the endpoint times aligned) on the cursor's helper thread, a
-  // block ahead; this thread only files the endpoints. Blocks are prepared in order and at
-  // most one ahead, so two endpoint lists, taken in turn, keep the two threads apart.
-  struct Found {
-    MessageEndpoint endpoint;
-    std::uint64_t aligned_ns;
-  };
-  std::array<std::vector<Found>, 2> found;
-  std::size_t prepared = 0;
+  // The helpers move each block's times to the reference clock (uncorrected: what matching
+  // works on); this thread scans the blocks in order, as the scanner remembers requests.
   EndpointScanner scanner(reader, rank.rank());
-  PrefetchCursor<MpiCallRow> cursor(reader, [&](const MpiCallRow* rows, std::size_t count) {
-    std::vector<Found>& out = found.at(prepared++ % 2);
-    out.clear();
-    std::array<MessageEndpoint, 2> endpoints;
+  PrefetchCursor<MpiCallRow> cursor(reader, [&rank](MpiCallRow* rows, std::size_t count) {
     for (std::size_t r = 0; r < count; ++r) {
-      const std::size_t n = scanner.scan(rows[r], endpoints);
-      for (std::size_t i = 0; i < n; ++i)
-        out.push_back({endpoints[i], rank.align_uncorrected(endpoints[i].local_ns)});
+      rows[r].begin_ns = rank.align_uncorrected(rows[r].begin_ns);
+      rows[r].end_ns = rank.align_uncorrected(rows[r].end_ns);
     }
   });
   std::vector<MpiCallRow> rows;
-  for (std::size_t block = 0; cursor.next(rows); ++block)
-    for (const auto& [endpoint, aligned_ns] : found.at(block % 2)) {
-      if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
-        invisible_.insert({endpoint.stream.communicator, endpoint.stream.destination});
-        continue;
+  std::array<MessageEndpoint, 2> endpoints;
+  while (cursor.next(rows))
+    for (const MpiCallRow& row : rows) {
+      const std::size_t found = scanner.scan(row, endpoints);
+      for (std::size_t i = 0; i < found; ++i) {
+        const MessageEndpoint& endpoint = endpoints[i];
+        if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
+          invisible_.insert({endpoint.stream.communicator, endpoint.stream.destination});
+          continue;
+        }
+        const auto [entry, added] = local_.try_emplace(
+            endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
+        if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
+        const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
+        StreamCount& stream = summary_.streams[entry->second];
+        ++(receive ? stream.receives : stream.sends);
+        // The rows' times are aligned already: so are the endpoints'.
+        buffer_.push_back({endpoint.local_ns, entry->second, receive ? 1U : 0U});
+        ++section.count;
+        if (buffer_.size() == kSpillBufferRecords) write_buffer();
       }
-      const auto [entry, added] =
-          local_.try_emplace(endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
-      if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
-      const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
-      StreamCount& stream = summary_.streams[entry->second];
-      ++(receive ? stream.receives : stream.sends);
-      buffer_.push_back({aligned_ns, entry->second, receive ? 1U : 0U});
-      ++section.count;
-      if (buffer_.size() == kSpillBufferRecords) write_buffer();
     }
   reader.release();
   summary_.sections.push_back(section);

@@ -46,7 +46,7 @@ struct MessageEndpoint {
   };
   Kind kind;
   StreamKey stream;
-  std::uint64_t local_ns;  // on the rank's own clock
+  std::uint64_t local_ns;  // the row's begin or end, on the clock of the rows scanned
 };
 
 // Feed it a rank's rows in file order; it remembers which requests are receives.

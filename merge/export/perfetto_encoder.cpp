@@ -1,16 +1,11 @@
 #include "merge/export/perfetto_encoder.hpp"
 
-#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/message_lite.h>
 #include <google/protobuf/wire_format_lite.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <stdexcept>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -19,8 +14,6 @@ namespace {
 
 using google::protobuf::internal::WireFormatLite;
 using Coded = google::protobuf::io::CodedOutputStream;
-
-constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
 
 // Field numbers of Perfetto's TracePacket, TrackEvent, DebugAnnotation and InternedData.
 constexpr int kTracePacket = 1;
@@ -64,62 +57,6 @@ std::size_t entry_size(std::uint64_t iid, std::size_t name_length) {
 }
 
 }  // namespace
-
-PacketFile::PacketFile(const std::string& path)
-    : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
-      path_(path),
-      buffer_(kBufferBytes) {
-  if (fd_ < 0)
-    throw std::runtime_error(
-        fmt::format("cannot write {}: {}", path, std::generic_category().message(errno)));
-}
-
-PacketFile::~PacketFile() {
-  writer_.wait_quietly();  // it writes to fd_; an error was or will be reported by close()
-  if (fd_ >= 0) ::close(fd_);
-}
-
-std::uint8_t* PacketFile::reserve(std::size_t bytes) {
-  if (used_ + bytes > buffer_.size()) {
-    flush();
-    if (bytes > buffer_.size()) buffer_.resize(bytes);
-  }
-  return buffer_.data() + used_;
-}
-
-void PacketFile::write_all(int fd, const std::string& path, const std::uint8_t* data,
-                           std::size_t size) {
-  std::size_t written = 0;
-  while (written < size) {
-    const ssize_t count = ::write(fd, data + written, size - written);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0)
-      throw std::runtime_error(
-          fmt::format("writing {} failed: {}", path, std::generic_category().message(errno)));
-    written += static_cast<std::size_t>(count);
-  }
-}
-
-void PacketFile::flush() {
-  if (used_ == 0) return;
-  writer_.wait();  // rethrows the last write's I/O error
-  writing_.swap(buffer_);
-  if (buffer_.size() < writing_.size()) buffer_.resize(writing_.size());
-  const std::size_t size = used_;
-  used_ = 0;
-  writer_.start([this, size] { write_all(fd_, path_, writing_.data(), size); });
-}
-
-void PacketFile::close() {
-  writer_.wait();  // rethrows the last write's I/O error
-  write_all(fd_, path_, buffer_.data(), used_);
-  used_ = 0;
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0)
-    throw std::runtime_error(
-        fmt::format("writing {} failed: {}", path_, std::generic_category().message(errno)));
-}
 
 std::uint64_t PacketSequence::intern(Table& table, int field, std::string_view name) {
   if (const auto found = table.find(name); found != table.end()) return found->second;

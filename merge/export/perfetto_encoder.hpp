@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lib/format/background_worker.hpp"
 #include "merge/events/user_annotations.hpp"
+#include "merge/files/block_file.hpp"
 
 namespace google::protobuf {
 class MessageLite;
@@ -24,30 +24,17 @@ namespace rocprof::merge {
 // Buffered output of a Trace message (a run of length-prefixed field-1 packets).
 class PacketFile {
  public:
-  explicit PacketFile(const std::string& path);  // throws std::runtime_error
-  ~PacketFile();
-  PacketFile(const PacketFile&) = delete;
-  PacketFile& operator=(const PacketFile&) = delete;
+  explicit PacketFile(const std::string& path) : file_(path) {}  // throws std::runtime_error
 
   // Room for `bytes` more; returns where to write them.
-  std::uint8_t* reserve(std::size_t bytes);
-  void commit(const std::uint8_t* end) { used_ = static_cast<std::size_t>(end - buffer_.data()); }
-  void close();  // flushes; throws on I/O errors
+  std::uint8_t* reserve(std::size_t bytes) { return file_.reserve(bytes); }
+  void commit(const std::uint8_t* end) { file_.commit(end); }
+  void close() { file_.close(); }  // flushes; throws on I/O errors
   std::uint64_t packets() const noexcept { return packets_; }
   void count_packet() noexcept { ++packets_; }
 
  private:
-  // A full buffer is written on a helper thread while packets go into the other one: the
-  // copy into the page cache is a fifth of a merge's time. One write is in flight at most.
-  void flush();
-  static void write_all(int fd, const std::string& path, const std::uint8_t* data,
-                        std::size_t size);
-  int fd_;
-  std::string path_;
-  std::vector<std::uint8_t> buffer_;
-  std::vector<std::uint8_t> writing_;  // the buffer the helper is writing
-  format::BackgroundWorker writer_;
-  std::size_t used_ = 0;
+  BlockFile file_;
   std::uint64_t packets_ = 0;
 };
 

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -104,10 +106,15 @@ TEST_P(RankFileCompression, PrefetchCursorDecodesAheadOnAHelperThread) {
   ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
   const SampleRows sample = write_sample_file(file, compression, 3 * kChunkRows + 5);
   const RankFileReader reader(file);
-  std::vector<std::thread::id> prepared_on;
+  // Helpers prepare blocks concurrently and may finish before the caller's first block: each
+  // block is recorded by its first row, under a lock.
+  std::mutex lock;
+  std::map<std::uint64_t, std::thread::id> prepared_on;  // first correlation id -> thread
   PrefetchCursor<ApiCallRow> cursor(reader, [&](ApiCallRow* rows, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) rows[i].begin_ns += 1;
-    prepared_on.push_back(std::this_thread::get_id());
+    const std::lock_guard<std::mutex> hold(lock);
+    EXPECT_TRUE(prepared_on.emplace(rows[0].correlation_id, std::this_thread::get_id()).second)
+        << "a block was prepared twice";
   });
   std::vector<ApiCallRow> block;
   std::vector<std::size_t> sizes;
@@ -124,10 +131,31 @@ TEST_P(RankFileCompression, PrefetchCursorDecodesAheadOnAHelperThread) {
   EXPECT_EQ(seen, sample.api_calls.size());
   EXPECT_EQ(sizes, (std::vector<std::size_t>{kChunkRows, kChunkRows, kChunkRows, 5}));
   // The first chunk is decoded by the caller, the others ahead of it on helper threads.
-  ASSERT_EQ(prepared_on.size(), 4u);
-  EXPECT_EQ(prepared_on[0], std::this_thread::get_id());
-  for (std::size_t i = 1; i < prepared_on.size(); ++i)
-    EXPECT_NE(prepared_on[i], std::this_thread::get_id()) << i;
+  ASSERT_EQ(prepared_on.size(), 4U);
+  for (std::size_t b = 0; b < 4; ++b) {
+    const std::thread::id on = prepared_on.at(sample.api_calls[b * kChunkRows].correlation_id);
+    if (b == 0)
+      EXPECT_EQ(on, std::this_thread::get_id());
+    else
+      EXPECT_NE(on, std::this_thread::get_id()) << b;
+  }
+}
+
+TEST_P(RankFileCompression, PrefetchCursorOfAnyDepthHandsOutEveryRowInOrder) {
+  const std::string file = path("rank.h5");
+  Compression compression;
+  std::string error;
+  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
+  const SampleRows sample = write_sample_file(file, compression, 6 * kChunkRows + 11);
+  const RankFileReader reader(file);
+  for (const std::size_t depth : {0, 1, 3, 8}) {
+    PrefetchCursor<ApiCallRow> cursor(reader, {}, depth);
+    std::vector<ApiCallRow> block;
+    std::vector<ApiCallRow> all;
+    while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    expect_rows_equal(sample.api_calls, all, "api_calls");
+  }
 }
 
 TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
