@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -151,7 +152,8 @@ void EndpointSpill::add(const AlignedRank& rank) {
         StreamCount& stream = summary_.streams[entry->second];
         ++(receive ? stream.receives : stream.sends);
         // The rows' times are aligned already: so are the endpoints'.
-        buffer_.push_back({endpoint.local_ns, entry->second, receive ? 1U : 0U});
+        buffer_.push_back(
+            {endpoint.local_ns, entry->second, endpoint.ordinal << 1 | (receive ? 1U : 0U)});
         ++section.count;
         if (buffer_.size() == kSpillBufferRecords) write_buffer();
       }
@@ -224,11 +226,27 @@ struct PassCounts {
   std::uint64_t after = 0;
 };
 
-// Messages sent and not yet received, per stream, in order.
+// A stream's messages sent and not yet received, by the sender's ordinal: sends arrive in
+// ordinal order (each rank's endpoints are walked in its file order), receives in the order
+// they completed, each naming the ordinal of the receive it completed.
 struct InFlight {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> sends;  // (uncorrected, corrected)
-  std::size_t head = 0;
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> sends;  // (uncorrected, corrected)
+  std::deque<bool> taken;
+  std::uint64_t first = 0;    // the ordinal of sends.front()
   std::int64_t waiting = -1;  // the cursor whose next receive waits for a send
+  std::uint32_t wanted = 0;   // the ordinal it waits for
+  bool has(std::uint32_t ordinal) const { return ordinal < first + sends.size(); }
+  std::pair<std::uint64_t, std::uint64_t> take(std::uint32_t ordinal) {
+    const auto index = static_cast<std::size_t>(ordinal - first);
+    taken[index] = true;
+    const auto sent = sends[index];
+    while (!taken.empty() && taken.front()) {
+      sends.pop_front();
+      taken.pop_front();
+      ++first;
+    }
+    return sent;
+  }
 };
 
 // One walk over every rank's endpoints in (corrected) time order. A receive is taken only
@@ -256,22 +274,26 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
       const std::uint32_t stream = cursor.stream();
       if (table.matched(stream)) {
         InFlight& flight = streams[stream];
-        if (endpoint.receive == 0) {
+        if (!endpoint.receive()) {
           flight.sends.emplace_back(endpoint.time_ns, corrected(i, endpoint.time_ns));
-          if (flight.waiting >= 0) {
+          flight.taken.push_back(false);
+          if (flight.waiting >= 0 && flight.has(flight.wanted)) {
             push(static_cast<std::size_t>(flight.waiting));
             flight.waiting = -1;
           }
         } else {
-          if (flight.head == flight.sends.size()) {
-            flight.waiting = static_cast<std::int64_t>(i);  // resumes when the send comes
+          const std::uint32_t ordinal = endpoint.ordinal();
+          if (ordinal < flight.first) {
+            // Its send was taken already: a second receive in one place (a damaged file).
+            if (cursor.advance()) push(i);
             continue;
           }
-          const auto [sent, sent_corrected] = flight.sends[flight.head++];
-          if (flight.head == flight.sends.size()) {
-            flight.sends.clear();
-            flight.head = 0;
+          if (!flight.has(ordinal)) {
+            flight.waiting = static_cast<std::int64_t>(i);  // resumes when the send comes
+            flight.wanted = ordinal;
+            continue;
           }
+          const auto [sent, sent_corrected] = flight.take(ordinal);
           if (endpoint.time_ns < sent) ++counts.before;
           const std::uint64_t received = corrected(i, endpoint.time_ns);
           if (received < sent_corrected) {

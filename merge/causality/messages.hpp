@@ -30,7 +30,9 @@ namespace rocprof::merge {
 struct SpilledEndpoint {
   std::uint64_t time_ns;  // clock-aligned, uncorrected
   std::uint32_t stream;   // index into the spilling process's streams
-  std::uint32_t receive;  // 0 a send, 1 a receive
+  std::uint32_t place;    // ordinal << 1, | 1 for a receive (MessageEndpoint::ordinal)
+  std::uint32_t ordinal() const noexcept { return place >> 1; }
+  bool receive() const noexcept { return (place & 1U) != 0; }
 };
 
 // Where a rank's endpoints are in its spill file (in file order).

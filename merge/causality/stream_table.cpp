@@ -42,13 +42,11 @@ std::uint64_t StreamTable::matched_messages() const {
   return messages;
 }
 
-std::optional<std::uint64_t> StreamOrdinals::flow(const MessageEndpoint& endpoint) {
+std::optional<std::uint64_t> StreamOrdinals::flow(const MessageEndpoint& endpoint) const {
   if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) return std::nullopt;
   const auto index = table_.find(endpoint.stream);
   if (!index || !table_.matched(*index)) return std::nullopt;
-  const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
-  std::uint32_t& next = next_[(std::uint64_t{*index} << 1) | (receive ? 1 : 0)];
-  return StreamTable::flow_id(*index, next++);
+  return StreamTable::flow_id(*index, endpoint.ordinal);
 }
 
 }  // namespace rocprof::merge

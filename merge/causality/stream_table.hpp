@@ -53,16 +53,16 @@ class StreamTable {
   std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> index_;
 };
 
-// Per rank, while its rows are read in order: the flow (if any) each endpoint starts or ends.
+// The flow (if any) each endpoint starts or ends: its stream's index and the endpoint's
+// ordinal, which the sender and the receiver give the same message.
 class StreamOrdinals {
  public:
   explicit StreamOrdinals(const StreamTable& table) : table_(table) {}
   // The flow of this endpoint, or nullopt if its stream is not matched.
-  std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint);
+  std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint) const;
 
  private:
   const StreamTable& table_;
-  std::unordered_map<std::uint64_t, std::uint32_t> next_;  // (index, is receive) -> ordinal
 };
 
 }  // namespace rocprof::merge

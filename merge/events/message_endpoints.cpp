@@ -2,25 +2,38 @@
 
 namespace rocprof::merge {
 
+MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
+                                                  const Request* request) {
+  const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
+  MessageEndpoint endpoint{MessageEndpoint::Kind::kReceive, stream, row.end_ns, 0};
+  if (request != nullptr && request->ordinal && request->posted == stream)
+    endpoint.ordinal = *request->ordinal;
+  else
+    endpoint.ordinal = next_place(receives_, stream);
+  return endpoint;
+}
+
 std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
                                   std::array<MessageEndpoint, 2>& out) {
   using enum MpiCallKind;
   using Kind = MessageEndpoint::Kind;
   const MpiCallKind kind = functions_.kind(row.function);
   std::size_t count = 0;
+  auto send = [&] {
+    const StreamKey stream{row.communicator, rank_, row.peer, row.tag};
+    out[count++] = {Kind::kSend, stream, row.begin_ns, next_place(sends_, stream)};
+  };
   if (kind == kSendrecv && row.request == format::kCallPartRequest) {
     // The receive half of MPI_Sendrecv (format 1.1), recorded before the call's own row: an
     // ordinary receive, given out after the call's send (the send was under way before the
     // receive completed; matching needs each rank's endpoints in an order causality allows).
     sendrecv_halves_[row.thread_id] =
-        row.peer >= 0
-            ? std::optional<MessageEndpoint>(MessageEndpoint{
-                  Kind::kReceive, {row.communicator, row.peer, rank_, row.tag}, row.end_ns})
-            : std::nullopt;
+        row.peer >= 0 ? std::optional<MessageEndpoint>(receive_endpoint(row, nullptr))
+                      : std::nullopt;
     return 0;
   }
   if ((kind == kBlockingSend || kind == kSendrecv || kind == kImmediateSend) && row.peer >= 0)
-    out[count++] = {Kind::kSend, {row.communicator, rank_, row.peer, row.tag}, row.begin_ns};
+    send();
   if (kind == kSendrecv) {
     const auto half = sendrecv_halves_.find(row.thread_id);
     if (half == sendrecv_halves_.end()) {
@@ -32,23 +45,34 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
     }
     return count;
   }
+  const StreamKey posted{row.communicator, row.peer, rank_, row.tag};
+  const bool known = row.peer >= 0 && row.tag >= 0;  // no wildcard
   if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
-    receive_request_[row.request] = false;
-  if ((kind == kImmediateReceive || kind == kPersistentReceive) && row.request != 0)
-    receive_request_[row.request] = true;
-  if (kind == kStart && row.request != 0 && row.peer >= 0) {
-    // A persistent send sends each time it is started.
-    const auto found = receive_request_.find(row.request);
-    if (found != receive_request_.end() && !found->second)
-      out[count++] = {Kind::kSend, {row.communicator, rank_, row.peer, row.tag}, row.begin_ns};
+    requests_[row.request] = Request{};
+  if (kind == kImmediateReceive && row.request != 0)
+    requests_[row.request] = {
+        true, known ? std::optional(next_place(receives_, posted)) : std::nullopt, posted};
+  if (kind == kPersistentReceive && row.request != 0)
+    requests_[row.request] = {true, std::nullopt, posted};  // placed at each start
+  if (kind == kStart && row.request != 0) {
+    const auto found = requests_.find(row.request);
+    if (found != requests_.end() && !found->second.receive && row.peer >= 0)
+      send();  // a persistent send sends each time it is started
+    if (found != requests_.end() && found->second.receive) {
+      Request& request = found->second;
+      const bool placed = request.posted.source >= 0 && request.posted.tag >= 0;
+      request.ordinal =
+          placed ? std::optional(next_place(receives_, request.posted)) : std::nullopt;
+    }
   }
-  bool received = kind == kReceive;
-  if (kind == kCompletion && row.request != 0) {
-    const auto found = receive_request_.find(row.request);
-    received = found != receive_request_.end() && found->second;
+  if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
+  if (kind == kCompletion && row.request != 0 && row.peer >= 0) {
+    const auto found = requests_.find(row.request);
+    if (found != requests_.end() && found->second.receive) {
+      out[count++] = receive_endpoint(row, &found->second);
+      found->second.ordinal.reset();  // its place is taken; a persistent one gets another
+    }
   }
-  if (received && row.peer >= 0)
-    out[count++] = {Kind::kReceive, {row.communicator, row.peer, rank_, row.tag}, row.end_ns};
   return count;
 }
 

@@ -47,9 +47,14 @@ struct MessageEndpoint {
   Kind kind;
   StreamKey stream;
   std::uint64_t local_ns;  // the row's begin or end, on the clock of the rows scanned
+  // The endpoint's place among its rank's sends, or receives, of the stream (from 0): MPI
+  // matches the k-th send of a stream with the k-th receive posted for it, whatever order the
+  // receives complete in (MPI_Waitany, or a later request waited for first).
+  std::uint32_t ordinal = 0;
 };
 
-// Feed it a rank's rows in file order; it remembers which requests are receives.
+// Feed it a rank's rows in file order; it remembers which requests are receives and the place
+// each posted receive takes in its stream.
 class EndpointScanner {
  public:
   EndpointScanner(const format::RankFileReader& reader, std::int32_t rank)
@@ -59,9 +64,26 @@ class EndpointScanner {
   std::size_t scan(const format::MpiCallRow& row, std::array<MessageEndpoint, 2>& out);
 
  private:
+  struct Request {
+    bool receive = false;
+    // A receive posted with its source and tag known takes its place in the stream when
+    // posted (MPI_Irecv, or each MPI_Start of MPI_Recv_init's request): its completion then
+    // uses it if the message came on that stream. A wildcard one takes the next place when it
+    // completes (what it matched is only known then).
+    std::optional<std::uint32_t> ordinal;
+    StreamKey posted{};
+  };
+  static std::uint32_t next_place(
+      std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash>& places,
+      const StreamKey& stream) {
+    return places[stream]++;
+  }
+  MessageEndpoint receive_endpoint(const format::MpiCallRow& row, const Request* request);
+
   MpiFunctions functions_;
   std::int32_t rank_;
-  std::unordered_map<std::uint64_t, bool> receive_request_;  // handle -> is a receive
+  std::unordered_map<std::uint64_t, Request> requests_;                           // by handle
+  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> sends_, receives_;  // next place
   // MPI_Sendrecv receive halves read, by thread, until the call's own row.
   std::unordered_map<std::uint32_t, std::optional<MessageEndpoint>> sendrecv_halves_;
 };

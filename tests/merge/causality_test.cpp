@@ -19,6 +19,9 @@ struct Message {
   std::int32_t to;
   std::uint64_t sent_ns;
   std::uint64_t received_ns;
+  // The place of the receive that completed at received_ns among the stream's posted
+  // receives; -1: the message's own place.
+  std::int64_t receive_ordinal = -1;
 };
 
 // One spill holding every rank's endpoints (a serial merge), written as EndpointSpill does.
@@ -35,10 +38,15 @@ class HandSpill {
       const auto [entry, added] =
           local.try_emplace(key, static_cast<std::uint32_t>(summary_.streams.size()));
       if (added) summary_.streams.push_back({key, 0, 0});
-      ++summary_.streams[entry->second].sends;
-      ++summary_.streams[entry->second].receives;
-      by_rank[m.from].push_back({m.sent_ns, entry->second, 0});
-      by_rank[m.to].push_back({m.received_ns, entry->second, 1});
+      // The k-th message of a stream is its k-th send and fills its k-th posted receive,
+      // unless the message says otherwise (a receive posted out of order).
+      StreamCount& stream = summary_.streams[entry->second];
+      const auto ordinal = static_cast<std::uint32_t>(stream.sends++);
+      ++stream.receives;
+      const std::uint32_t receive_ordinal =
+          m.receive_ordinal >= 0 ? static_cast<std::uint32_t>(m.receive_ordinal) : ordinal;
+      by_rank[m.from].push_back({m.sent_ns, entry->second, ordinal << 1});
+      by_rank[m.to].push_back({m.received_ns, entry->second, receive_ordinal << 1 | 1U});
     }
     std::FILE* file = std::fopen(path_.c_str(), "wb");
     std::uint64_t written = 0;
@@ -150,20 +158,35 @@ TEST(Causality, ReportsCrossMergeProcessesUnchanged) {
   EXPECT_THROW(SpillSummary::deserialize(std::vector<std::byte>(3)), std::runtime_error);
 }
 
-TEST(Causality, FlowIdsNumberEachStreamsMessagesOnBothSides) {
+TEST(Causality, ReceivesArePairedByThePlaceTheyWerePostedInNotByCompletion) {
+  // Rank 1 posts two receives from rank 0 on one stream and completes the second first, at
+  // 450, before rank 0 even began the second send (at 500): MPI gave the second message to
+  // the second receive, so that is a violation (by 50 ns), although pairing by completion
+  // order (first send at 100 with the completion at 450) would have seen none.
+  HandSpill spill({{0, 1, 100, 600, 0}, {0, 1, 500, 450, 1}}, 2);
+  const CausalityReport report = spill.check(true);
+  EXPECT_EQ(report.messages, 2U);
+  EXPECT_EQ(report.violations_before, 1U);
+  EXPECT_EQ(report.violations_after, 0U);
+  EXPECT_EQ(report.max_shift_ns, 50U);
+  ASSERT_TRUE(report.corrections.contains(1));
+  EXPECT_EQ(report.corrections.at(1).at(450), 50U);
+}
+
+TEST(Causality, FlowIdsComeFromTheStreamAndTheEndpointsOrdinal) {
   const StreamTable table({{{1, 0, 1, 0}, 2, 2}, {{1, 1, 0, 0}, 1, 1}}, {});
-  StreamOrdinals sender(table);
-  StreamOrdinals receiver(table);
+  const StreamOrdinals ordinals(table);
   using Kind = MessageEndpoint::Kind;
-  const MessageEndpoint send{Kind::kSend, {1, 0, 1, 0}, 0};
-  const MessageEndpoint receive{Kind::kReceive, {1, 0, 1, 0}, 0};
-  const auto first = sender.flow(send);
-  const auto second = sender.flow(send);
+  const MessageEndpoint first_send{Kind::kSend, {1, 0, 1, 0}, 0, 0};
+  const MessageEndpoint second_send{Kind::kSend, {1, 0, 1, 0}, 0, 1};
+  const auto first = ordinals.flow(first_send);
+  const auto second = ordinals.flow(second_send);
   ASSERT_TRUE(first && second);
   EXPECT_NE(*first, *second);
-  EXPECT_EQ(receiver.flow(receive), first);  // the first receive ends the first send's flow
-  EXPECT_EQ(receiver.flow(receive), second);
-  EXPECT_EQ(sender.flow({Kind::kSend, {1, 0, 1, 9}, 0}), std::nullopt);  // no such stream
+  // Each receive ends the flow of the send with its ordinal, whichever completed first.
+  EXPECT_EQ(ordinals.flow({Kind::kReceive, {1, 0, 1, 0}, 9, 1}), second);
+  EXPECT_EQ(ordinals.flow({Kind::kReceive, {1, 0, 1, 0}, 10, 0}), first);
+  EXPECT_EQ(ordinals.flow({Kind::kSend, {1, 0, 1, 9}, 0, 0}), std::nullopt);  // no such stream
 }
 
 }  // namespace

@@ -662,6 +662,32 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(records["MPI_COLLECTIVE_BEGIN"], records["MPI_COLLECTIVE_END"])
         self.assertGreater(records["MPI_COLLECTIVE_END"], 4)
 
+    def test_messages_pair_with_receives_in_posting_order(self):
+        # mpi_patterns reorder: two messages per stream (4 bytes, then 400) whose receives are
+        # completed second-posted first (MPI_Wait, then MPI_Waitany). MPI fills the receives
+        # in posting order, so each flow must end on the call that completed a receive of as
+        # many bytes as its send sent; pairing by completion order would cross them.
+        job = self.traced_patterns("reorder")
+        out = os.path.join(self.dir, "reorder.pftrace")
+        result = self.merge(job, "-o", out, "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("8 messages matched; receives before their send: 0 after", result.stdout)
+        starts, ends = {}, {}
+        for event in perfetto_events(self.decode(out)):
+            for flow in event["flows"]:
+                starts[flow] = event
+            for flow in event["terminating"]:
+                ends[flow] = event
+        sends = [flow for flow, event in starts.items() if event["name"] == "MPI_Send"]
+        self.assertEqual(len(sends), 8)
+        completions = {}
+        for flow in sends:
+            sent = starts[flow]["annotations"]["bytes_sent"]
+            received = ends[flow]["annotations"]["bytes_received"]
+            self.assertEqual(sent, received, f"a {sent}-byte send drawn to a {received}-byte receive")
+            completions[ends[flow]["name"]] = completions.get(ends[flow]["name"], 0) + 1
+        self.assertEqual(completions, {"MPI_Wait": 4, "MPI_Waitany": 4})
+
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

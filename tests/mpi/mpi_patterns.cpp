@@ -70,6 +70,46 @@ void point_to_point() {
   while (done == 0) MPI_Test(&receive, &done, MPI_STATUS_IGNORE);
 }
 
+// Two messages on one stream whose receives complete in the opposite order to their posting.
+// Even ranks send the next rank 1 int, then 100 (tag 60); odd ranks post two receives for
+// them and, after a barrier (both messages are then on their way), complete the second-posted
+// one first: with MPI_Wait in round 0, with MPI_Waitany over the requests in reverse order in
+// round 1. MPI fills receives in the order they were posted: the first-posted always gets the
+// 4-byte message.
+void reordered_completion() {
+  constexpr int kTag = 60;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<int> one(1, rank);
+    std::vector<int> hundred(100, rank);
+    std::vector<int> first(100);
+    std::vector<int> second(100);
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    const bool sender = rank % 2 == 0 && rank + 1 < size;
+    const bool receiver = rank % 2 == 1;
+    if (sender) {
+      MPI_Send(one.data(), 1, MPI_INT, rank + 1, kTag, MPI_COMM_WORLD);
+      MPI_Send(hundred.data(), 100, MPI_INT, rank + 1, kTag, MPI_COMM_WORLD);
+    } else if (receiver) {
+      MPI_Irecv(first.data(), 100, MPI_INT, rank - 1, kTag, MPI_COMM_WORLD, &requests[0]);
+      MPI_Irecv(second.data(), 100, MPI_INT, rank - 1, kTag, MPI_COMM_WORLD, &requests[1]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!receiver) continue;
+    if (round == 0) {
+      MPI_Wait(&requests[1], MPI_STATUS_IGNORE);
+      MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request reversed[2] = {requests[1], requests[0]};
+      int index = 0;
+      for (int k = 0; k < 2; ++k) MPI_Waitany(2, reversed, &index, MPI_STATUS_IGNORE);
+    }
+    if (first[0] != rank - 1 || second.size() != 100 || second[99] != rank - 1) {
+      std::fprintf(stderr, "rank %d: messages filled the wrong receives\n", rank);
+      MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+  }
+}
+
 void collectives() {
   std::vector<double> data(10, rank);
   MPI_Bcast(data.data(), 10, MPI_DOUBLE, 1, MPI_COMM_WORLD);
@@ -175,6 +215,8 @@ int main(int argc, char** argv) {
     point_to_point();
   } else if (scenario == "collectives") {
     collectives();
+  } else if (scenario == "reorder") {
+    reordered_completion();
   } else if (scenario == "comms") {
     communicators();
   } else if (scenario == "threads") {
