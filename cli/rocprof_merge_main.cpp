@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/merge/cpu_budget.hpp"
 #include "cli/merge/partial_output.hpp"
 #include "cli/merge/progress_bar.hpp"
 #include "merge/causality/messages.hpp"
@@ -100,6 +101,9 @@ int run(int argc, char** argv) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
     return 2;
   }
+  if (!quiet)
+    if (const std::string advice = rocprof::cli::one_cpu_advice(); !advice.empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", advice);
   rocprof::cli::PartialOutput partial(output, group.leader(), group.index());
   try {
     rocprof::merge::RankSetOptions options;

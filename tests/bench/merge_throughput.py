@@ -8,8 +8,8 @@ Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHA
 
 For each shape it writes the job once (tests/tools/synthetic_job, into a temporary
 directory), then merges it to .pftrace and .h5 serially and with 2 merge processes
-(mpirun -np 2), REPEATS times each (default 3), alternating the configurations so that a slow
-moment of a noisy machine does not land on one of them. Reported per configuration: the
+(mpirun -np 2 --bind-to none), REPEATS times each (default 3), alternating the
+configurations so that a slow moment of a noisy machine does not land on one of them. Reported per configuration: the
 median wall time, input records per second per merge process (every row of every rank
 file), timeline events per second, and the peak resident memory of the largest merge process.
 """
@@ -56,8 +56,10 @@ def run(merge, job, output, processes):
     timed = ["sh", "-c", f'exec /usr/bin/time -o "{times}.${{OMPI_COMM_WORLD_RANK:-0}}" '
              '-f "peak_kb=%M wall_s=%e" "$@"', "sh", merge, job, "-o", output, "--no-summary"]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = timed if processes == 1 else ["mpirun", "--oversubscribe", "-np", str(processes),
-                                            *timed]
+    # Unbound: each merge process runs helper threads next to its own, and mpirun's default
+    # binding for two processes (a core each) would leave them one CPU between them.
+    command = timed if processes == 1 else ["mpirun", "--oversubscribe", "--bind-to", "none",
+                                            "-np", str(processes), *timed]
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         sys.exit(f"merge failed: {result.stderr}")

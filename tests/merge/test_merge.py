@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -661,6 +662,26 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(records["NON_BLOCKING_COLLECTIVE_COMPLETE"], 4)
         self.assertEqual(records["MPI_COLLECTIVE_BEGIN"], records["MPI_COLLECTIVE_END"])
         self.assertGreater(records["MPI_COLLECTIVE_END"], 4)
+
+    def test_a_merge_bound_to_one_cpu_says_how_to_give_it_more(self):
+        # Its helper threads need CPUs of their own: bound to one core (taskset here, mpirun's
+        # default binding for two processes, srun without -c), the merge says how to fix it.
+        if (os.cpu_count() or 1) < 2 or shutil.which("taskset") is None:
+            self.skipTest("needs two CPUs and taskset")
+        job = self.synthetic(ranks=2, events=200)
+        out = os.path.join(self.dir, "bound.h5")
+        advice = "may run on 1 CPU only"
+        bound = subprocess.run(["taskset", "-c", "0", MERGE, job, "-o", out, "--no-summary"],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(bound.returncode, 0, bound.stderr)
+        self.assertIn(advice, bound.stderr)
+        self.assertIn("srun -c 4", bound.stderr)
+        quiet = subprocess.run(["taskset", "-c", "0", MERGE, job, "-o", out, "-q"],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual((quiet.returncode, quiet.stderr), (0, ""))
+        free = self.merge(job, "-o", out, "--no-summary")
+        self.assertEqual(free.returncode, 0, free.stderr)
+        self.assertNotIn(advice, free.stderr)
 
     def test_messages_pair_with_receives_in_posting_order(self):
         # mpi_patterns reorder: two messages per stream (4 bytes, then 400) whose receives are

@@ -1,0 +1,14 @@
+#pragma once
+// How many CPUs this merge process may run on. A merge process reads and writes on helper
+// threads next to its own, so a launcher that binds each process to one core (mpirun's
+// default for two processes, srun without -c) halves its speed; the merge says so.
+
+#include <string>
+
+namespace rocprof::cli {
+
+// A line advising more CPUs per merge process when this process may run on only one of
+// several (its affinity mask, as the launcher set it); empty otherwise.
+std::string one_cpu_advice();
+
+}  // namespace rocprof::cli
