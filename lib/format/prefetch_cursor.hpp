@@ -32,11 +32,13 @@ class PrefetchCursor {
   // caller, after next().
   using Prepare = std::function<void(Row* rows, std::size_t count)>;
 
+  // Only the `columns` asked for are read; the rows' other fields are unspecified.
   explicit PrefetchCursor(const RankFileReader& reader, Prepare prepare = {},
-                          std::size_t depth = kPrefetchDepth)
+                          std::size_t depth = kPrefetchDepth, ColumnSet columns = kAllColumns)
       : reader_(reader),
         total_(reader.row_count<Row>()),
         prepare_(std::move(prepare)),
+        columns_(columns),
         raw_(total_ > 0 && reader.template map_chunks<Row>()),
         block_rows_(raw_ ? reader.template chunk_rows<Row>() : kChunkRows) {
     slots_.resize(std::max<std::size_t>(depth, 1));
@@ -56,7 +58,7 @@ class PrefetchCursor {
       const std::uint64_t count = std::min(block_rows_, total_ - position_);
       issued_ = position_ + count;
       read_ahead();
-      reader_.read(position_, count, rows);
+      reader_.read(position_, count, rows, columns_);
       if (prepare_) prepare_(rows.data(), rows.size());
     } else {
       Slot& slot = *slots_[head_];
@@ -88,7 +90,7 @@ class PrefetchCursor {
       const std::uint64_t first = issued_;
       const std::uint64_t count = std::min(block_rows_, total_ - first);
       slot.worker.start([this, &slot, first, count] {
-        reader_.template read_chunk<Row>(first, count, slot.stored);
+        reader_.template read_chunk<Row>(first, count, slot.stored, columns_);
         slot.rows.resize(slot.stored.count);
         decode_chunk(slot.stored, slot.buffers, reinterpret_cast<std::byte*>(slot.rows.data()));
         if (prepare_) prepare_(slot.rows.data(), slot.rows.size());
@@ -101,6 +103,7 @@ class PrefetchCursor {
   const RankFileReader& reader_;
   std::uint64_t total_;
   Prepare prepare_;
+  ColumnSet columns_;
   bool raw_;  // chunks read with pread (on helpers); false: through HDF5, here
   std::uint64_t block_rows_;
   std::uint64_t position_ = 0;  // rows handed out

@@ -312,6 +312,7 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
   if (buffers.shuffled.size() < columns) buffers.shuffled.resize(columns);
   for (std::size_t c = 0; c < columns; ++c) {
     const StoredChunk::Column& column = chunk.columns[c];
+    if (!column.wanted) continue;
     std::vector<std::byte>& image = buffers.images[c];
     const std::size_t raw_size = chunk.chunk_rows * column.width;
     if (!column.written) {
@@ -335,9 +336,10 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
     const std::uint64_t block_rows = std::min(kRowsPerBlock, end - block);
     std::byte* destination = rows + (block - chunk.first) * chunk.row_size;
     for (std::size_t c = 0; c < columns; ++c)
-      scatter_column(buffers.images[c].data(), buffers.shuffled[c], chunk.columns[c].width,
-                     chunk.chunk_rows, block - chunk.chunk_first, block_rows, destination,
-                     chunk.row_size, chunk.columns[c].offset);
+      if (chunk.columns[c].wanted)
+        scatter_column(buffers.images[c].data(), buffers.shuffled[c], chunk.columns[c].width,
+                       chunk.chunk_rows, block - chunk.chunk_first, block_rows, destination,
+                       chunk.row_size, chunk.columns[c].offset);
   }
 }
 
@@ -370,7 +372,7 @@ std::uint64_t RankFileReader::chunk_rows(const Table& table) const {
 }
 
 void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
-                                StoredChunk& out) const {
+                                StoredChunk& out, ColumnSet columns) const {
   const std::size_t index = table_index(table);
   const TableHandles& handles = tables_.at(index);
   if (count == 0 || first + count > handles.rows)
@@ -386,15 +388,17 @@ void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::ui
   out.row_size = table.row_size;
   out.table = table.name;
   if (out.path != path_) out.path = path_;
-  const std::size_t columns = table.columns.size();
-  out.columns.resize(columns);
-  for (std::size_t c = 0; c < columns; ++c) {
+  const std::size_t column_count = table.columns.size();
+  out.columns.resize(column_count);
+  for (std::size_t c = 0; c < column_count; ++c) {
     const Column& column = table.columns[c];
     StoredChunk::Column& stored = out.columns[c];
     stored.width = column_type_size(column.type);
     stored.offset = column.offset;
     stored.name = column.name;
     stored.pipeline = map.columns[c].pipeline;
+    stored.wanted = (columns >> c & 1U) != 0;
+    if (!stored.wanted) continue;
     const ChunkLocation& location = map.columns[c].chunks[chunk];
     stored.written = location.size != 0;
     if (!stored.written) continue;
@@ -418,20 +422,20 @@ void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::ui
 }
 
 bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
-                                 StoredChunk& out) const {
+                                 StoredChunk& out, ColumnSet columns) const {
   if (!map_chunks(table)) return false;
-  read_chunk(table, first, count, out);
+  read_chunk(table, first, count, out, columns);
   return true;
 }
 
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
-                               std::byte* rows) const {
+                               std::byte* rows, ColumnSet columns) const {
   if (count == 0) return;
   DecodeWorkspace& work = workspace();
   // Every column is scattered into the rows; padding bytes between fields are left as the
   // caller's buffer had them (never read). fetch_chunk checks the range first.
   std::uint64_t done = 0;
-  while (done < count && fetch_chunk(table, first + done, count - done, work.chunk)) {
+  while (done < count && fetch_chunk(table, first + done, count - done, work.chunk, columns)) {
     decode_chunk(work.chunk, work.buffers, rows + done * table.row_size);
     done += work.chunk.count;
   }
@@ -444,6 +448,7 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if ((columns >> c & 1U) == 0) continue;
     const Column& column = table.columns[c];
     const hid_t dataset = open_dataset(index, table, c);
     const std::size_t width = column_type_size(column.type);

@@ -39,6 +39,7 @@ struct StoredChunk {
     std::size_t width = 0;
     std::size_t offset = 0;  // of the field in a row
     const char* name = "";
+    bool wanted = true;  // false: not read, and its field in the rows left as it was
   };
   std::vector<Column> columns;
   std::uint64_t chunk_first = 0;  // the table row the chunk starts at
@@ -58,7 +59,8 @@ struct ChunkDecodeBuffers {
 };
 
 // Rows [chunk.first, chunk.first + chunk.count) into `rows` (count * row_size bytes; padding
-// between fields is left as it was). Throws FormatError if a column does not decode.
+// between fields, and the fields of columns not wanted, are left as they were). Throws
+// FormatError if a column does not decode.
 void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::byte* rows);
 
 class RankFileReader {
@@ -83,11 +85,13 @@ class RankFileReader {
   }
 
   // Reads rows [first, first + count) of Row's table into `out` (resized). Throws
-  // FormatError if a chunk cannot be decoded.
+  // FormatError if a chunk cannot be decoded. Only the `columns` asked for are read: the
+  // other fields of the rows are left as they were.
   template <typename Row>
-  void read(std::uint64_t first, std::uint64_t count, std::vector<Row>& out) const {
+  void read(std::uint64_t first, std::uint64_t count, std::vector<Row>& out,
+            ColumnSet columns = kAllColumns) const {
     out.resize(count);
-    read_rows(table_of<Row>(), first, count, reinterpret_cast<std::byte*>(out.data()));
+    read_rows(table_of<Row>(), first, count, reinterpret_cast<std::byte*>(out.data()), columns);
   }
   // The stored chunk of Row's table that holds row `first`, for rows [first, first + count)
   // cut at the chunk's end (out.count says how many). False, with nothing read, when a column
@@ -96,8 +100,8 @@ class RankFileReader {
   bool fetch_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out) const {
     return fetch_chunk(table_of<Row>(), first, count, out);
   }
-  bool fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
-                   StoredChunk& out) const;
+  bool fetch_chunk(const Table& table, std::uint64_t first, std::uint64_t count, StoredChunk& out,
+                   ColumnSet columns = kAllColumns) const;
 
   // Stored chunks are read with pread() at addresses HDF5 gave once, not through HDF5: a
   // merge reads each rank's file in several passes, and reopening a file and its datasets
@@ -117,11 +121,12 @@ class RankFileReader {
   }
   std::uint64_t chunk_rows(const Table& table) const;
   template <typename Row>
-  void read_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out) const {
-    read_chunk(table_of<Row>(), first, count, out);
+  void read_chunk(std::uint64_t first, std::uint64_t count, StoredChunk& out,
+                  ColumnSet columns = kAllColumns) const {
+    read_chunk(table_of<Row>(), first, count, out, columns);
   }
-  void read_chunk(const Table& table, std::uint64_t first, std::uint64_t count,
-                  StoredChunk& out) const;
+  void read_chunk(const Table& table, std::uint64_t first, std::uint64_t count, StoredChunk& out,
+                  ColumnSet columns = kAllColumns) const;
 
   // Every row of a table; for tests and small tables.
   template <typename Row>
@@ -171,8 +176,8 @@ class RankFileReader {
                   const char* table, const char* name) const;
   const TableMap& table_map(std::size_t table_index, const Table& table) const;
   hid_t open_dataset(std::size_t table_index, const Table& table, std::size_t column) const;
-  void read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
-                 std::byte* rows) const;
+  void read_rows(const Table& table, std::uint64_t first, std::uint64_t count, std::byte* rows,
+                 ColumnSet columns) const;
   [[noreturn]] void fail(const std::string& problem) const;
 
   void reopen() const;

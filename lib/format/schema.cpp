@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 namespace rocprof::format {
 namespace {
@@ -245,6 +247,18 @@ const Table& table_of<ThreadRow>() noexcept {
 template <>
 const Table& table_of<AnnotationRow>() noexcept {
   return kAnnotations;
+}
+
+ColumnSet columns_named(const Table& table, std::initializer_list<std::string_view> names) {
+  ColumnSet set = 0;
+  for (const std::string_view name : names) {
+    std::size_t c = 0;
+    while (c < table.columns.size() && table.columns[c].name != name) ++c;
+    if (c == table.columns.size())
+      throw std::invalid_argument(std::string(table.name) + " has no column " + std::string(name));
+    set |= ColumnSet{1} << c;
+  }
+  return set;
 }
 
 }  // namespace rocprof::format

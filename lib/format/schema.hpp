@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 
@@ -38,6 +39,12 @@ const Table& table_of() noexcept;
 
 // Every table, in file order.
 std::span<const Table* const> all_tables() noexcept;
+
+// A set of a table's columns, bit i for table.columns[i]: readers can skip the others.
+using ColumnSet = std::uint64_t;
+inline constexpr ColumnSet kAllColumns = ~ColumnSet{0};
+// The columns of `table` with these names; throws std::invalid_argument for a name it lacks.
+ColumnSet columns_named(const Table& table, std::initializer_list<std::string_view> names);
 
 // Rows of a column chunk: large enough for good compression, small enough that a reader
 // streams a file in small steps. Fixed for format 1.x (recorded as each dataset's chunk).

@@ -128,12 +128,19 @@ void EndpointSpill::add(const AlignedRank& rank) {
   // The helpers move each block's times to the reference clock (uncorrected: what matching
   // works on); this thread scans the blocks in order, as the scanner remembers requests.
   EndpointScanner scanner(reader, rank.rank());
-  PrefetchCursor<MpiCallRow> cursor(reader, [&rank](MpiCallRow* rows, std::size_t count) {
-    for (std::size_t r = 0; r < count; ++r) {
-      rows[r].begin_ns = rank.align_uncorrected(rows[r].begin_ns);
-      rows[r].end_ns = rank.align_uncorrected(rows[r].end_ns);
-    }
-  });
+  // Only the columns the scanner looks at: the external ids and byte counts stay unread.
+  static const ColumnSet kScanned = columns_named(
+      table_of<MpiCallRow>(),
+      {"begin_ns", "end_ns", "communicator", "request", "thread_id", "function", "peer", "tag"});
+  PrefetchCursor<MpiCallRow> cursor(
+      reader,
+      [&rank](MpiCallRow* rows, std::size_t count) {
+        for (std::size_t r = 0; r < count; ++r) {
+          rows[r].begin_ns = rank.align_uncorrected(rows[r].begin_ns);
+          rows[r].end_ns = rank.align_uncorrected(rows[r].end_ns);
+        }
+      },
+      kPrefetchDepth, kScanned);
   std::vector<MpiCallRow> rows;
   std::array<MessageEndpoint, 2> endpoints;
   while (cursor.next(rows))

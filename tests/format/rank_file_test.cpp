@@ -158,6 +158,41 @@ TEST_P(RankFileCompression, PrefetchCursorOfAnyDepthHandsOutEveryRowInOrder) {
   }
 }
 
+TEST_P(RankFileCompression, OnlyTheColumnsAskedForAreRead) {
+  const std::string file = path("rank.h5");
+  Compression compression;
+  std::string error;
+  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
+  const SampleRows sample = write_sample_file(file, compression, 3 * kChunkRows + 21);
+  const RankFileReader reader(file);
+  const ColumnSet wanted = columns_named(table_of<ApiCallRow>(), {"end_ns", "grid_y", "op"});
+  // Every block lands in rows that hold a marker value: the fields asked for are read, the
+  // others keep it, through the cursor's helpers and in the plain read alike.
+  constexpr std::uint64_t kUntouched = 0x5a5a5a5a5a5a5a5aULL;
+  std::vector<ApiCallRow> all;
+  PrefetchCursor<ApiCallRow> cursor(reader, {}, kPrefetchDepth, wanted);
+  std::vector<ApiCallRow> block;
+  std::size_t seen = 0;
+  while (cursor.next(block)) {
+    for (const ApiCallRow& row : block) {
+      ASSERT_EQ(row.end_ns, sample.api_calls[seen].end_ns) << seen;
+      ASSERT_EQ(row.grid[1], sample.api_calls[seen].grid[1]) << seen;
+      ASSERT_EQ(row.op, sample.api_calls[seen].op) << seen;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, sample.api_calls.size());
+  std::vector<ApiCallRow> rows(5);
+  for (ApiCallRow& row : rows) row.begin_ns = row.correlation_id = kUntouched;
+  reader.read(kChunkRows - 2, 5, rows, wanted);  // across a chunk boundary
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].end_ns, sample.api_calls[kChunkRows - 2 + i].end_ns);
+    EXPECT_EQ(rows[i].begin_ns, kUntouched);
+    EXPECT_EQ(rows[i].correlation_id, kUntouched);
+  }
+  EXPECT_THROW(columns_named(table_of<ApiCallRow>(), {"no_such_column"}), std::invalid_argument);
+}
+
 TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
   // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one column: the reader's own
   // decoder leaves such tables to HDF5, and the cursor must still hand out every row.
@@ -178,6 +213,14 @@ TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
   std::vector<ApiCallRow> all;
   while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
   expect_rows_equal(sample.api_calls, all, "api_calls");
+  // HDF5's read honours a set of columns too.
+  std::vector<ApiCallRow> rows(3);
+  for (ApiCallRow& row : rows) row.correlation_id = 77;
+  reader.read(4, 3, rows, columns_named(table_of<ApiCallRow>(), {"begin_ns"}));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].begin_ns, sample.api_calls[4 + i].begin_ns);
+    EXPECT_EQ(rows[i].correlation_id, 77U);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, RankFileCompression,
