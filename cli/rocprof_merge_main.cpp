@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "cli/merge/partial_output.hpp"
 #include "cli/merge/progress_bar.hpp"
 #include "merge/causality/messages.hpp"
+#include "merge/causality/spill_ahead.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
 #include "merge/export/merged_hdf5.hpp"
@@ -110,8 +112,19 @@ int run(int argc, char** argv) {
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
     rocprof::cli::ProgressBar bar(!quiet);
+    // Each process spills its ranks' message endpoints next to the output; the first matches
+    // them all and hands out the corrections. A serial merge starts on each rank's messages
+    // as soon as its file is checked, on a helper, while the next files are checked.
+    std::optional<rocprof::merge::EndpointSpill> spill;
+    spill.emplace(fmt::format("{}.messages.{}", output, group.index()));
+    rocprof::merge::SpillAhead ahead(*spill);
+    const bool serial = group.size() == 1;
     bar.phase("checking rank files");
-    const auto set = rocprof::merge::RankSet::open(inputs, options);
+    const auto set = rocprof::merge::RankSet::open(inputs, options,
+                                                   [&](const rocprof::merge::RankSet::Rank& rank) {
+                                                     if (serial)
+                                                       ahead.offer(rank.rank, *rank.reader);
+                                                   });
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
     bar.phase("reading clock models");
@@ -124,18 +137,16 @@ int run(int argc, char** argv) {
       bar.update(done, total);
     };
     {
-      // Each process spills its ranks' message endpoints next to the output; the first
-      // matches them all and hands out the corrections.
-      rocprof::merge::EndpointSpill spill(fmt::format("{}.messages.{}", output, group.index()));
       bar.phase("reading MPI messages");
-      for (std::size_t i = first_rank; i < last_rank; ++i) {
-        spill.add(ranks[i]);
-        bar.update(i - first_rank + 1, last_rank - first_rank);
-      }
       bool failed = false;
       std::vector<std::byte> mine;
       try {
-        mine = spill.finish().serialize();
+        ahead.finish();  // its last rank; rethrows a damaged chunk's error
+        for (std::size_t i = first_rank; i < last_rank; ++i) {
+          if (!ahead.spilled(ranks[i].rank())) spill->add(ranks[i]);
+          bar.update(i - first_rank + 1, last_rank - first_rank);
+        }
+        mine = spill->finish().serialize();
       } catch (const std::exception& error) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
         failed = true;
@@ -181,6 +192,7 @@ int run(int argc, char** argv) {
             report.messages, report.violations_before, report.violations_after,
             no_correction ? "(correction off)" : "after correction",
             static_cast<double>(report.max_shift_ns) / 1000.0);
+      spill.reset();  // matched (the first process read every spill before the broadcast)
     }
     std::vector<const rocprof::merge::AlignedRank*> pointers;
     pointers.reserve(ranks.size());

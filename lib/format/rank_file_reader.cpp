@@ -367,6 +367,16 @@ bool RankFileReader::map_chunks(const Table& table) const {
   return true;
 }
 
+bool RankFileReader::reads_without_hdf5(const Table& table) const {
+  const std::size_t index = table_index(table);
+  if (tables_.at(index).rows == 0) return true;
+  const TableMap& map = maps_[index];
+  if (!map.kept || !map.mapped) return false;
+  for (const ColumnMap& column : map.columns)
+    if (!column.pipeline.supported) return false;
+  return true;
+}
+
 std::uint64_t RankFileReader::chunk_rows(const Table& table) const {
   return maps_.at(table_index(table)).chunk_rows;
 }

@@ -114,6 +114,10 @@ class RankFileReader {
     return map_chunks(table_of<Row>());
   }
   bool map_chunks(const Table& table) const;
+  // Whether reading the table needs no HDF5 call at all: empty, or its chunks were located
+  // at open and our decoder knows their filters. Such a table may be read on any thread.
+  bool reads_without_hdf5(const Table& table) const;
+
   // Rows per stored chunk of a table map_chunks mapped (read_chunk reads no further).
   template <typename Row>
   std::uint64_t chunk_rows() const {

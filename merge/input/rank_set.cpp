@@ -35,7 +35,8 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
 
 }  // namespace
 
-RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options) {
+RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options,
+                      const Checked& checked) {
   RankSet set;
   std::map<std::int32_t, std::string> seen;
   const std::vector<std::string> paths = expand(inputs);
@@ -76,6 +77,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
                       set.job_size_));
     }
     set.ranks_.push_back(std::move(rank));
+    if (checked) checked(set.ranks_.back());
   }
   if (set.ranks_.empty())
     throw InputError("none of the input files could be read: nothing to merge");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -26,14 +27,19 @@ class InputError : public std::runtime_error {
 
 class RankSet {
  public:
-  // `inputs`: directories (their *.h5 files) and files. Throws InputError.
-  static RankSet open(const std::vector<std::string>& inputs, const RankSetOptions& options);
-
   struct Rank {
     std::int32_t rank = -1;
     std::string path;
     std::unique_ptr<format::RankFileReader> reader;
   };
+  // Called for each file that passed its checks (its reader released), in file order, while
+  // the next ones are checked: work on it may start early. The set as a whole may still be
+  // refused afterwards.
+  using Checked = std::function<void(const Rank&)>;
+
+  // `inputs`: directories (their *.h5 files) and files. Throws InputError.
+  static RankSet open(const std::vector<std::string>& inputs, const RankSetOptions& options,
+                      const Checked& checked = {});
   // In rank order.
   const std::vector<Rank>& ranks() const noexcept { return ranks_; }
   const std::string& job_id() const noexcept { return job_id_; }

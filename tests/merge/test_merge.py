@@ -470,6 +470,26 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(duplicate.returncode, 1)
         self.assertIn(f"{os.path.join(other, '1.h5')}: rank 1 is also in", duplicate.stderr)
 
+    def test_a_damaged_message_chunk_names_its_file_and_leaves_nothing(self):
+        # Rank 1's MPI calls are read for message matching on a helper thread while the next
+        # files are checked (a serial merge): damage in them must still stop the merge with the
+        # file and column named, and leave neither output nor message spill behind.
+        import h5py
+        job = self.synthetic(events=3000)
+        damaged = os.path.join(job, "1.h5")
+        with h5py.File(damaged, "r") as f:
+            chunk = f["mpi_calls/peer"].id.get_chunk_info(0)
+        self.assertGreater(chunk.size, 16)
+        with open(damaged, "r+b") as f:
+            f.seek(chunk.byte_offset + 8)
+            f.write(b"\x5a" * (chunk.size - 8))
+        out = os.path.join(self.dir, "damaged.pftrace")
+        result = self.merge(job, "-o", out, "--no-summary")
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn(damaged, result.stderr)
+        self.assertIn("mpi_calls/peer", result.stderr)
+        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
+
     def test_output_problems_fail_before_any_work(self):
         job = self.synthetic()
         nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
