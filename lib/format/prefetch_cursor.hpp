@@ -47,6 +47,13 @@ class PrefetchCursor {
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
 
+  // Hands out `rows` as the first block instead of reading it: rows [0, n) of the table,
+  // prepared, n the chunk's rows (or all, if fewer), read ahead by the caller. Before next().
+  void use_first_block(std::vector<Row>&& rows) {
+    if (position_ == 0 && in_flight_ == 0 && rows.size() == std::min(block_rows_, total_))
+      given_first_ = std::move(rows);
+  }
+
   // The next block of rows (a chunk): false at the end. Throws FormatError for a damaged
   // chunk, at the block it is in (the blocks before it are handed out first).
   bool next(std::vector<Row>& rows) {
@@ -58,8 +65,13 @@ class PrefetchCursor {
       const std::uint64_t count = std::min(block_rows_, total_ - position_);
       issued_ = position_ + count;
       read_ahead();
-      reader_.read(position_, count, rows, columns_);
-      if (prepare_) prepare_(rows.data(), rows.size());
+      if (!given_first_.empty()) {
+        rows.swap(given_first_);
+        given_first_.clear();
+      } else {
+        reader_.read(position_, count, rows, columns_);
+        if (prepare_) prepare_(rows.data(), rows.size());
+      }
     } else {
       Slot& slot = *slots_[head_];
       slot.worker.wait();  // rethrows what the helper threw
@@ -110,6 +122,7 @@ class PrefetchCursor {
   std::uint64_t issued_ = 0;    // rows handed out or being read ahead
   std::size_t head_ = 0;        // the slot of the next block read ahead
   std::size_t in_flight_ = 0;
+  std::vector<Row> given_first_;
   std::vector<std::unique_ptr<Slot>> slots_;  // made at their first use
 };
 

@@ -33,6 +33,11 @@ struct Range {
 class AlignedRank {
  public:
   AlignedRank(std::int32_t rank, const format::RankFileReader& reader);
+  ~AlignedRank();
+  AlignedRank(AlignedRank&& other) noexcept;  // while no read-ahead is under way
+  AlignedRank& operator=(AlignedRank&&) = delete;
+  AlignedRank(const AlignedRank&) = delete;
+  AlignedRank& operator=(const AlignedRank&) = delete;
 
   std::int32_t rank() const noexcept { return rank_; }
   const format::RankFileReader& reader() const noexcept { return reader_; }
@@ -64,7 +69,13 @@ class AlignedRank {
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;
 
-  void done() const noexcept { reader_.release(); }
+  // Reads the first chunk of each table the visitors above read, on a helper thread, for
+  // the visits that follow: an exporter calls it for the next rank while it writes this one.
+  // A small rank's tables are one chunk each, read on the merge's thread otherwise. Only
+  // tables that read without HDF5 are read ahead; a damaged chunk is reported by the visit.
+  void read_ahead() const;
+
+  void done() const noexcept;
 
   // Earliest aligned time of any record (for a common origin), or UINT64_MAX if none.
   std::uint64_t first_time_ns() const;
@@ -72,12 +83,18 @@ class AlignedRank {
  private:
   template <typename Row>
   typename format::PrefetchCursor<Row>::Prepare aligner() const;
+  typename format::PrefetchCursor<format::MarkerRow>::Prepare marker_aligner() const;
+  struct FirstBlocks;
+  // The first block read ahead for Row's table, or nullptr (waits for the helper first).
+  template <typename Row>
+  std::vector<Row>* first_block() const;
 
   std::int32_t rank_;
   const format::RankFileReader& reader_;
   ClockModel clock_;
   StepFunction correction_;
   std::shared_ptr<const StreamTable> streams_;
+  mutable std::unique_ptr<FirstBlocks> first_;  // while read ahead, until done()
 };
 
 }  // namespace rocprof::merge

@@ -105,7 +105,9 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
     return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
   };
   ProgressSteps steps(progress, ranks.size());
-  for (const AlignedRank* rank : ranks) {
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const AlignedRank* rank = ranks[r];
+    if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();  // while this one is written
     const RankFileReader& reader = rank->reader();
     const int pid = rank->rank();
     json.event(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {} ({})"}}}})J",

@@ -326,6 +326,7 @@ Otf2Stats export_otf2(const std::vector<const AlignedRank*>& ranks, const std::s
   ProgressSteps steps(progress, me.last_rank - me.first_rank);
   for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
     const AlignedRank* rank = ranks[r];
+    if (r + 1 < me.last_rank) ranks[r + 1]->read_ahead();  // while this one is written
     const RankFileReader& reader = rank->reader();
     // Per location (thread, or GPU queue): its enters and leaves.
     std::map<std::pair<int, std::uint64_t>, std::vector<Event>>

@@ -42,7 +42,9 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
   std::vector<Annotation> annotations;
   std::vector<std::uint64_t> flows;
   std::vector<std::uint64_t> terminating;
-  for (const AlignedRank* rank : ranks) {
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const AlignedRank* rank = ranks[r];
+    if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();  // while this one is written
     const RankFileReader& reader = rank->reader();
     const std::int32_t pid = rank->rank();
     PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);

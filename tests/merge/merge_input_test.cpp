@@ -73,6 +73,44 @@ TEST_F(MergeInput, ClockModelRecoversKnownOffsetsAndDriftExactly) {
   }
 }
 
+TEST_F(MergeInput, RowsReadAheadAreTheRowsReadInPlace) {
+  // An exporter reads the next rank's first chunks on a helper while it writes this one:
+  // what the visits then hand out is exactly what they read themselves, aligned once.
+  const RankSet set = RankSet::open({job_dir()}, {});
+  const RankSet::Rank& rank = set.ranks()[2];
+  auto visit_all = [](const AlignedRank& aligned) {
+    std::vector<std::uint64_t> times;
+    aligned.for_each_mpi_call([&](const rocprof::format::MpiCallRow& row) {
+      times.push_back(row.begin_ns);
+      times.push_back(row.end_ns);
+      times.push_back(static_cast<std::uint64_t>(row.peer));
+    });
+    aligned.for_each_marker(
+        [&](const rocprof::format::MarkerRow& mark) { times.push_back(mark.timestamp_ns); },
+        [&](const Range& range) {
+          times.push_back(range.begin_ns);
+          times.push_back(range.end_ns);
+        });
+    aligned.done();
+    return times;
+  };
+  const AlignedRank in_place(rank.rank, *rank.reader);
+  const std::vector<std::uint64_t> expected = visit_all(in_place);
+  ASSERT_GT(expected.size(), 3000U);
+  const AlignedRank ahead(rank.rank, *rank.reader);
+  ahead.read_ahead();
+  // Meanwhile, as an exporter does: another rank is read, and this rank's small tables.
+  const AlignedRank other(set.ranks()[1].rank, *set.ranks()[1].reader);
+  EXPECT_GT(visit_all(other).size(), 3000U);
+  EXPECT_EQ(rank.reader->read_all<rocprof::format::CommunicatorRow>().size(), 1U);
+  EXPECT_EQ(visit_all(ahead), expected);
+  // Read ahead and never visited: done() waits for the helper before the file closes.
+  const AlignedRank dropped(rank.rank, *rank.reader);
+  dropped.read_ahead();
+  dropped.done();
+  EXPECT_EQ(visit_all(dropped), expected);
+}
+
 TEST(ClockModelTest, HoldsTheEdgesAndKeepsTheMoreCertainOfTwinSamples) {
   std::vector<rocprof::format::ClockSampleRow> samples(3);
   samples[0] = {1000, -50, 10, 5, 0};
