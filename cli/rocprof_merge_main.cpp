@@ -245,8 +245,11 @@ int run(int argc, char** argv) {
                 : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
-        // The others may be waiting for this process (its chunks, or a collective call).
+        // The others may be waiting for this process (its chunks, or a collective call): the
+        // job is aborted, after this process removed what it wrote (mpirun then stops the
+        // others with SIGTERM, and each removes its own files).
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        partial.discard();
         group.abort(1);
       }
     } else if (!group.leader()) {

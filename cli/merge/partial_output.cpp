@@ -39,8 +39,11 @@ void PartialOutput::keep() noexcept {
   on_signal_.clear();
 }
 
-PartialOutput::~PartialOutput() {
+PartialOutput::~PartialOutput() { discard(); }
+
+void PartialOutput::discard() noexcept {
   if (!armed_) return;
+  armed_ = false;
   std::error_code ignored;
   // This process's part of a parallel .pftrace/.json (the first writes in place).
   fs::remove(part_path(output_, process_index_), ignored);

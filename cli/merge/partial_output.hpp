@@ -24,6 +24,8 @@ class PartialOutput {
   // From here on, a failure, or SIGINT/SIGTERM/SIGHUP, removes what was written.
   void arm();
   void keep() noexcept;  // the merge succeeded
+  // Removes what was written now (if armed): before MPI_Abort, which runs no destructors.
+  void discard() noexcept;
 
  private:
   std::string output_;

@@ -490,6 +490,31 @@ class MergeTest(unittest.TestCase):
         self.assertIn("mpi_calls/peer", result.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
 
+    def test_a_chunk_damaged_where_only_the_export_reads_fails_cleanly_in_parallel_too(self):
+        # MPI_Call byte counts are read only when the timeline is written (message matching
+        # skips them): damage there is found mid-write. Serially the merge removes its output;
+        # in a parallel .h5 merge the process that finds it removes what it wrote and aborts
+        # the job, and the others, stopped by mpirun, remove theirs.
+        import h5py
+        job = self.synthetic(events=3000)
+        damaged = os.path.join(job, "1.h5")  # in the first process's block: it writes the .h5
+        with h5py.File(damaged, "r") as f:
+            chunk = f["mpi_calls/bytes_sent"].id.get_chunk_info(0)
+        with open(damaged, "r+b") as f:
+            f.seek(chunk.byte_offset + 8)
+            f.write(b"\x5a" * (chunk.size - 8))
+        serial = self.merge(job, "-o", os.path.join(self.dir, "midway.pftrace"), "--no-summary")
+        self.assertEqual(serial.returncode, 1, serial.stdout)
+        self.assertIn(f"{damaged}: cannot read rows", serial.stderr)
+        self.assertIn("mpi_calls/bytes_sent", serial.stderr)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
+                                   os.path.join(self.dir, "midway.h5"), "-q"],
+                                  env=env, capture_output=True, text=True, timeout=300)
+        self.assertNotEqual(parallel.returncode, 0)
+        self.assertIn("mpi_calls/bytes_sent", parallel.stderr)
+        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("midway")], [])
+
     def test_output_problems_fail_before_any_work(self):
         job = self.synthetic()
         nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
