@@ -21,8 +21,6 @@ std::string part_path(const std::string& output, std::size_t index) {
 
 void PartialOutput::arm() {
   armed_ = true;
-  // A signal handler can unlink files but not walk directories: an interrupted .otf2 merge
-  // leaves its archive's directory.
   on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(part_path(output_, process_index_)));
   if (!leader_) return;
   on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(output_));
@@ -31,6 +29,9 @@ void PartialOutput::arm() {
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(
         (parent / (path.stem().string() + ".def")).string()));
+    // The archive's directory of event and local definition files.
+    on_signal_.push_back(
+        std::make_unique<merge::RemoveOnSignal>((parent / path.stem()).string(), true));
   }
 }
 

@@ -1,5 +1,6 @@
 // Files a merge removes if it is stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C, scancel, a lost
-// terminal): the message spill, the parts of a parallel merge, an output being written. Each
+// terminal): the message spill, the parts of a parallel merge, an output being written, an
+// OTF2 archive's directory. Each
 // RemoveOnSignal names one file for as long as it lives; the signal handler unlinks every named
 // file, then lets the signal take its course (the handler that was there before, or the
 // default action: the process ends by that signal).
@@ -15,7 +16,9 @@ class RemoveOnSignal {
   // At most kSlots files at once; past that, a file is simply not removed on a signal.
   static constexpr int kSlots = 16;
 
-  explicit RemoveOnSignal(const std::string& path);
+  // A file; or, with `directory`, a directory of files (an OTF2 archive's): its files are
+  // unlinked, then the directory (one level: a subdirectory stops it).
+  explicit RemoveOnSignal(const std::string& path, bool directory = false);
   ~RemoveOnSignal();
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;

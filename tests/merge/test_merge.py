@@ -591,6 +591,21 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(merge.returncode, -signal.SIGTERM)
             self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [],
                              f"left behind after a SIGTERM at {phase_file}")
+        # An OTF2 archive, stopped once its directory holds event files: the handler empties
+        # and removes the directory too.
+        archive = os.path.join(self.dir, "stopped.otf2")
+        directory = os.path.join(self.dir, "stopped")
+        merge = subprocess.Popen([MERGE, job, "-o", archive, "-q"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+        while merge.poll() is None and not (os.path.isdir(directory) and
+                                            len(os.listdir(directory)) >= 2):
+            time.sleep(0.002)
+        self.assertIsNone(merge.poll(), "the merge ended before its archive had event files")
+        merge.send_signal(signal.SIGTERM)
+        merge.wait(timeout=60)
+        merge.stderr.close()
+        self.assertEqual(merge.returncode, -signal.SIGTERM)
+        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [])
 
     def on_terminal(self, *args):
         """rocprof-merge with stderr on a pseudo-terminal; returns (exit code, what it drew)."""
