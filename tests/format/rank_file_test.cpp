@@ -70,15 +70,20 @@ void expect_sample(const RankFileReader& reader, const SampleRows& s) {
   expect_rows_equal(s.annotations, reader.read_all<AnnotationRow>(), "annotations");
 }
 
-class RankFileCompression : public RankFile, public ::testing::WithParamInterface<const char*> {};
+class RankFileCompression : public RankFile, public ::testing::WithParamInterface<const char*> {
+ protected:
+  // The sample file, in this test's codec, at path("rank.h5").
+  SampleRows write_sample(std::size_t api_rows) {
+    Compression compression;
+    std::string error;
+    EXPECT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
+    return write_sample_file(path("rank.h5"), compression, api_rows);
+  }
+};
 
 TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
-  Compression compression;
-  std::string error;
-  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
   const std::string file = path("rank.h5");
-  const SampleRows sample = write_sample_file(file, compression, 2 * kChunkRows + 1234);
-
+  const SampleRows sample = write_sample(2 * kChunkRows + 1234);
   const RankFileReader reader(file);
   const RankMetadata expected = rocprof::test::sample_metadata();
   EXPECT_EQ(reader.metadata().rank, 3);
@@ -101,10 +106,7 @@ TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
 
 TEST_P(RankFileCompression, PrefetchCursorDecodesAheadOnAHelperThread) {
   const std::string file = path("rank.h5");
-  Compression compression;
-  std::string error;
-  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
-  const SampleRows sample = write_sample_file(file, compression, 3 * kChunkRows + 5);
+  const SampleRows sample = write_sample(3 * kChunkRows + 5);
   const RankFileReader reader(file);
   // Helpers prepare blocks concurrently and may finish before the caller's first block: each
   // block is recorded by its first row, under a lock.
@@ -143,10 +145,7 @@ TEST_P(RankFileCompression, PrefetchCursorDecodesAheadOnAHelperThread) {
 
 TEST_P(RankFileCompression, PrefetchCursorOfAnyDepthHandsOutEveryRowInOrder) {
   const std::string file = path("rank.h5");
-  Compression compression;
-  std::string error;
-  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
-  const SampleRows sample = write_sample_file(file, compression, 6 * kChunkRows + 11);
+  const SampleRows sample = write_sample(6 * kChunkRows + 11);
   const RankFileReader reader(file);
   for (const std::size_t depth : {0, 1, 3, 8}) {
     PrefetchCursor<ApiCallRow> cursor(reader, {}, depth);
@@ -160,10 +159,7 @@ TEST_P(RankFileCompression, PrefetchCursorOfAnyDepthHandsOutEveryRowInOrder) {
 
 TEST_P(RankFileCompression, OnlyTheColumnsAskedForAreRead) {
   const std::string file = path("rank.h5");
-  Compression compression;
-  std::string error;
-  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
-  const SampleRows sample = write_sample_file(file, compression, 3 * kChunkRows + 21);
+  const SampleRows sample = write_sample(3 * kChunkRows + 21);
   const RankFileReader reader(file);
   const ColumnSet wanted = columns_named(table_of<ApiCallRow>(), {"end_ns", "grid_y", "op"});
   // Every block lands in rows that hold a marker value: the fields asked for are read, the

@@ -63,47 +63,43 @@ class BlockFileTest : public ::testing::Test {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
 
+  // Writes `total` bytes to a new file `name` in `mode`, checks that the file holds exactly
+  // them, and returns how many went with direct I/O.
+  std::uint64_t write_and_check(const std::string& name, BlockFile::DirectIo mode,
+                                std::size_t total) const {
+    const std::string file = path(name);
+    BlockFile out(file, mode);
+    const auto bytes = fill(out, total);
+    out.close();
+    EXPECT_EQ(read(file), bytes) << name;
+    return out.direct_bytes();
+  }
+
   fs::path dir_;
 };
 
 TEST_F(BlockFileTest, DirectIoFromTheFirstBlockWritesEveryByteInPlace) {
-  const std::string file = path("on.bin");
-  BlockFile out(file, BlockFile::DirectIo::kOn);
-  const auto bytes = fill(out, (std::size_t{21} << 20) + 4321);  // not a multiple of a page
-  out.close();
-  EXPECT_EQ(read(file), bytes);
+  // Not a multiple of a page: the tail goes through the page cache.
+  const std::uint64_t direct =
+      write_and_check("on.bin", BlockFile::DirectIo::kOn, (std::size_t{21} << 20) + 4321);
   if (takes_direct_io())
-    EXPECT_GT(out.direct_bytes(), std::uint64_t{12} << 20);  // all but the first block or so
+    EXPECT_GT(direct, std::uint64_t{12} << 20);  // all but the first block or so
   else
-    EXPECT_EQ(out.direct_bytes(), 0U);
+    EXPECT_EQ(direct, 0U);
 }
 
 TEST_F(BlockFileTest, AutoUsesThePageCacheForSmallOutputsAndDirectIoPast64MiB) {
-  const std::string small = path("small.bin");
-  BlockFile small_out(small, BlockFile::DirectIo::kAuto);
-  const auto small_bytes = fill(small_out, std::size_t{9} << 20);
-  small_out.close();
-  EXPECT_EQ(read(small), small_bytes);
-  EXPECT_EQ(small_out.direct_bytes(), 0U);
-
-  const std::string large = path("large.bin");
-  BlockFile large_out(large, BlockFile::DirectIo::kAuto);
-  const auto large_bytes = fill(large_out, (std::size_t{80} << 20) + 3);
-  large_out.close();
-  EXPECT_EQ(read(large), large_bytes);
+  EXPECT_EQ(write_and_check("small.bin", BlockFile::DirectIo::kAuto, std::size_t{9} << 20), 0U);
+  const std::uint64_t direct =
+      write_and_check("large.bin", BlockFile::DirectIo::kAuto, (std::size_t{80} << 20) + 3);
   if (takes_direct_io()) {
-    EXPECT_GT(large_out.direct_bytes(), 0U);
-    EXPECT_LE(large_out.direct_bytes(), std::uint64_t{17} << 20);  // only what came past 64 MiB
+    EXPECT_GT(direct, 0U);
+    EXPECT_LE(direct, std::uint64_t{17} << 20);  // only what came past 64 MiB
   }
 }
 
 TEST_F(BlockFileTest, OffNeverUsesDirectIo) {
-  const std::string file = path("off.bin");
-  BlockFile out(file, BlockFile::DirectIo::kOff);
-  const auto bytes = fill(out, std::size_t{70} << 20);
-  out.close();
-  EXPECT_EQ(read(file), bytes);
-  EXPECT_EQ(out.direct_bytes(), 0U);
+  EXPECT_EQ(write_and_check("off.bin", BlockFile::DirectIo::kOff, std::size_t{70} << 20), 0U);
 }
 
 TEST_F(BlockFileTest, WriteErrorsReachTheCallerWithTheFileName) {
