@@ -25,6 +25,7 @@
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/merge_group.hpp"
+#include "merge/parallel/shared_check.hpp"
 #include "merge/summary/summary.hpp"
 
 namespace {
@@ -120,19 +121,23 @@ int run(int argc, char** argv) {
     rocprof::merge::SpillAhead ahead(*spill);
     const bool serial = group.size() == 1;
     bar.phase("checking rank files");
-    const auto set = rocprof::merge::RankSet::open(inputs, options,
+    // In parallel, each process checks a share of the files and the others take its word.
+    auto set = serial
+                   ? rocprof::merge::RankSet::open(inputs, options,
                                                    [&](const rocprof::merge::RankSet::Rank& rank) {
-                                                     if (serial)
-                                                       ahead.offer(rank.rank, *rank.reader);
-                                                   });
+                                                     ahead.offer(rank.rank, *rank.reader);
+                                                   })
+                   : rocprof::merge::check_shared(group, inputs, options);
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    // This process's ranks (all of them in a serial merge): read from their files, opened here
+    // if another process checked them.
+    const auto [first_rank, last_rank] = group.block(set.ranks().size());
+    for (std::size_t i = first_rank; i < last_rank; ++i) set.open_here(i);
     bar.phase("reading clock models");
     std::vector<rocprof::merge::AlignedRank> ranks;
     ranks.reserve(set.ranks().size());
     for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
-    // This process's ranks (all of them in a serial merge).
-    const auto [first_rank, last_rank] = group.block(ranks.size());
     const rocprof::merge::ProgressReport progress = [&bar](std::size_t done, std::size_t total) {
       bar.update(done, total);
     };
@@ -198,9 +203,13 @@ int run(int argc, char** argv) {
     pointers.reserve(ranks.size());
     for (const auto& rank : ranks) pointers.push_back(&rank);
     // JSON times are microseconds from the job's first record (viewers want small ones).
-    auto json_origin = [&ranks] {
+    // Each process looks at its own ranks, and they agree on the earliest.
+    auto json_origin = [&, first = first_rank, last = last_rank] {
       std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
-      for (const auto& rank : ranks) origin = std::min(origin, rank.first_time_ns());
+      for (std::size_t i = first; i < last; ++i)
+        origin = std::min(origin, ranks[i].first_time_ns());
+      if (group.size() > 1)
+        for (const std::uint64_t other : group.all_gather(origin)) origin = std::min(origin, other);
       return origin;
     };
     std::uint64_t events = 0;
@@ -302,7 +311,8 @@ int run(int argc, char** argv) {
       for (const auto& [label, seconds] : bar.timings())
         fmt::print(stderr, "rocprof-merge: {:.3f} s {}\n", seconds, label);
   } catch (const rocprof::merge::InputError& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    // Every process of a parallel merge finds the same problem: the first says it.
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());
     return 1;
   } catch (const std::exception& error) {
     fmt::print(stderr, "rocprof-merge: {}\n", error.what());

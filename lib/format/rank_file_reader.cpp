@@ -45,6 +45,12 @@ Handle no_chunk_cache() {
   return access;
 }
 
+std::size_t table_index(const Table& table) {
+  const auto tables = all_tables();
+  std::size_t index = 0;
+  while (index < tables.size() && tables[index] != &table) ++index;
+  return index;
+}
 }  // namespace
 
 FormatError::FormatError(const std::string& path, const std::string& problem)
@@ -191,6 +197,37 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   }
   // Small, and every reader of the file needs it first: read now, while the file is open.
   clock_samples_ = read_all<ClockSampleRow>();
+}
+
+RankFileReader::RankFileReader(Digest digest)
+    : path_(digest.path),
+      metadata_(digest.metadata),
+      status_(digest.status),
+      version_minor_(digest.version_minor),
+      strings_(digest.strings),
+      clock_samples_(digest.clock_samples) {
+  const auto tables = all_tables();
+  if (digest.rows.size() != tables.size())
+    throw FormatError(path_, "a merge process described it with the wrong number of tables");
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    TableHandles handles;
+    handles.present = digest.rows[t] > 0;
+    handles.rows = digest.rows[t];
+    tables_.push_back(std::move(handles));
+  }
+  if (tables_[table_index(table_of<CommunicatorRow>())].rows != digest.communicators.size())
+    throw FormatError(path_, "a merge process sent its communicators incompletely");
+  maps_.resize(tables.size());
+  datasets_.resize(tables.size());
+  digest_ = std::make_unique<const Digest>(std::move(digest));
+}
+
+RankFileReader::Digest RankFileReader::digest() const {
+  Digest out{path_, metadata_, status_, version_minor_, {}, strings_, clock_samples_, {}};
+  for (const TableHandles& handles : tables_) out.rows.push_back(handles.rows);
+  out.communicators = read_all<CommunicatorRow>();
+  release();
+  return out;
 }
 
 RankFileReader::~RankFileReader() { release(); }
@@ -343,17 +380,9 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
   }
 }
 
-namespace {
-std::size_t table_index(const Table& table) {
-  const auto tables = all_tables();
-  std::size_t index = 0;
-  while (index < tables.size() && tables[index] != &table) ++index;
-  return index;
-}
-}  // namespace
-
 bool RankFileReader::map_chunks(const Table& table) const {
   const std::size_t index = table_index(table);
+  if (digest_) return false;                     // read_rows answers (or refuses) from the digest
   if (tables_.at(index).rows == 0) return true;  // nothing to read
   const TableMap& map = table_map(index, table);
   for (const ColumnMap& column : map.columns)
@@ -441,6 +470,15 @@ bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::u
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                                std::byte* rows, ColumnSet columns) const {
   if (count == 0) return;
+  if (digest_) {
+    if (&table != &table_of<CommunicatorRow>())
+      throw FormatError(path_,
+                        fmt::format("its '{}' rows are read by another merge process", table.name));
+    if (first + count > digest_->communicators.size())
+      throw FormatError(path_, "communicator rows requested past the table's end");
+    std::memcpy(rows, digest_->communicators.data() + first, count * sizeof(CommunicatorRow));
+    return;
+  }
   DecodeWorkspace& work = workspace();
   // Every column is scattered into the rows; padding bytes between fields are left as the
   // caller's buffer had them (never read). fetch_chunk checks the range first.

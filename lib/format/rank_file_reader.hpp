@@ -68,6 +68,26 @@ class RankFileReader {
   // Opens and validates `path` (format name and major version, every table's columns and
   // types, the string table). Throws FormatError.
   explicit RankFileReader(const std::string& path);
+
+  // What a reader knows of its file once open, and the small communicator table: what a
+  // parallel merge's process that checked a file tells the others, so that they need not
+  // open it themselves.
+  struct Digest {
+    std::string path;
+    RankMetadata metadata;
+    RankFileStatus status;
+    std::uint32_t version_minor = 0;
+    std::vector<std::uint64_t> rows;  // by table, in all_tables() order
+    std::vector<std::string> strings;
+    std::vector<ClockSampleRow> clock_samples;
+    std::vector<CommunicatorRow> communicators;
+  };
+  Digest digest() const;  // reads the communicator table (then releases the file)
+  // A reader of a file another process checked: it answers from the digest, reads the
+  // communicator table from it, and throws FormatError for any other table's rows.
+  explicit RankFileReader(Digest digest);
+  bool from_digest() const noexcept { return digest_ != nullptr; }
+
   ~RankFileReader();
   RankFileReader(const RankFileReader&) = delete;
   RankFileReader& operator=(const RankFileReader&) = delete;
@@ -198,6 +218,7 @@ class RankFileReader {
   mutable std::vector<TableMap> maps_;                 // by table; sized at open
   mutable std::vector<std::vector<Handle>> datasets_;  // by table: HDF5's reads (rare filters)
   mutable int raw_file_ = -1;                          // for read_chunk's pread()
+  std::unique_ptr<const Digest> digest_;               // set: no file behind this reader
 };
 
 // Streams a table block by block: `while (cursor.next(rows)) ...`.

@@ -1,8 +1,10 @@
 #include "merge/input/rank_set.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -35,56 +37,77 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
 
 }  // namespace
 
-RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options,
-                      const Checked& checked) {
-  RankSet set;
-  std::map<std::int32_t, std::string> seen;
-  const std::vector<std::string> paths = expand(inputs);
-  for (const std::string& path : paths) {
-    Rank rank;
-    rank.path = path;
-    try {
-      rank.reader = std::make_unique<format::RankFileReader>(path);
-    } catch (const format::FormatError& error) {
-      if (!options.skip_bad)
-        throw InputError(fmt::format("{} (use --skip-bad to merge the other files)", error.what()));
-      set.skipped_.push_back(fmt::format("skipped {}", error.what()));
-      continue;
-    }
-    const auto& metadata = rank.reader->metadata();
-    rank.rank = metadata.rank;
-    // A process outside a parallel job merges on its own, as rank 0 of a job of one.
-    const bool alone = rank.rank < 0 && paths.size() == 1;
-    if (alone) rank.rank = 0;
-    if (rank.rank < 0)
-      throw InputError(
-          fmt::format("{}: the file has no rank (a process outside a parallel job); "
-                      "merge it on its own (the only input)",
-                      path));
-    if (const auto previous = seen.find(rank.rank); previous != seen.end())
-      throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
-                                   rank.rank, previous->second));
-    seen.emplace(rank.rank, path);
-    rank.reader->release();  // checked: reopened when read
-    if (set.ranks_.empty()) {
-      set.job_id_ = metadata.job_id;
-      set.job_size_ = alone ? 1 : metadata.size;
-    } else if (metadata.job_id != set.job_id_ || metadata.size != set.job_size_) {
-      throw InputError(
-          fmt::format("{}: job '{}' of {} ranks, but {} is job '{}' of {} ranks "
-                      "(files of different runs)",
-                      path, metadata.job_id, metadata.size, set.ranks_.front().path, set.job_id_,
-                      set.job_size_));
-    }
-    set.ranks_.push_back(std::move(rank));
-    if (checked) checked(set.ranks_.back());
+std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
+  return expand(inputs);
+}
+
+std::vector<std::size_t> RankSet::numbered_order(const std::vector<std::string>& paths) {
+  // By directory, then the number a name's stem ends in, then the name.
+  auto key = [&paths](std::size_t i) {
+    const fs::path path(paths[i]);
+    const std::string stem = path.stem().string();
+    std::size_t digits = stem.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(stem[digits - 1])) != 0) --digits;
+    const std::string number = stem.substr(digits);
+    const std::string trimmed =
+        number.substr(std::min(number.find_first_not_of('0'), number.size()));
+    return std::tuple(path.parent_path().string(), stem.substr(0, digits), trimmed.size(), trimmed,
+                      paths[i]);
+  };
+  std::vector<std::size_t> order(paths.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&key](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return order;
+}
+
+void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOptions& options,
+                    std::size_t file_count, std::map<std::int32_t, std::string>& seen,
+                    const Checked& checked) {
+  if (!file.reader) {
+    if (!options.skip_bad)
+      throw InputError(fmt::format("{} (use --skip-bad to merge the other files)", file.problem));
+    skipped_.push_back(fmt::format("skipped {}", file.problem));
+    return;
   }
-  if (set.ranks_.empty())
-    throw InputError("none of the input files could be read: nothing to merge");
-  std::sort(set.ranks_.begin(), set.ranks_.end(),
+  Rank rank;
+  rank.path = path;
+  rank.reader = std::move(file.reader);
+  const auto& metadata = rank.reader->metadata();
+  rank.rank = metadata.rank;
+  // A process outside a parallel job merges on its own, as rank 0 of a job of one.
+  const bool alone = rank.rank < 0 && file_count == 1;
+  if (alone) rank.rank = 0;
+  if (rank.rank < 0)
+    throw InputError(
+        fmt::format("{}: the file has no rank (a process outside a parallel job); "
+                    "merge it on its own (the only input)",
+                    path));
+  if (const auto previous = seen.find(rank.rank); previous != seen.end())
+    throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
+                                 rank.rank, previous->second));
+  seen.emplace(rank.rank, path);
+  rank.reader->release();  // checked: reopened when read
+  if (ranks_.empty()) {
+    job_id_ = metadata.job_id;
+    job_size_ = alone ? 1 : metadata.size;
+  } else if (metadata.job_id != job_id_ || metadata.size != job_size_) {
+    throw InputError(
+        fmt::format("{}: job '{}' of {} ranks, but {} is job '{}' of {} ranks "
+                    "(files of different runs)",
+                    path, metadata.job_id, metadata.size, ranks_.front().path, job_id_, job_size_));
+  }
+  ranks_.push_back(std::move(rank));
+  if (checked) checked(ranks_.back());
+}
+
+void RankSet::finish(const RankSetOptions& options,
+                     const std::map<std::int32_t, std::string>& seen) {
+  if (ranks_.empty()) throw InputError("none of the input files could be read: nothing to merge");
+  std::sort(ranks_.begin(), ranks_.end(),
             [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
   std::vector<std::int32_t> missing;
-  for (std::int32_t r = 0; r < set.job_size_; ++r)
+  for (std::int32_t r = 0; r < job_size_; ++r)
     if (!seen.contains(r)) missing.push_back(r);
   if (!missing.empty()) {
     std::string list;
@@ -92,12 +115,46 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
       list += (i == 0 ? "" : ",") + std::to_string(missing[i]);
     if (missing.size() > 16) list += ",...";
     const std::string what = fmt::format("{} of the job's {} ranks have no file (ranks {})",
-                                         missing.size(), set.job_size_, list);
+                                         missing.size(), job_size_, list);
     if (!options.allow_missing)
       throw InputError(what + " (use --allow-missing to merge the others)");
-    set.skipped_.push_back(what);
+    skipped_.push_back(what);
   }
+}
+
+RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options,
+                      const Checked& checked) {
+  RankSet set;
+  std::map<std::int32_t, std::string> seen;
+  const std::vector<std::string> paths = expand(inputs);
+  for (const std::string& path : paths) {
+    CheckedFile file;
+    try {
+      file.reader = std::make_unique<format::RankFileReader>(path);
+    } catch (const format::FormatError& error) {
+      file.problem = error.what();
+    }
+    set.admit(path, std::move(file), options, paths.size(), seen, checked);
+  }
+  set.finish(options, seen);
   return set;
+}
+
+RankSet RankSet::assemble(const std::vector<std::string>& paths, std::vector<CheckedFile> files,
+                          const RankSetOptions& options) {
+  RankSet set;
+  std::map<std::int32_t, std::string> seen;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    set.admit(paths[i], std::move(files.at(i)), options, paths.size(), seen, {});
+  set.finish(options, seen);
+  return set;
+}
+
+void RankSet::open_here(std::size_t index) {
+  Rank& rank = ranks_.at(index);
+  if (!rank.reader->from_digest()) return;
+  rank.reader = std::make_unique<format::RankFileReader>(rank.path);
+  rank.reader->release();
 }
 
 }  // namespace rocprof::merge

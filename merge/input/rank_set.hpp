@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,26 @@ class RankSet {
   // `inputs`: directories (their *.h5 files) and files. Throws InputError.
   static RankSet open(const std::vector<std::string>& inputs, const RankSetOptions& options,
                       const Checked& checked = {});
+
+  // For a parallel merge, whose processes check a share of the files each and exchange what
+  // they found. Every input file, in the order open() checks them (throws InputError):
+  static std::vector<std::string> list(const std::vector<std::string>& inputs);
+  // The same files in the order their names number them ("2.h5" before "10.h5"): rank order
+  // for the recorder's names, so that a process checks the files it will read.
+  static std::vector<std::size_t> numbered_order(const std::vector<std::string>& paths);
+  // One file's check: a reader (of the file, or of another process's digest of it), or the
+  // problem found (FormatError::what()).
+  struct CheckedFile {
+    std::unique_ptr<format::RankFileReader> reader;
+    std::string problem;
+  };
+  // The set from every file's check, `files[i]` for `paths[i]`: the same set, or the same
+  // InputError, as open() on those files.
+  static RankSet assemble(const std::vector<std::string>& paths, std::vector<CheckedFile> files,
+                          const RankSetOptions& options);
+  // Replaces the reader of ranks()[index], if made from a digest, by one of the file itself
+  // (checked again): for the ranks this process reads. Throws FormatError.
+  void open_here(std::size_t index);
   // In rank order.
   const std::vector<Rank>& ranks() const noexcept { return ranks_; }
   const std::string& job_id() const noexcept { return job_id_; }
@@ -48,6 +69,13 @@ class RankSet {
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }
 
  private:
+  // Takes one checked file (in list order) into the set, or throws InputError; finish()
+  // sorts by rank and looks for missing ranks.
+  void admit(const std::string& path, CheckedFile file, const RankSetOptions& options,
+             std::size_t file_count, std::map<std::int32_t, std::string>& seen,
+             const Checked& checked);
+  void finish(const RankSetOptions& options, const std::map<std::int32_t, std::string>& seen);
+
   std::vector<Rank> ranks_;
   std::string job_id_;
   std::int32_t job_size_ = -1;

@@ -12,6 +12,7 @@
 
 #include "merge/clock/clock_model.hpp"
 #include "merge/events/aligned_rank.hpp"
+#include "merge/input/rank_digest.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
 #include "tests/tools/synthetic_job.hpp"
@@ -109,6 +110,59 @@ TEST_F(MergeInput, RowsReadAheadAreTheRowsReadInPlace) {
   dropped.read_ahead();
   dropped.done();
   EXPECT_EQ(visit_all(dropped), expected);
+}
+
+TEST_F(MergeInput, ADigestSentAsBytesAnswersAsTheFileDoes) {
+  // What a parallel merge's process tells the others about a file it checked.
+  const rocprof::format::RankFileReader file(job_dir() + "/2.h5");
+  ByteWriter out;
+  put_digest(out, file.digest());
+  const std::vector<std::byte> bytes = out.take();
+  ByteReader in(bytes);
+  const rocprof::format::RankFileReader copy(get_digest(in));
+  EXPECT_TRUE(in.done());
+  EXPECT_TRUE(copy.from_digest());
+  EXPECT_FALSE(file.from_digest());
+  EXPECT_EQ(copy.path(), file.path());
+  EXPECT_EQ(copy.metadata().rank, 2);
+  EXPECT_EQ(copy.metadata().hostname, file.metadata().hostname);
+  EXPECT_EQ(copy.metadata().command_line, file.metadata().command_line);
+  EXPECT_EQ(copy.metadata().start_realtime_ns, file.metadata().start_realtime_ns);
+  EXPECT_EQ(copy.status().complete, file.status().complete);
+  EXPECT_EQ(copy.version_minor(), file.version_minor());
+  ASSERT_EQ(copy.string_count(), file.string_count());
+  for (rocprof::format::StringId id = 0; id < file.string_count(); ++id)
+    EXPECT_EQ(copy.string(id), file.string(id));
+  ASSERT_EQ(copy.clock_samples().size(), file.clock_samples().size());
+  EXPECT_EQ(copy.clock_samples().back().offset_ns, file.clock_samples().back().offset_ns);
+  for (const rocprof::format::Table* table : rocprof::format::all_tables())
+    EXPECT_EQ(copy.row_count(*table), file.row_count(*table)) << table->name;
+  const auto communicators = copy.read_all<rocprof::format::CommunicatorRow>();
+  const auto expected = file.read_all<rocprof::format::CommunicatorRow>();
+  ASSERT_EQ(communicators.size(), expected.size());
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(communicators[0].communicator, expected[0].communicator);
+  EXPECT_EQ(communicators[0].creator, expected[0].creator);
+  // Its rows are another process's to read: asking is an error naming the file.
+  try {
+    copy.read_all<rocprof::format::MpiCallRow>();
+    FAIL() << "rows were read from a digest";
+  } catch (const rocprof::format::FormatError& error) {
+    EXPECT_NE(std::string(error.what()).find("2.h5"), std::string::npos) << error.what();
+  }
+  // A damaged message is refused.
+  ByteReader cut(std::span<const std::byte>(bytes).first(bytes.size() / 2));
+  EXPECT_THROW(get_digest(cut), std::runtime_error);
+}
+
+TEST(RankSetOrder, FilesAreCheckedInTheOrderTheirNamesNumberThem) {
+  const std::vector<std::string> paths = {"d/10.h5", "d/2.h5", "d/rank-003.h5", "d/1.h5",
+                                          "c/5.h5",  "d/x.h5", "d/02.h5"};
+  std::vector<std::string> ordered;
+  for (const std::size_t i : RankSet::numbered_order(paths)) ordered.push_back(paths[i]);
+  // By directory, then the name before the number, then the number's value.
+  EXPECT_EQ(ordered, (std::vector<std::string>{"c/5.h5", "d/1.h5", "d/02.h5", "d/2.h5", "d/10.h5",
+                                               "d/rank-003.h5", "d/x.h5"}));
 }
 
 TEST(ClockModelTest, HoldsTheEdgesAndKeepsTheMoreCertainOfTwinSamples) {

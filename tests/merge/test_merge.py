@@ -515,6 +515,34 @@ class MergeTest(unittest.TestCase):
         self.assertIn("mpi_calls/bytes_sent", parallel.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("midway")], [])
 
+    def test_parallel_merges_share_the_checks_and_agree_on_bad_input(self):
+        # Each merge process checks its share of the rank files and the others take its word:
+        # they reach the verdict a serial merge does, and the first says it once.
+        job = self.synthetic(ranks=5, events=400)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        def parallel(*args):
+            return subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, *args],
+                                  env=env, capture_output=True, text=True, timeout=300)
+        # A file only the last process checks (ranks 3 and 4 are its share) is damaged.
+        with open(os.path.join(job, "4.h5"), "r+b") as f:
+            f.write(b"not an HDF5 file")
+        out = os.path.join(self.dir, "shared.json")
+        refused = parallel("-o", out)
+        self.assertEqual(refused.returncode, 1)
+        self.assertEqual(refused.stderr.count(os.path.join(job, "4.h5")), 1, refused.stderr)
+        self.assertIn("--skip-bad", refused.stderr)
+        self.assertFalse(os.path.exists(out))
+        # Skipped, the other four merge as they do serially (the JSON is the same bytes).
+        skipped = parallel("-o", out, "--skip-bad", "--allow-missing", "--no-summary")
+        self.assertEqual(skipped.returncode, 0, skipped.stderr)
+        self.assertEqual(skipped.stderr.count("skipped " + os.path.join(job, "4.h5")), 1)
+        self.assertIn("4 ranks,", skipped.stdout)
+        serial_out = os.path.join(self.dir, "serial.json")
+        serial = self.merge(job, "-o", serial_out, "--skip-bad", "--allow-missing", "-q")
+        self.assertEqual(serial.returncode, 0, serial.stderr)
+        with open(out, "rb") as a, open(serial_out, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def test_output_problems_fail_before_any_work(self):
         job = self.synthetic()
         nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
