@@ -213,6 +213,13 @@ int run(int argc, char** argv) {
       return origin;
     };
     std::uint64_t events = 0;
+    // The summary: gathered from the rows the exporter reads where it reads each of the
+    // rank's tables once (.pftrace, .json, .otf2), else in a pass of its own after it.
+    rocprof::merge::Summary summary;
+    const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
+    const bool summary_while_writing = want_summary && extension != ".h5";
+    if (summary_while_writing)
+      for (std::size_t i = first_rank; i < last_rank; ++i) summary.watch(ranks[i]);
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
@@ -279,13 +286,14 @@ int run(int argc, char** argv) {
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
                  output, events);
-    rocprof::merge::Summary summary;
-    const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
     if (want_summary) {
       // Each process summarises its ranks; the first adds up everyone's.
       bar.phase("summarising");
       for (std::size_t i = first_rank; i < last_rank; ++i) {
-        summary.add(ranks[i]);
+        if (summary_while_writing)
+          ranks[i].watch({});
+        else
+          summary.add(ranks[i]);
         bar.update(i - first_rank + 1, last_rank - first_rank);
       }
       if (group.size() > 1) {

@@ -105,7 +105,10 @@ void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>
   if (auto* first = first_block<MpiCallRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MpiCallRow> rows;
   while (cursor.next(rows))
-    for (const MpiCallRow& row : rows) visit(row);
+    for (const MpiCallRow& row : rows) {
+      if (watcher_.mpi_call) watcher_.mpi_call(row);
+      visit(row);
+    }
 }
 
 void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
@@ -121,7 +124,10 @@ void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)
   if (auto* first = first_block<ActivityRow>()) cursor.use_first_block(std::move(*first));
   std::vector<ActivityRow> rows;
   while (cursor.next(rows))
-    for (const ActivityRow& row : rows) visit(row);
+    for (const ActivityRow& row : rows) {
+      if (watcher_.activity) watcher_.activity(row);
+      visit(row);
+    }
 }
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
@@ -161,6 +167,7 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
           Range done = found->second;
           done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
           open.erase(found);
+          if (watcher_.range) watcher_.range(done);
           range(done);
           break;
         }

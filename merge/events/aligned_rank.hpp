@@ -69,6 +69,16 @@ class AlignedRank {
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;
 
+  // Something that sees every MPI call, completed range and device activity the visitors
+  // above hand out, whoever asked for them: a summary gathered while an exporter reads the
+  // rank, instead of in a pass of its own. Empty functions: nothing watches.
+  struct Watcher {
+    std::function<void(const format::MpiCallRow&)> mpi_call;
+    std::function<void(const Range&)> range;
+    std::function<void(const format::ActivityRow&)> activity;
+  };
+  void watch(Watcher watcher) const { watcher_ = std::move(watcher); }
+
   // Reads the first chunk of each table the visitors above read, on a helper thread, for
   // the visits that follow: an exporter calls it for the next rank while it writes this one.
   // A small rank's tables are one chunk each, read on the merge's thread otherwise. Only
@@ -95,6 +105,7 @@ class AlignedRank {
   StepFunction correction_;
   std::shared_ptr<const StreamTable> streams_;
   mutable std::unique_ptr<FirstBlocks> first_;  // while read ahead, until done()
+  mutable Watcher watcher_;
 };
 
 }  // namespace rocprof::merge

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -125,39 +126,52 @@ double Summary::Stat::stddev_ns() const {
   return count > 1 ? std::sqrt(m2 / static_cast<double>(count - 1)) : 0.0;
 }
 
-void Summary::add(const AlignedRank& rank) {
+void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
   const RankFileReader& reader = rank.reader();
-  MpiFunctions functions(reader);
-  rank.for_each_mpi_call([&](const MpiCallRow& row) {
-    if (functions.is_per_request_row(row)) return;
-    const std::string& name = reader.string(row.function);
+  // Per rank: the MPI function kinds, and the nested ranges' time by (thread, level) for self
+  // time (a range's duration minus its direct children's).
+  struct State {
+    explicit State(const RankFileReader& reader) : functions(reader) {}
+    MpiFunctions functions;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;
+  };
+  auto state = std::make_shared<State>(reader);
+  const std::int32_t id = rank.rank();
+  AlignedRank::Watcher watcher;
+  watcher.mpi_call = [this, state, &reader, id](const MpiCallRow& row) {
+    if (state->functions.is_per_request_row(row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    mpi_[name][rank.rank()].add(duration, duration);
-  });
-  // Self time: a range's duration minus its direct children's, per thread and level.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;  // (thread, level)
-  rank.for_each_marker(
-      [](const MarkerRow&) {},
-      [&](const Range& range) {
-        const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
-        double self = duration;
-        if (range.nested) {
-          double& inside = children[{range.thread_id, range.level + 1}];
-          self = std::max(0.0, duration - inside);
-          inside = 0;
-          children[{range.thread_id, range.level}] += duration;
-        }
-        regions_[{rank.rank(), range.thread_id, reader.string(range.name)}].add(duration, self);
-      });
-  rank.for_each_activity([&](const ActivityRow& row) {
+    mpi_[reader.string(row.function)][id].add(duration, duration);
+  };
+  watcher.range = [this, state, &reader, id](const Range& range) {
+    const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
+    double self = duration;
+    if (range.nested) {
+      double& inside = state->children[{range.thread_id, range.level + 1}];
+      self = std::max(0.0, duration - inside);
+      inside = 0;
+      state->children[{range.thread_id, range.level}] += duration;
+    }
+    regions_[{id, range.thread_id, reader.string(range.name)}].add(duration, self);
+  };
+  watcher.activity = [this, &reader](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)].add(
           duration, duration);
     else if (row.op == 1)
       copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
-  });
+  };
+  rank.watch(std::move(watcher));
+}
+
+void Summary::add(const AlignedRank& rank) {
+  watch(rank);
+  rank.for_each_mpi_call([](const MpiCallRow&) {});
+  rank.for_each_marker([](const MarkerRow&) {}, [](const Range&) {});
+  rank.for_each_activity([](const ActivityRow&) {});
+  rank.watch({});
   rank.done();
 }
 

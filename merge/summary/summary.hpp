@@ -19,7 +19,11 @@ namespace rocprof::merge {
 
 class Summary {
  public:
+  // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
+  // The same, from the rows the rank's visitors hand out to whoever reads them next (an
+  // exporter that visits each of those tables once): no pass of its own.
+  void watch(const AlignedRank& rank);
   // A parallel merge summarises each process's ranks; the first process adds up the parts.
   std::vector<std::byte> serialize() const;
   void merge(std::span<const std::byte> part);  // throws std::runtime_error on bad bytes

@@ -543,6 +543,30 @@ class MergeTest(unittest.TestCase):
         with open(out, "rb") as a, open(serial_out, "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_the_summary_is_the_same_whichever_output_gathers_it(self):
+        # .pftrace, .json and .otf2 merges add up the summary from the rows they write; a .h5
+        # merge reads the ranks again for it. Every figure must come out the same, serially
+        # and with the ranks split between processes.
+        job = self.synthetic(ranks=4, events=3000)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        tables = {}
+        for output in ("s.h5", "s.pftrace", "s.json", "s.otf2", "p.pftrace", "p.h5"):
+            prefix = os.path.join(self.dir, "sum_" + output.replace(".", "_"))
+            command = [MERGE, job, "-o", os.path.join(self.dir, output), "--summary-csv", prefix]
+            if output.startswith("p."):
+                command = ["mpirun", "--oversubscribe", "-np", "2", *command]
+            result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("MPI: time per function", result.stdout)
+            tables[output] = []
+            for kind in ("mpi", "regions"):
+                with open(f"{prefix}_{kind}.csv") as f:
+                    tables[output].append(f.read())
+        self.assertGreater(len(tables["s.h5"][0].splitlines()), 4)
+        self.assertGreater(len(tables["s.h5"][1].splitlines()), 4)
+        for output, table in tables.items():
+            self.assertEqual(table, tables["s.h5"], output)
+
     def test_output_problems_fail_before_any_work(self):
         job = self.synthetic()
         nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
