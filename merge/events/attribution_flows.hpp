@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/records.hpp"
 #include "merge/events/aligned_rank.hpp"
 
@@ -17,12 +18,18 @@ namespace rocprof::merge {
 
 class AttributionFlows {
  public:
-  // Reads the rank's API calls once; then visit its MPI calls, then its API calls.
+  // Reads the rank's API calls once (their two id columns only: no times, no alignment);
+  // then visit its MPI calls, then its API calls.
   explicit AttributionFlows(const AlignedRank& rank) : rank_(rank.rank()) {
-    rank.for_each_api_call([&](const format::ApiCallRow& row) {
-      if (row.external_id != 0)
-        api_calls_by_external_[row.external_id].push_back(row.correlation_id);
-    });
+    static const format::ColumnSet kIds = format::columns_named(
+        format::table_of<format::ApiCallRow>(), {"external_id", "correlation_id"});
+    format::PrefetchCursor<format::ApiCallRow> cursor(rank.reader(), {}, format::kPrefetchDepth,
+                                                      kIds);
+    std::vector<format::ApiCallRow> rows;
+    while (cursor.next(rows))
+      for (const format::ApiCallRow& row : rows)
+        if (row.external_id != 0)
+          api_calls_by_external_[row.external_id].push_back(row.correlation_id);
   }
 
   // A drawn MPI call: appends the flows it starts (none if no API call was made inside it).
