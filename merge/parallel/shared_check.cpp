@@ -1,7 +1,11 @@
 #include "merge/parallel/shared_check.hpp"
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "merge/input/rank_digest.hpp"
 #include "merge/parallel/bytes.hpp"
@@ -10,11 +14,22 @@ namespace rocprof::merge {
 
 RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
                      const RankSetOptions& options) {
-  const std::vector<std::string> paths = RankSet::list(inputs);
+  // Every step that may fail on one process only ends in a decision all of them take
+  // together: a process that gave up alone would leave the others waiting for it.
+  std::vector<std::string> paths;
+  std::string problem;
+  try {
+    paths = RankSet::list(inputs);
+  } catch (const InputError& error) {
+    problem = error.what();
+  }
+  if (group.any(!problem.empty()))
+    throw InputError(!problem.empty() ? problem
+                                      : "another merge process cannot list the input files");
   const std::vector<std::size_t> order = RankSet::numbered_order(paths);
   const auto [first, last] = group.block(order.size());
   std::vector<RankSet::CheckedFile> files(paths.size());
-  // Per file checked here: its index, then a digest (1) or the problem (0).
+  // Per file checked here: its index, then a digest (1), or its path and problem (0).
   ByteWriter found;
   for (std::size_t i = first; i < last; ++i) {
     const std::size_t index = order[i];
@@ -22,29 +37,54 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
     found.put<std::uint64_t>(index);
     try {
       file.reader = std::make_unique<format::RankFileReader>(paths[index]);
+      ByteWriter digest;
+      put_digest(digest, file.reader->digest());
       found.put<std::uint8_t>(1);
-      put_digest(found, file.reader->digest());
-    } catch (const format::FormatError& error) {
+      const std::vector<std::byte> bytes = digest.take();
+      found.put_bytes(bytes);
+    } catch (const std::exception& error) {
+      // Any failure becomes that file's problem.
       file.reader.reset();
       file.problem = error.what();
       found.put<std::uint8_t>(0);
+      found.put_string(paths[index]);
       found.put_string(file.problem);
     }
   }
   const std::vector<std::vector<std::byte>> everyone = group.all_gather(found.take());
-  for (std::size_t process = 0; process < everyone.size(); ++process) {
-    if (process == static_cast<std::size_t>(group.index())) continue;
-    ByteReader in(everyone[process]);
-    while (!in.done()) {
-      const auto index = in.get<std::uint64_t>();
-      if (index >= files.size()) throw std::runtime_error("a merge process sent a damaged message");
-      RankSet::CheckedFile& file = files[index];
-      if (in.get<std::uint8_t>() != 0)
-        file.reader = std::make_unique<format::RankFileReader>(get_digest(in));
-      else
-        file.problem = in.get_string();
+  try {
+    for (std::size_t process = 0; process < everyone.size(); ++process) {
+      if (process == static_cast<std::size_t>(group.index())) continue;
+      ByteReader in(everyone[process]);
+      while (!in.done()) {
+        const auto index = in.get<std::uint64_t>();
+        std::string path;
+        std::unique_ptr<format::RankFileReader> reader;
+        std::string file_problem;
+        if (in.get<std::uint8_t>() != 0) {
+          ByteReader digest(in.get_bytes());
+          reader = std::make_unique<format::RankFileReader>(get_digest(digest));
+          path = reader->path();
+        } else {
+          path = in.get_string();
+          file_problem = in.get_string();
+        }
+        // Processes on different nodes may list a directory differently (a file still being
+        // copied, a stale network file system cache): their findings must not be mixed up.
+        if (index >= paths.size() || path != paths[index])
+          throw InputError(fmt::format(
+              "the merge processes see different input files ({} on process {}, not here): "
+              "merge when every node sees the same files",
+              path, process));
+        files[index].reader = std::move(reader);
+        files[index].problem = std::move(file_problem);
+      }
     }
+  } catch (const std::exception& error) {
+    problem = error.what();
   }
+  if (group.any(!problem.empty()))
+    throw InputError(!problem.empty() ? problem : "the merge processes see different input files");
   return RankSet::assemble(paths, std::move(files), options);
 }
 
