@@ -23,6 +23,7 @@
 #include "merge/export/merged_hdf5.hpp"
 #include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
+#include "merge/files/block_file.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/parallel/shared_check.hpp"
@@ -102,6 +103,12 @@ int run(int argc, char** argv) {
   }
   if (const std::string problem = check_writable(output); !problem.empty()) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    return 2;
+  }
+  try {
+    static_cast<void>(rocprof::merge::BlockFile::direct_io_from_environment());
+  } catch (const std::exception& error) {  // a misspelt setting: refused before any work
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());
     return 2;
   }
   if (!quiet)

@@ -580,6 +580,28 @@ class MergeTest(unittest.TestCase):
         for output, table in tables.items():
             self.assertEqual(table, tables["s.h5"], output)
 
+    def test_direct_io_writes_the_same_trace(self):
+        # Past 64 MiB a .pftrace goes out with direct I/O where the file system takes it; "on"
+        # uses it from the first block. The trace must be the same bytes either way, and a
+        # misspelt setting is refused before any work.
+        job = self.synthetic(ranks=4, events=100000)
+        traces = {}
+        for mode in ("on", "off"):
+            out = os.path.join(self.dir, f"direct_{mode}.pftrace")
+            result = subprocess.run([MERGE, job, "-o", out, "-q"], capture_output=True, text=True,
+                                    timeout=300, env=dict(os.environ, ROCPROF_MERGE_DIRECT_IO=mode))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(out, "rb") as f:
+                traces[mode] = f.read()
+        self.assertGreater(len(traces["on"]), 8 << 20)
+        self.assertEqual(traces["on"], traces["off"])
+        bad = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "direct_bad.pftrace")],
+                             capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, ROCPROF_MERGE_DIRECT_IO="yes"))
+        self.assertEqual(bad.returncode, 2)  # like any other unusable option
+        self.assertIn("ROCPROF_MERGE_DIRECT_IO is 'yes'", bad.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "direct_bad.pftrace")))
+
     def test_output_problems_fail_before_any_work(self):
         job = self.synthetic()
         nowhere = self.merge(job, "-o", os.path.join(self.dir, "no", "such", "dir", "t.json"))
