@@ -119,12 +119,16 @@ class SlurmTest(unittest.TestCase):
         output = self.job_output(r"rocprof-mpi-merge-\d+\.out")
         self.assertIn(f"4 ranks", output)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.json")))
-        # And in parallel: srun -n 2 rocprof-merge, to a Perfetto trace.
-        result, _ = self.sbatch(os.path.join(JOBSCRIPTS, "merge.sbatch"), "-n", "2",
-                                env={"TRACE": f"traces/{job}", "ROCPROF_MERGE": merge,
-                                     "OUTPUT": f"traces/{job}.pftrace"})
+        # And in parallel: srun -n 2 -c 2 rocprof-merge, to a Perfetto trace. The script passes
+        # -c on to srun, so neither merge process is confined to one CPU (it would say so).
+        result, merge_job = self.sbatch(os.path.join(JOBSCRIPTS, "merge.sbatch"),
+                                        "-n", "2", "-c", "2",
+                                        env={"TRACE": f"traces/{job}", "ROCPROF_MERGE": merge,
+                                             "OUTPUT": f"traces/{job}.pftrace"})
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.pftrace")))
+        self.assertNotIn("may run on 1 CPU only",
+                         self.job_output(rf"rocprof-mpi-merge-{merge_job}\.out"))
 
     def test_merge_job_script_says_what_is_missing(self):
         # Without rocprof-merge where it is looked for, the script fails clearly.
