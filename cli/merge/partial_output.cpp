@@ -19,20 +19,26 @@ std::string part_path(const std::string& output, std::size_t index) {
 }
 }  // namespace
 
-void PartialOutput::arm() {
-  armed_ = true;
-  on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(part_path(output_, process_index_)));
-  if (!leader_) return;
-  on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(output_));
+std::vector<PartialOutput::Written> PartialOutput::written() const {
+  // This process's part of a parallel .pftrace/.json (the first writes in place).
+  std::vector<Written> paths = {{part_path(output_, process_index_), false}};
+  if (!leader_) return paths;
+  paths.push_back({output_, false});
   const fs::path path(output_);
   if (path.extension() == ".otf2") {
+    // The rest of the archive: its definitions and its directory of .evt/.def files (the
+    // directory held nothing else, or the merge would have refused to start).
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(
-        (parent / (path.stem().string() + ".def")).string()));
-    // The archive's directory of event and local definition files.
-    on_signal_.push_back(
-        std::make_unique<merge::RemoveOnSignal>((parent / path.stem()).string(), true));
+    paths.push_back({(parent / (path.stem().string() + ".def")).string(), false});
+    paths.push_back({(parent / path.stem()).string(), true});
   }
+  return paths;
+}
+
+void PartialOutput::arm() {
+  armed_ = true;
+  for (const Written& file : written())
+    on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(file.path, file.directory));
 }
 
 void PartialOutput::keep() noexcept {
@@ -46,17 +52,11 @@ void PartialOutput::discard() noexcept {
   if (!armed_) return;
   armed_ = false;
   std::error_code ignored;
-  // This process's part of a parallel .pftrace/.json (the first writes in place).
-  fs::remove(part_path(output_, process_index_), ignored);
-  if (!leader_) return;
-  const fs::path path(output_);
-  fs::remove(path, ignored);
-  if (path.extension() == ".otf2") {
-    // The rest of the archive: its definitions and its directory of .evt/.def files (the
-    // directory held nothing else, or the merge would have refused to start).
-    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    fs::remove(parent / (path.stem().string() + ".def"), ignored);
-    fs::remove_all(parent / path.stem(), ignored);
+  for (const Written& file : written()) {
+    if (file.directory)
+      fs::remove_all(file.path, ignored);
+    else
+      fs::remove(file.path, ignored);
   }
 }
 

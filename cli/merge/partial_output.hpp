@@ -28,6 +28,13 @@ class PartialOutput {
   void discard() noexcept;
 
  private:
+  // What this process writes: files, and an OTF2 archive's directory.
+  struct Written {
+    std::string path;
+    bool directory;
+  };
+  std::vector<Written> written() const;
+
   std::string output_;
   bool leader_;
   std::size_t process_index_;

@@ -194,7 +194,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
       // file at once.
       handles.present = true;
     }
-    if (map.kept) map.mapped = true;
+    if (map.kept) finish_map(map);
     handles.group.reset();
     tables_.push_back(std::move(handles));
   }
@@ -223,12 +223,14 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
 }
 
 RankFileReader::RankFileReader(Digest digest)
-    : path_(digest.path),
-      metadata_(digest.metadata),
+    : path_(std::move(digest.path)),
+      metadata_(std::move(digest.metadata)),
       status_(digest.status),
       version_minor_(digest.version_minor),
-      strings_(digest.strings),
-      clock_samples_(digest.clock_samples) {
+      strings_(std::move(digest.strings)),
+      clock_samples_(std::move(digest.clock_samples)),
+      from_digest_(true),
+      digest_communicators_(std::move(digest.communicators)) {
   const auto tables = all_tables();
   if (digest.rows.size() != tables.size())
     throw FormatError(path_, "a merge process described it with the wrong number of tables");
@@ -238,11 +240,10 @@ RankFileReader::RankFileReader(Digest digest)
     handles.rows = digest.rows[t];
     tables_.push_back(std::move(handles));
   }
-  if (tables_[table_index(table_of<CommunicatorRow>())].rows != digest.communicators.size())
+  if (tables_[table_index(table_of<CommunicatorRow>())].rows != digest_communicators_.size())
     throw FormatError(path_, "a merge process sent its communicators incompletely");
   maps_.resize(tables.size());
   datasets_.resize(tables.size());
-  digest_ = std::make_unique<const Digest>(std::move(digest));
 }
 
 RankFileReader::Digest RankFileReader::digest() const {
@@ -327,8 +328,14 @@ const RankFileReader::TableMap& RankFileReader::table_map(std::size_t table_inde
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     map_column(open_dataset(table_index, table, c), tables_[table_index].rows, map, map.columns[c],
                table.name, table.columns[c].name);
-  map.mapped = true;
+  finish_map(map);
   return map;
+}
+
+void RankFileReader::finish_map(TableMap& map) {
+  map.decodable = std::all_of(map.columns.begin(), map.columns.end(),
+                              [](const ColumnMap& column) { return column.pipeline.supported; });
+  map.mapped = true;
 }
 
 hid_t RankFileReader::open_dataset(std::size_t table_index, const Table& table,
@@ -405,11 +412,9 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
 
 bool RankFileReader::map_chunks(const Table& table) const {
   const std::size_t index = table_index(table);
-  if (digest_) return false;                     // read_rows answers (or refuses) from the digest
+  if (from_digest_) return false;                // read_rows answers (or refuses) from the digest
   if (tables_.at(index).rows == 0) return true;  // nothing to read
-  const TableMap& map = table_map(index, table);
-  for (const ColumnMap& column : map.columns)
-    if (!column.pipeline.supported) return false;
+  if (!table_map(index, table).decodable) return false;
   if (raw_file_ < 0) {
     raw_file_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (raw_file_ < 0)
@@ -423,10 +428,7 @@ bool RankFileReader::reads_without_hdf5(const Table& table) const {
   const std::size_t index = table_index(table);
   if (tables_.at(index).rows == 0) return true;
   const TableMap& map = maps_[index];
-  if (!map.kept || !map.mapped) return false;
-  for (const ColumnMap& column : map.columns)
-    if (!column.pipeline.supported) return false;
-  return true;
+  return map.kept && map.mapped && map.decodable;
 }
 
 std::uint64_t RankFileReader::chunk_rows(const Table& table) const {
@@ -493,13 +495,13 @@ bool RankFileReader::fetch_chunk(const Table& table, std::uint64_t first, std::u
 void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uint64_t count,
                                std::byte* rows, ColumnSet columns) const {
   if (count == 0) return;
-  if (digest_) {
+  if (from_digest_) {
     if (&table != &table_of<CommunicatorRow>())
       throw FormatError(path_,
                         fmt::format("its '{}' rows are read by another merge process", table.name));
-    if (first + count > digest_->communicators.size())
+    if (first + count > digest_communicators_.size())
       throw FormatError(path_, "communicator rows requested past the table's end");
-    std::memcpy(rows, digest_->communicators.data() + first, count * sizeof(CommunicatorRow));
+    std::memcpy(rows, digest_communicators_.data() + first, count * sizeof(CommunicatorRow));
     return;
   }
   DecodeWorkspace& work = workspace();

@@ -86,7 +86,7 @@ class RankFileReader {
   // A reader of a file another process checked: it answers from the digest, reads the
   // communicator table from it, and throws FormatError for any other table's rows.
   explicit RankFileReader(Digest digest);
-  bool from_digest() const noexcept { return digest_ != nullptr; }
+  bool from_digest() const noexcept { return from_digest_; }
 
   ~RankFileReader();
   RankFileReader(const RankFileReader&) = delete;
@@ -191,13 +191,14 @@ class RankFileReader {
   };
   struct TableMap {
     bool mapped = false;     // the fields below are valid
-    bool decodable = false;  // every column's pipeline is decode_chunk's
+    bool decodable = false;  // every column's pipeline is decode_chunk's (set with mapped)
     bool kept = false;       // made at open (small): survives release()
     std::uint64_t chunk_rows = 0;
     std::vector<ColumnMap> columns;
   };
   void map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
                   const char* table, const char* name) const;
+  static void finish_map(TableMap& map);
   const TableMap& table_map(std::size_t table_index, const Table& table) const;
   hid_t open_dataset(std::size_t table_index, const Table& table, std::size_t column) const;
   void read_rows(const Table& table, std::uint64_t first, std::uint64_t count, std::byte* rows,
@@ -218,7 +219,8 @@ class RankFileReader {
   mutable std::vector<TableMap> maps_;                 // by table; sized at open
   mutable std::vector<std::vector<Handle>> datasets_;  // by table: HDF5's reads (rare filters)
   mutable int raw_file_ = -1;                          // for read_chunk's pread()
-  std::unique_ptr<const Digest> digest_;               // set: no file behind this reader
+  bool from_digest_ = false;                           // no file behind this reader
+  std::vector<CommunicatorRow> digest_communicators_;  // what a digest reader can read
 };
 
 // Streams a table block by block: `while (cursor.next(rows)) ...`.

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -15,16 +16,16 @@ using namespace rocprof::format;
 AlignedRank::AlignedRank(std::int32_t rank, const RankFileReader& reader)
     : rank_(rank), reader_(reader), clock_(reader.clock_samples()) {}
 
+// Each visited table's first block, and whether it was read ahead (false: the visit reads it).
+template <typename Row>
+struct FirstBlock {
+  std::vector<Row> rows;
+  bool read = false;
+};
 struct AlignedRank::FirstBlocks {
-  // Each table's first block, and whether it was read (false: the visit reads it itself).
-  std::vector<MpiCallRow> mpi_calls;
-  std::vector<MarkerRow> markers;
-  std::vector<ApiCallRow> api_calls;
-  std::vector<ActivityRow> activities;
-  bool have_mpi_calls = false;
-  bool have_markers = false;
-  bool have_api_calls = false;
-  bool have_activities = false;
+  std::tuple<FirstBlock<MpiCallRow>, FirstBlock<MarkerRow>, FirstBlock<ApiCallRow>,
+             FirstBlock<ActivityRow>>
+      tables;
   BackgroundWorker worker;  // last: waited for before the blocks go
 };
 
@@ -43,60 +44,42 @@ void AlignedRank::read_ahead() const {
   FirstBlocks& blocks = *first_;
   // Decided here, on the merge's thread: map_chunks opens the file for pread (the reader's
   // only change), so the helper's reads change nothing the merge's thread may read meanwhile.
-  auto wanted = [this](auto* row) {
-    using Row = std::remove_pointer_t<decltype(row)>;
-    return reader_.row_count<Row>() > 0 && reader_.reads_without_hdf5(table_of<Row>()) &&
-           reader_.map_chunks<Row>();
+  auto plan = [this]<typename Row>(FirstBlock<Row>& block) {
+    block.read = reader_.row_count<Row>() > 0 && reader_.reads_without_hdf5(table_of<Row>()) &&
+                 reader_.map_chunks<Row>();
   };
-  blocks.have_mpi_calls = wanted(static_cast<MpiCallRow*>(nullptr));
-  blocks.have_markers = wanted(static_cast<MarkerRow*>(nullptr));
-  blocks.have_api_calls = wanted(static_cast<ApiCallRow*>(nullptr));
-  blocks.have_activities = wanted(static_cast<ActivityRow*>(nullptr));
-  blocks.worker.start([this, &blocks] {
-    auto read_first = [this](auto& rows, bool have, const auto& prepare) {
-      using Row = typename std::remove_reference_t<decltype(rows)>::value_type;
-      if (!have) return;
-      const std::uint64_t total = reader_.row_count<Row>();
-      reader_.read(0, std::min<std::uint64_t>(total, reader_.chunk_rows<Row>()), rows);
-      prepare(rows.data(), rows.size());
-    };
-    read_first(blocks.mpi_calls, blocks.have_mpi_calls, aligner<MpiCallRow>());
-    read_first(blocks.markers, blocks.have_markers, marker_aligner());
-    read_first(blocks.api_calls, blocks.have_api_calls, aligner<ApiCallRow>());
-    read_first(blocks.activities, blocks.have_activities, aligner<ActivityRow>());
-  });
+  auto read = [this]<typename Row>(FirstBlock<Row>& block) {
+    if (!block.read) return;
+    const std::uint64_t rows = reader_.row_count<Row>();
+    reader_.read(0, std::min<std::uint64_t>(rows, reader_.chunk_rows<Row>()), block.rows);
+    aligner<Row>()(block.rows.data(), block.rows.size());
+  };
+  std::apply([&](auto&... block) { (plan(block), ...); }, blocks.tables);
+  blocks.worker.start(
+      [read, &blocks] { std::apply([&](auto&... block) { (read(block), ...); }, blocks.tables); });
 }
 
 template <typename Row>
 std::vector<Row>* AlignedRank::first_block() const {
   if (!first_) return nullptr;
   first_->worker.wait();  // rethrows a damaged chunk's error, here, at the visit
-  if constexpr (std::is_same_v<Row, MpiCallRow>) {
-    return std::exchange(first_->have_mpi_calls, false) ? &first_->mpi_calls : nullptr;
-  } else if constexpr (std::is_same_v<Row, MarkerRow>) {
-    return std::exchange(first_->have_markers, false) ? &first_->markers : nullptr;
-  } else if constexpr (std::is_same_v<Row, ApiCallRow>) {
-    return std::exchange(first_->have_api_calls, false) ? &first_->api_calls : nullptr;
-  } else {
-    return std::exchange(first_->have_activities, false) ? &first_->activities : nullptr;
-  }
+  auto& first = std::get<FirstBlock<Row>>(first_->tables);
+  return std::exchange(first.read, false) ? &first.rows : nullptr;
 }
 
-// Moves begin and end of a block of rows to the reference clock; run on the cursor's helper
-// thread (the clock model and the correction are only read).
+// Moves a block of rows' times (begin and end, or a marker's timestamp) to the reference
+// clock; run on the cursor's helper threads (the clock model and the correction are only read).
 template <typename Row>
 typename PrefetchCursor<Row>::Prepare AlignedRank::aligner() const {
   return [this](Row* rows, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
-      rows[i].begin_ns = align(rows[i].begin_ns);
-      rows[i].end_ns = align(rows[i].end_ns);
+      if constexpr (std::is_same_v<Row, MarkerRow>) {
+        rows[i].timestamp_ns = align(rows[i].timestamp_ns);
+      } else {
+        rows[i].begin_ns = align(rows[i].begin_ns);
+        rows[i].end_ns = align(rows[i].end_ns);
+      }
     }
-  };
-}
-
-typename PrefetchCursor<MarkerRow>::Prepare AlignedRank::marker_aligner() const {
-  return [this](MarkerRow* rows, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) rows[i].timestamp_ns = align(rows[i].timestamp_ns);
   };
 }
 
@@ -134,7 +117,7 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
                                   const std::function<void(const Range&)>& range) const {
   // Open ranges by (thread, id): a push and its pop share the id, as do a start and its stop.
   std::map<std::pair<std::uint32_t, std::uint64_t>, Range> open;
-  PrefetchCursor<MarkerRow> cursor(reader_, marker_aligner());
+  PrefetchCursor<MarkerRow> cursor(reader_, aligner<MarkerRow>());
   if (auto* first = first_block<MarkerRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MarkerRow> rows;
   while (cursor.next(rows))

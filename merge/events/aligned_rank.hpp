@@ -93,7 +93,6 @@ class AlignedRank {
  private:
   template <typename Row>
   typename format::PrefetchCursor<Row>::Prepare aligner() const;
-  typename format::PrefetchCursor<format::MarkerRow>::Prepare marker_aligner() const;
   struct FirstBlocks;
   // The first block read ahead for Row's table, or nullptr (waits for the helper first).
   template <typename Row>

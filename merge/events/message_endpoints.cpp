@@ -2,6 +2,11 @@
 
 namespace rocprof::merge {
 
+std::optional<std::uint32_t> EndpointScanner::place_when_posted(const StreamKey& posted) {
+  if (posted.source < 0 || posted.tag < 0) return std::nullopt;  // a wildcard: at completion
+  return next_place(receives_, posted);
+}
+
 MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
                                                   const Request* request) {
   const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
@@ -46,24 +51,18 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
     return count;
   }
   const StreamKey posted{row.communicator, row.peer, rank_, row.tag};
-  const bool known = row.peer >= 0 && row.tag >= 0;  // no wildcard
   if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
     requests_[row.request] = Request{};
   if (kind == kImmediateReceive && row.request != 0)
-    requests_[row.request] = {
-        true, known ? std::optional(next_place(receives_, posted)) : std::nullopt, posted};
+    requests_[row.request] = {true, place_when_posted(posted), posted};
   if (kind == kPersistentReceive && row.request != 0)
     requests_[row.request] = {true, std::nullopt, posted};  // placed at each start
   if (kind == kStart && row.request != 0) {
     const auto found = requests_.find(row.request);
     if (found != requests_.end() && !found->second.receive && row.peer >= 0)
       send();  // a persistent send sends each time it is started
-    if (found != requests_.end() && found->second.receive) {
-      Request& request = found->second;
-      const bool placed = request.posted.source >= 0 && request.posted.tag >= 0;
-      request.ordinal =
-          placed ? std::optional(next_place(receives_, request.posted)) : std::nullopt;
-    }
+    if (found != requests_.end() && found->second.receive)
+      found->second.ordinal = place_when_posted(found->second.posted);
   }
   if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
   if (kind == kCompletion && row.request != 0 && row.peer >= 0) {

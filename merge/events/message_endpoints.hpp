@@ -78,6 +78,9 @@ class EndpointScanner {
       const StreamKey& stream) {
     return places[stream]++;
   }
+  // The place a receive posted on `posted` takes now, or none if its source or tag is a
+  // wildcard (it takes the next place when it completes).
+  std::optional<std::uint32_t> place_when_posted(const StreamKey& posted);
   MessageEndpoint receive_endpoint(const format::MpiCallRow& row, const Request* request);
 
   MpiFunctions functions_;

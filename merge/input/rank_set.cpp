@@ -9,11 +9,10 @@
 #include <fmt/format.h>
 
 namespace rocprof::merge {
-namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> expand(const std::vector<std::string>& inputs) {
+std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
   for (const std::string& input : inputs) {
     std::error_code code;
@@ -33,12 +32,6 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
   }
   if (files.empty()) throw InputError("no input: give a directory of rank files or the files");
   return files;
-}
-
-}  // namespace
-
-std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
-  return expand(inputs);
 }
 
 std::vector<std::size_t> RankSet::numbered_order(const std::vector<std::string>& paths) {
@@ -126,7 +119,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
                       const Checked& checked) {
   RankSet set;
   std::map<std::int32_t, std::string> seen;
-  const std::vector<std::string> paths = expand(inputs);
+  const std::vector<std::string> paths = list(inputs);
   for (const std::string& path : paths) {
     CheckedFile file;
     try {
