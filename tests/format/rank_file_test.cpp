@@ -399,6 +399,23 @@ TEST_F(RankFile, FileShortenedAfterItsCheckIsAClearError) {
   }
 }
 
+TEST_F(RankFile, FileRemovedAfterItsCheckIsAClearError) {
+  // Chunks are read with pread from a descriptor opened when first needed: a file gone by
+  // then is named, not read as zeros.
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 100);
+  const RankFileReader reader(file);
+  reader.release();
+  fs::remove(file);
+  try {
+    reader.read_all<MpiCallRow>();
+    FAIL() << "a removed file was read";
+  } catch (const FormatError& error) {
+    EXPECT_NE(std::string(error.what()).find("removed since it was checked"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(RankFile, MissingColumnsAreFoundEvenInEmptyTables) {
   const std::string file = path("rank.h5");
   write_sample_file(file, Compression{}, 100);

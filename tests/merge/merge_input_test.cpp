@@ -153,6 +153,15 @@ TEST_F(MergeInput, ADigestSentAsBytesAnswersAsTheFileDoes) {
   // A damaged message is refused.
   ByteReader cut(std::span<const std::byte>(bytes).first(bytes.size() / 2));
   EXPECT_THROW(get_digest(cut), std::runtime_error);
+  // So is a digest that does not describe the file's tables, or lacks its communicators.
+  auto wrong_tables = file.digest();
+  wrong_tables.rows.pop_back();
+  EXPECT_THROW(rocprof::format::RankFileReader{std::move(wrong_tables)},
+               rocprof::format::FormatError);
+  auto no_communicators = file.digest();
+  no_communicators.communicators.clear();
+  EXPECT_THROW(rocprof::format::RankFileReader{std::move(no_communicators)},
+               rocprof::format::FormatError);
 }
 
 TEST(RankSetOrder, FilesAreCheckedInTheOrderTheirNamesNumberThem) {
