@@ -120,23 +120,29 @@ int run(int argc, char** argv) {
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
     rocprof::cli::ProgressBar bar(!quiet);
-    // Each process spills its ranks' message endpoints next to the output; the first matches
-    // them all and hands out the corrections. A serial merge starts on each rank's messages
-    // as soon as its file is checked, on a helper, while the next files are checked.
+    // Each process spills the message endpoints of the ranks whose files it checked, next to
+    // the output; the first matches them all and hands out the corrections. Each rank starts
+    // on a helper as soon as its file is checked, while the next files are checked.
     std::optional<rocprof::merge::EndpointSpill> spill;
     spill.emplace(fmt::format("{}.messages.{}", output, group.index()));
     rocprof::merge::SpillAhead ahead(*spill);
     const bool serial = group.size() == 1;
     bar.phase("checking rank files");
+    auto spill_early = [&ahead](std::int32_t rank, const rocprof::format::RankFileReader& reader) {
+      ahead.offer(rank, reader);
+    };
+    auto stop_spilling = [&ahead] { ahead.abandon(); };
     // In parallel, each process checks a share of the files and the others take its word.
-    auto set = serial
-                   ? rocprof::merge::RankSet::open(inputs, options,
-                                                   [&](const rocprof::merge::RankSet::Rank& rank) {
-                                                     ahead.offer(rank.rank, *rank.reader);
-                                                   })
-                   : rocprof::merge::check_shared(group, inputs, options);
+    auto set =
+        serial ? rocprof::merge::RankSet::open(inputs, options, spill_early, stop_spilling)
+               : rocprof::merge::check_shared(group, inputs, options, spill_early, stop_spilling);
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    // The ranks checked here (before their readers are replaced below): this process spills
+    // them. Every rank is checked by exactly one process.
+    std::vector<std::size_t> checked_here;
+    for (std::size_t i = 0; i < set.ranks().size(); ++i)
+      if (!set.ranks()[i].reader->from_digest()) checked_here.push_back(i);
     // This process's ranks (all of them in a serial merge): read from their files, opened here
     // if another process checked them.
     const auto [first_rank, last_rank] = group.block(set.ranks().size());
@@ -154,9 +160,10 @@ int run(int argc, char** argv) {
       std::vector<std::byte> mine;
       try {
         ahead.finish();  // its last rank; rethrows a damaged chunk's error
-        for (std::size_t i = first_rank; i < last_rank; ++i) {
-          if (!ahead.spilled(ranks[i].rank())) spill->add(ranks[i]);
-          bar.update(i - first_rank + 1, last_rank - first_rank);
+        for (std::size_t n = 0; n < checked_here.size(); ++n) {
+          const rocprof::merge::AlignedRank& rank = ranks[checked_here[n]];
+          if (!ahead.spilled(rank.rank())) spill->add(rank);
+          bar.update(n + 1, checked_here.size());
         }
         mine = spill->finish().serialize();
       } catch (const std::exception& error) {

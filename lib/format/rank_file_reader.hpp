@@ -164,6 +164,8 @@ class RankFileReader {
   // first and then reads one after the other, so only one needs to be open at a time. Chunk
   // maps of small tables are kept (made at open); larger ones are made again when needed.
   void release() const noexcept;
+  // Whether HDF5 holds the file open (from the check, or a read through HDF5).
+  bool open_in_hdf5() const noexcept { return file_.valid(); }
 
   // The string table is small: loaded at open. Unknown ids throw FormatError.
   const std::string& string(StringId id) const;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <unordered_set>
 
@@ -22,17 +23,21 @@ class SpillAhead {
   SpillAhead(const SpillAhead&) = delete;
   SpillAhead& operator=(const SpillAhead&) = delete;
 
-  // Spills `reader`'s rank on the helper once the rank before it is done (rethrowing that
-  // one's error). False when it must be spilled on the merge's thread instead.
-  bool offer(std::int32_t rank, const format::RankFileReader& reader);
-  // Waits for the last rank offered; rethrows its error.
+  // Spills `reader`'s rank on the helper once the rank before it is done. False when it must
+  // be spilled on the merge's thread instead, and after a rank failed. Never throws: the
+  // check of the files goes on, and finish() reports the failure.
+  bool offer(std::int32_t rank, const format::RankFileReader& reader) noexcept;
+  // Waits for the last rank offered; rethrows the first error of any.
   void finish();
+  // Waits for the last rank offered, dropping its error: the merge stops for another reason.
+  void abandon() noexcept;
   bool spilled(std::int32_t rank) const { return spilled_.contains(rank); }
 
  private:
   EndpointSpill& spill_;
   std::unique_ptr<AlignedRank> in_hand_;  // the rank being spilled (its clock model)
   std::unordered_set<std::int32_t> spilled_;
+  std::exception_ptr failure_;
   format::BackgroundWorker worker_;
 };
 

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -192,9 +193,12 @@ class FileTables {
 // whole chunk is encoded here, a chunk shared with another block goes out as rows.
 class ChunkProducer {
  public:
-  // `file`: this process writes (null: send everything to the writer).
-  ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder)
-      : file_(file), share_(share), encoder_(encoder) {}
+  // `file`: this process writes (null: send everything to the writer). `between_chunks` runs
+  // after each chunk is handed on: the writer takes the others' chunks there, so that their
+  // sends never wait long for it.
+  ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder,
+                std::function<void()> between_chunks)
+      : file_(file), share_(share), encoder_(encoder), between_chunks_(std::move(between_chunks)) {}
   ~ChunkProducer() { encoder_thread_.wait_quietly(); }  // it uses this object's buffers
   ChunkProducer(const ChunkProducer&) = delete;
   ChunkProducer& operator=(const ChunkProducer&) = delete;
@@ -297,11 +301,13 @@ class ChunkProducer {
     ++chunk_;
     buffer_first_ = 0;
     std::fill(buffer_.begin(), buffer_.end(), std::byte{0});
+    if (between_chunks_) between_chunks_();
   }
 
   FileTables* file_;
   const MergeShare* share_;
   ChunkEncoder& encoder_;
+  std::function<void()> between_chunks_;
   std::size_t table_ = 0;
   const Layout* layout_ = nullptr;
   std::uint64_t total_ = 0;
@@ -460,15 +466,17 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
     file.emplace(file_handle->get(), named);
   }
-  ChunkEncoder encoder(Compression{});
-  ChunkProducer producer(file ? &*file : nullptr, &me, encoder);
   ChunkEncoder receiving_encoder(Compression{});
   int done = 0;
   std::vector<std::uint64_t> totals(named.size(), 0);
+  // The writer takes what the others sent between its own chunks and ranks: a sender waits
+  // once it has a few chunks in flight, and a big rank takes many chunks.
   auto drain = [&](bool wait) {
     if (me.leader() && me.processes > 1)
       receive_chunks(me, *file, receiving_encoder, totals, all_layouts, done, wait);
   };
+  ChunkEncoder encoder(Compression{});
+  ChunkProducer producer(file ? &*file : nullptr, &me, encoder, [&] { drain(false); });
   const bool last_block = me.last_rank == ranks.size();
   // Ranges: how many each process pairs is known only after reading its markers, and the
   // processes must agree on where each one's start before any sends chunks (a collective

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -11,6 +12,10 @@
 namespace rocprof::merge {
 
 namespace fs = std::filesystem;
+
+RankSet::OnRefusal::~OnRefusal() {
+  if (refused_ && std::uncaught_exceptions() > exceptions_) refused_();
+}
 
 std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
@@ -80,7 +85,9 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
     throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
                                  rank.rank, previous->second));
   seen.emplace(rank.rank, path);
-  rank.reader->release();  // checked: reopened when read
+  // Checked: reopened when read. Only if still open: a parallel merge's process may already
+  // be reading a released file on a helper (its message endpoints).
+  if (rank.reader->open_in_hdf5()) rank.reader->release();
   if (ranks_.empty()) {
     job_id_ = metadata.job_id;
     job_size_ = alone ? 1 : metadata.size;
@@ -91,7 +98,7 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
                     path, metadata.job_id, metadata.size, ranks_.front().path, job_id_, job_size_));
   }
   ranks_.push_back(std::move(rank));
-  if (checked) checked(ranks_.back());
+  if (checked) checked(ranks_.back().rank, *ranks_.back().reader);
 }
 
 void RankSet::finish(const RankSetOptions& options,
@@ -116,7 +123,8 @@ void RankSet::finish(const RankSetOptions& options,
 }
 
 RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options,
-                      const Checked& checked) {
+                      const Checked& checked, const Refused& refused) {
+  const OnRefusal on_refusal(refused);  // declared before the set: runs before its readers go
   RankSet set;
   std::map<std::int32_t, std::string> seen;
   const std::vector<std::string> paths = list(inputs);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,11 +37,27 @@ class RankSet {
   // Called for each file that passed its checks (its reader released), in file order, while
   // the next ones are checked: work on it may start early. The set as a whole may still be
   // refused afterwards.
-  using Checked = std::function<void(const Rank&)>;
+  using Checked = std::function<void(std::int32_t rank, const format::RankFileReader& reader)>;
+  // Called when the set is refused (InputError), before the readers `checked` saw go: work
+  // started on them must end there.
+  using Refused = std::function<void()>;
+  // Calls a Refused if it goes while an exception leaves its scope: put it before the readers.
+  class OnRefusal {
+   public:
+    explicit OnRefusal(Refused refused)
+        : refused_(std::move(refused)), exceptions_(std::uncaught_exceptions()) {}
+    ~OnRefusal();
+    OnRefusal(const OnRefusal&) = delete;
+    OnRefusal& operator=(const OnRefusal&) = delete;
+
+   private:
+    Refused refused_;
+    int exceptions_;
+  };
 
   // `inputs`: directories (their *.h5 files) and files. Throws InputError.
   static RankSet open(const std::vector<std::string>& inputs, const RankSetOptions& options,
-                      const Checked& checked = {});
+                      const Checked& checked = {}, const Refused& refused = {});
 
   // For a parallel merge, whose processes check a share of the files each and exchange what
   // they found. Every input file, in the order open() checks them (throws InputError):

@@ -13,7 +13,9 @@
 namespace rocprof::merge {
 
 RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
-                     const RankSetOptions& options) {
+                     const RankSetOptions& options, const RankSet::Checked& checked,
+                     const RankSet::Refused& refused) {
+  const RankSet::OnRefusal on_refusal(refused);  // declared before the readers
   // Every step that may fail on one process only ends in a decision all of them take
   // together: a process that gave up alone would leave the others waiting for it.
   std::vector<std::string> paths;
@@ -42,6 +44,9 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
       found.put<std::uint8_t>(1);
       const std::vector<std::byte> bytes = digest.take();
       found.put_bytes(bytes);
+      // A rank of its own (-1 only in a merge of one file) is known here: work may start.
+      const std::int32_t rank = file.reader->metadata().rank;
+      if (checked && rank >= 0) checked(rank, *file.reader);
     } catch (const std::exception& error) {
       // Any failure becomes that file's problem.
       file.reader.reset();

@@ -13,8 +13,10 @@
 
 namespace rocprof::merge {
 
-// Collective. Throws InputError (the same on every process).
+// Collective. Throws InputError (the same on every process). `checked` and `refused` as for
+// RankSet::open, for the files this process checks (those of other processes come as digests).
 RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
-                     const RankSetOptions& options);
+                     const RankSetOptions& options, const RankSet::Checked& checked = {},
+                     const RankSet::Refused& refused = {});
 
 }  // namespace rocprof::merge

@@ -230,6 +230,32 @@ TEST_F(MergeInput, DuplicateRanksAndMixedJobsAreRefused) {
   EXPECT_NE(mixed.find("another"), std::string::npos) << mixed;
 }
 
+// Work started on a checked file (the merge reads its messages on a helper) must end before a
+// refused set's readers go: the set calls `refused` while every reader `checked` saw is alive,
+// and only when it refuses.
+TEST_F(MergeInput, ARefusedSetLetsWorkOnItsReadersEndFirst) {
+  std::vector<const rocprof::format::RankFileReader*> seen;
+  std::vector<std::int32_t> ranks_read_when_refused;
+  int refusals = 0;
+  auto checked = [&](std::int32_t, const rocprof::format::RankFileReader& reader) {
+    seen.push_back(&reader);
+  };
+  auto refused = [&] {
+    ++refusals;
+    for (const auto* reader : seen) ranks_read_when_refused.push_back(reader->metadata().rank);
+  };
+  const RankSet fine = RankSet::open({job_dir()}, {}, checked, refused);
+  EXPECT_EQ(refusals, 0);
+  EXPECT_EQ(seen.size(), 4U);
+
+  seen.clear();
+  fs::copy_file(fs::path(job_dir()) / "1.h5", dir_ / "z-copy-of-1.h5");
+  EXPECT_THROW(RankSet::open({job_dir(), (dir_ / "z-copy-of-1.h5").string()}, {}, checked, refused),
+               InputError);
+  EXPECT_EQ(refusals, 1);
+  EXPECT_EQ(ranks_read_when_refused, (std::vector<std::int32_t>{0, 1, 2, 3}));
+}
+
 TEST_F(MergeInput, MissingPathsAndEmptyDirectories) {
   EXPECT_NE(error_of({(dir_ / "nowhere").string()}).find("no such file or directory"),
             std::string::npos);

@@ -442,6 +442,19 @@ class MergeTest(unittest.TestCase):
                                     "-q").returncode, 0)
         self.assertEqual(read_json(os.path.join(self.dir, "two.json")),
                          read_json(os.path.join(self.dir, "two_serial.json")))
+        # Names that do not follow the ranks: a process then checks (and reads the messages
+        # of) other ranks than those it writes; the trace is still the serial one.
+        for a, b in (("0", "6"), ("2", "5")):
+            os.replace(os.path.join(job, f"{a}.h5"), os.path.join(job, "swap"))
+            os.replace(os.path.join(job, f"{b}.h5"), os.path.join(job, f"{a}.h5"))
+            os.replace(os.path.join(job, "swap"), os.path.join(job, f"{b}.h5"))
+        swapped = os.path.join(self.dir, "swapped.pftrace")
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, "-o",
+                                 swapped, "-q"], env=env, capture_output=True, text=True,
+                                timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(serial, "rb") as a, open(swapped, "rb") as b:
+            self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
     def test_bad_input_names_the_file(self):
@@ -488,6 +501,20 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stdout)
         self.assertIn(damaged, result.stderr)
         self.assertIn("mpi_calls/peer", result.stderr)
+        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
+        # In parallel each process reads, on a helper as it checks them, the messages of the
+        # files it checks; here the second process's (ranks 2 and 3). It says it, once, and no
+        # process waits for the others forever or leaves a file.
+        os.replace(damaged, os.path.join(job, "3.h5.tmp"))
+        os.replace(os.path.join(job, "3.h5"), damaged)
+        os.replace(os.path.join(job, "3.h5.tmp"), os.path.join(job, "3.h5"))
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
+                                   out, "--no-summary"],
+                                  env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(parallel.returncode, 1, parallel.stdout)
+        self.assertEqual(parallel.stderr.count("mpi_calls/peer"), 1, parallel.stderr)
+        self.assertIn(os.path.join(job, "3.h5"), parallel.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
 
     def test_a_chunk_damaged_where_only_the_export_reads_fails_cleanly_in_parallel_too(self):
