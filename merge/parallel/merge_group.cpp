@@ -5,10 +5,14 @@
 #include <otf2/otf2.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <mutex>
+#include <thread>
 
 #include <algorithm>
 #include <cerrno>
@@ -24,6 +28,8 @@
 namespace rocprof::merge {
 namespace {
 
+constexpr int kStreamTag = 4711;  // messages to the first process
+
 bool launched_as_mpi_job() {
   // Read once at start; nothing here calls setenv.
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
@@ -33,20 +39,59 @@ bool launched_as_mpi_job() {
 
 }  // namespace
 
+// Messages to the first process. Open MPI moves a large message over shared memory only
+// while both processes are inside MPI, and this process's main thread enters MPI only between
+// chunks: with MPI_THREAD_MULTIPLE a thread of its own sends them, so a message moves as soon
+// as the first process takes it. Otherwise a few non-blocking sends are kept in flight.
 struct MergeGroup::Sends {
+  static constexpr std::size_t kQueued = 8;  // messages held at most: bounds the memory
+  // The sending thread's queue (MPI_THREAD_MULTIPLE).
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::vector<std::byte>> queue;  // the front is being sent
+  bool closing = false;
+  std::thread thread;
+  // Otherwise: requests in flight.
   struct Pending {
     MPI_Request request;
     std::vector<std::byte> bytes;
   };
   std::deque<Pending> pending;
+
+  void send_all() {
+    std::unique_lock lock(mutex);
+    while (true) {
+      changed.wait(lock, [this] { return closing || !queue.empty(); });
+      if (queue.empty()) return;
+      std::vector<std::byte>& front = queue.front();
+      lock.unlock();
+      // Polled, yielding the CPU between polls: a blocking send would spin on a core the merge's
+      // own threads may need while the first process is busy elsewhere.
+      MPI_Request request = MPI_REQUEST_NULL;
+      MPI_Isend(front.data(), static_cast<int>(front.size()), MPI_BYTE, 0, kStreamTag,
+                MPI_COMM_WORLD, &request);
+      int sent = 0;
+      while (MPI_Test(&request, &sent, MPI_STATUS_IGNORE) == MPI_SUCCESS && sent == 0)
+        sched_yield();
+      lock.lock();
+      queue.pop_front();
+      changed.notify_all();
+    }
+  }
 };
 
 MergeGroup::MergeGroup(int* argc, char*** argv) {
   if (!launched_as_mpi_job()) return;
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized == 0 && MPI_Init(argc, argv) != MPI_SUCCESS) return;
+  int provided = MPI_THREAD_SINGLE;
+  if (initialized == 0) {
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return;
+  } else {
+    MPI_Query_thread(&provided);
+  }
   mpi_ = true;
+  sending_thread_ = provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
@@ -113,10 +158,6 @@ void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
   MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
-namespace {
-constexpr int kStreamTag = 4711;
-}
-
 std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
   if (!mpi_) return {value};
   std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));
@@ -128,10 +169,18 @@ void MergeGroup::send_to_leader(const std::vector<std::byte>& message) {
   if (!mpi_) throw std::logic_error("a merge of one process sends nothing");
   if (message.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::runtime_error("a message for the first merge process is over 2 GiB");
-  constexpr std::size_t kInFlight = 8;
   if (!sends_) sends_ = std::make_unique<Sends>();
-  std::deque<Sends::Pending>& pending = sends_->pending;
-  while (pending.size() >= kInFlight) {
+  Sends& sends = *sends_;
+  if (sending_thread_) {
+    if (!sends.thread.joinable()) sends.thread = std::thread([&sends] { sends.send_all(); });
+    std::unique_lock lock(sends.mutex);
+    sends.changed.wait(lock, [&sends] { return sends.queue.size() < Sends::kQueued; });
+    sends.queue.push_back(message);
+    sends.changed.notify_all();
+    return;
+  }
+  std::deque<Sends::Pending>& pending = sends.pending;
+  while (pending.size() >= Sends::kQueued) {
     MPI_Wait(&pending.front().request, MPI_STATUS_IGNORE);
     pending.pop_front();
   }
@@ -142,6 +191,14 @@ void MergeGroup::send_to_leader(const std::vector<std::byte>& message) {
 
 void MergeGroup::finish_sends() {
   if (!sends_) return;
+  if (sends_->thread.joinable()) {
+    {
+      const std::lock_guard lock(sends_->mutex);
+      sends_->closing = true;
+    }
+    sends_->changed.notify_all();
+    sends_->thread.join();
+  }
   for (Sends::Pending& send : sends_->pending) MPI_Wait(&send.request, MPI_STATUS_IGNORE);
   sends_->pending.clear();
 }
@@ -174,6 +231,8 @@ void MergeGroup::set_otf2_collectives(OTF2_Archive_struct* archive) const {
 }
 
 void MergeGroup::abort(int code) const {
+  // The sending thread may be inside MPI_Send: MPI_Abort ends it with the process.
+  if (sends_ && sends_->thread.joinable()) sends_->thread.detach();
   if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);  // NOLINT(concurrency-mt-unsafe): a single-threaded tool, ending
 }

@@ -41,8 +41,9 @@ class MergeGroup {
   // Point to point, for streaming results to the first process: a blocking send, and the
   // first process's receive of the next message from anyone (false if none is waiting and
   // `wait` is false).
-  // Sends overlap with the sender's work: up to a few are in flight; finish_sends() waits for
-  // them all (and runs before MPI_Finalize in any case).
+  // Sends overlap with the sender's work (on a thread of their own where MPI allows it): up
+  // to a few are queued; finish_sends() waits for them all (and runs before MPI_Finalize in
+  // any case).
   void send_to_leader(const std::vector<std::byte>& message);
   void finish_sends();
   bool receive(std::vector<std::byte>& message, bool wait) const;
@@ -62,6 +63,7 @@ class MergeGroup {
   int index_ = 0;
   int size_ = 1;
   bool mpi_ = false;
+  bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };
 
 // Collective: every process's `part` (a file) goes into `output` at its place in process
