@@ -135,9 +135,10 @@ void EndpointSpill::add(const AlignedRank& rank) {
   PrefetchCursor<MpiCallRow> cursor(
       reader,
       [&rank](MpiCallRow* rows, std::size_t count) {
+        AlignedRank::Aligner aligner(rank);
         for (std::size_t r = 0; r < count; ++r) {
-          rows[r].begin_ns = rank.align_uncorrected(rows[r].begin_ns);
-          rows[r].end_ns = rank.align_uncorrected(rows[r].end_ns);
+          rows[r].begin_ns = aligner.align_uncorrected(rows[r].begin_ns);
+          rows[r].end_ns = aligner.align_uncorrected(rows[r].end_ns);
         }
       },
       kPrefetchDepth, kScanned);

@@ -36,6 +36,33 @@ class StepFunction {
     steps_ = std::move(steps);
   }
 
+  // at() for one pass over a rank's times, mostly in order: each first tries the step of the
+  // time before. The same results; one per thread; the function must outlive it and not
+  // change meanwhile.
+  class Lookup {
+   public:
+    explicit Lookup(const StepFunction& function) noexcept : function_(function) {}
+    explicit Lookup(const StepFunction&& function) = delete;  // would outlive it
+    std::uint64_t at(std::uint64_t t) noexcept {
+      if (t < from_ || t >= until_) find(t);
+      return value_;
+    }
+
+   private:
+    void find(std::uint64_t t) noexcept {
+      const auto& steps = function_.steps_;
+      const auto after =
+          std::upper_bound(steps.begin(), steps.end(), std::make_pair(t, ~std::uint64_t{0}));
+      from_ = after == steps.begin() ? 0 : std::prev(after)->first;
+      until_ = after == steps.end() ? ~std::uint64_t{0} : after->first;
+      value_ = after == steps.begin() ? 0 : std::prev(after)->second;
+    }
+    const StepFunction& function_;
+    std::uint64_t from_ = 1;  // [from_, until_): where value_ holds (nowhere at first)
+    std::uint64_t until_ = 0;
+    std::uint64_t value_ = 0;
+  };
+
  private:
   std::vector<std::pair<std::uint64_t, std::uint64_t>> steps_;  // (time, cumulative shift)
 };

@@ -52,6 +52,35 @@ std::uint64_t ClockModel::uncertainty_at(std::uint64_t local_ns) const noexcept 
   return std::max(points_[i].uncertainty_ns, points_[i + 1].uncertainty_ns);
 }
 
+void ClockModel::Lookup::find(std::uint64_t local_ns) noexcept {
+  // As offset_at: held before the first sample and after the last, linear in between.
+  const std::vector<Point>& points = model_.points_;
+  constexpr std::uint64_t kEnd = ~std::uint64_t{0};
+  slope_ = 0;
+  if (points.empty()) {
+    from_ = 0;
+    until_ = kEnd;
+    base_offset_ = 0;
+    return;
+  }
+  const std::size_t i = model_.segment(local_ns);
+  if (i == points.size()) {
+    from_ = 0;
+    until_ = points.front().local_ns;
+    base_offset_ = points.front().offset_ns;
+  } else if (i + 1 == points.size()) {
+    from_ = points.back().local_ns;
+    until_ = kEnd;
+    base_offset_ = points.back().offset_ns;
+  } else {
+    from_ = points[i].local_ns;
+    until_ = points[i + 1].local_ns;
+    base_ns_ = points[i].local_ns;
+    base_offset_ = points[i].offset_ns;
+    slope_ = points[i].slope;
+  }
+}
+
 std::uint64_t ClockModel::to_reference(std::uint64_t local_ns) const noexcept {
   return static_cast<std::uint64_t>(static_cast<std::int64_t>(local_ns) + offset_at(local_ns));
 }

@@ -72,12 +72,13 @@ std::vector<Row>* AlignedRank::first_block() const {
 template <typename Row>
 typename PrefetchCursor<Row>::Prepare AlignedRank::aligner() const {
   return [this](Row* rows, std::size_t count) {
+    Aligner aligner(*this);
     for (std::size_t i = 0; i < count; ++i) {
       if constexpr (std::is_same_v<Row, MarkerRow>) {
-        rows[i].timestamp_ns = align(rows[i].timestamp_ns);
+        rows[i].timestamp_ns = aligner.align(rows[i].timestamp_ns);
       } else {
-        rows[i].begin_ns = align(rows[i].begin_ns);
-        rows[i].end_ns = align(rows[i].end_ns);
+        rows[i].begin_ns = aligner.align(rows[i].begin_ns);
+        rows[i].end_ns = aligner.align(rows[i].end_ns);
       }
     }
   };

@@ -51,6 +51,24 @@ class AlignedRank {
   std::uint64_t align_uncorrected(std::uint64_t local_ns) const noexcept {
     return clock_.to_reference(local_ns);
   }
+  // align() and align_uncorrected() for one pass over the rank's rows, whose times come
+  // mostly in order: the same results without a search per time. One per thread.
+  class Aligner {
+   public:
+    explicit Aligner(const AlignedRank& rank) noexcept
+        : clock_(rank.clock_), correction_(rank.correction_) {}
+    std::uint64_t align(std::uint64_t local_ns) noexcept {
+      const std::uint64_t aligned = clock_.to_reference(local_ns);
+      return aligned + correction_.at(aligned);
+    }
+    std::uint64_t align_uncorrected(std::uint64_t local_ns) noexcept {
+      return clock_.to_reference(local_ns);
+    }
+
+   private:
+    ClockModel::Lookup clock_;
+    StepFunction::Lookup correction_;
+  };
   void set_correction(StepFunction correction) { correction_ = std::move(correction); }
 
   // The job's message streams (set by the merge after matching): exporters number each

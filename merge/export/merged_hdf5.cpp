@@ -362,12 +362,13 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
   // Times and string ids are rewritten on the cursor's helper thread (both only read the
   // rank's clock and the remap table).
   PrefetchCursor<Row> cursor(reader, [&](Row* block, std::size_t count) {
+    AlignedRank::Aligner aligner(rank);
     for (std::size_t i = 0; i < count; ++i) {
       auto* field = reinterpret_cast<std::byte*>(&block[i]);
       for (const std::size_t offset : times) {
         std::uint64_t t = 0;
         std::memcpy(&t, field + offset, sizeof t);
-        t = rank.align(t);
+        t = aligner.align(t);
         std::memcpy(field + offset, &t, sizeof t);
       }
       for (const std::size_t offset : strings) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/input/rank_digest.hpp"
@@ -186,6 +187,51 @@ TEST(ClockModelTest, HoldsTheEdgesAndKeepsTheMoreCertainOfTwinSamples) {
   EXPECT_EQ(model.offset_at(9000), -150);
   EXPECT_EQ(model.uncertainty_at(2000), 9u);
   EXPECT_EQ(ClockModel().to_reference(1234), 1234u);
+}
+
+// The lookups that align a pass of rows give what to_reference and StepFunction::at give, for
+// times in order, out of order, on the samples and steps themselves and outside them all.
+TEST(ClockModelTest, LookupsGiveTheSameTimesAsTheSearch) {
+  std::vector<rocprof::format::ClockSampleRow> samples;
+  std::int64_t offset = 7'000'000'000;
+  for (std::uint64_t t = 5'000'000; t < 400'000'000; t += 37'000'011) {
+    offset += static_cast<std::int64_t>(t % 3001) - 1500;  // drift, both ways
+    samples.push_back({t, offset, 10, 20, 0});
+  }
+  const ClockModel model(samples);
+  StepFunction correction;
+  correction.raise(7'100'000'000, 300);
+  correction.raise(7'250'000'000, 40);
+  correction.raise(7'300'000'123, 5);
+  std::vector<std::uint64_t> times = {0, 1, ~std::uint64_t{0} - 1, ~std::uint64_t{0}};
+  for (const auto& sample : samples) {
+    times.push_back(sample.local_ns);
+    times.push_back(sample.local_ns - 1);
+  }
+  for (std::uint64_t t = 0; t < 450'000'000; t += 999'983) times.push_back(t);  // in order
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 20000; ++i) {  // anywhere
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    times.push_back((state >> 20) % 500'000'000);
+  }
+  ClockModel::Lookup clock(model);
+  StepFunction::Lookup step(correction);
+  std::size_t differences = 0;
+  for (const std::uint64_t t : times) {
+    const std::uint64_t aligned = model.to_reference(t);
+    if (clock.to_reference(t) != aligned) ++differences;
+    if (step.at(aligned) != correction.at(aligned)) ++differences;
+    for (const auto& [when, shift] : correction.steps())
+      for (const std::uint64_t near : {when - 1, when, when + 1})
+        if (step.at(near) != correction.at(near)) ++differences;
+  }
+  EXPECT_EQ(differences, 0U);
+  // Several segments and every step were used: the lookups moved between them.
+  EXPECT_GT(samples.size(), 8U);
+  EXPECT_EQ(correction.steps().size(), 3U);
+  const ClockModel none;
+  ClockModel::Lookup identity(none);
+  EXPECT_EQ(identity.to_reference(1234), 1234U);
 }
 
 TEST_F(MergeInput, MissingRanksAreAnErrorUnlessAllowed) {
