@@ -38,7 +38,7 @@ class MergeInput : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string job_dir() const { return job_.directory; }
-  std::string error_of(const std::vector<std::string>& inputs, RankSetOptions options = {}) {
+  static std::string error_of(const std::vector<std::string>& inputs, RankSetOptions options = {}) {
     try {
       RankSet::open(inputs, options);
     } catch (const InputError& error) {
@@ -52,7 +52,7 @@ class MergeInput : public ::testing::Test {
 
 TEST_F(MergeInput, OpensAJobInRankOrder) {
   const RankSet set = RankSet::open({job_dir()}, {});
-  ASSERT_EQ(set.ranks().size(), 4u);
+  ASSERT_EQ(set.ranks().size(), 4U);
   for (int r = 0; r < 4; ++r) EXPECT_EQ(set.ranks()[r].rank, r);
   EXPECT_EQ(set.job_id(), "synthetic");
   EXPECT_EQ(set.job_size(), 4);
@@ -63,7 +63,7 @@ TEST_F(MergeInput, ClockModelRecoversKnownOffsetsAndDriftExactly) {
   const RankSet set = RankSet::open({job_dir()}, {});
   for (const auto& rank : set.ranks()) {
     const ClockModel model(rank.reader->read_all<rocprof::format::ClockSampleRow>());
-    EXPECT_EQ(model.sample_count(), 2u);
+    EXPECT_EQ(model.sample_count(), 2U);
     // Every reference instant across the run maps back exactly (linear drift is linear).
     for (std::uint64_t step = 0; step <= 10; ++step) {
       const std::uint64_t reference = job_.start_ns + step * 19'999;
@@ -185,8 +185,8 @@ TEST(ClockModelTest, HoldsTheEdgesAndKeepsTheMoreCertainOfTwinSamples) {
   EXPECT_EQ(model.offset_at(1000), -40);
   EXPECT_EQ(model.offset_at(2000), -95);
   EXPECT_EQ(model.offset_at(9000), -150);
-  EXPECT_EQ(model.uncertainty_at(2000), 9u);
-  EXPECT_EQ(ClockModel().to_reference(1234), 1234u);
+  EXPECT_EQ(model.uncertainty_at(2000), 9U);
+  EXPECT_EQ(ClockModel().to_reference(1234), 1234U);
 }
 
 // The lookups that align a pass of rows give what to_reference and StepFunction::at give, for
@@ -241,8 +241,8 @@ TEST_F(MergeInput, MissingRanksAreAnErrorUnlessAllowed) {
   RankSetOptions options;
   options.allow_missing = true;
   const RankSet set = RankSet::open({job_dir()}, options);
-  EXPECT_EQ(set.ranks().size(), 3u);
-  ASSERT_EQ(set.skipped().size(), 1u);
+  EXPECT_EQ(set.ranks().size(), 3U);
+  ASSERT_EQ(set.skipped().size(), 1U);
   EXPECT_NE(set.skipped()[0].find("ranks 2"), std::string::npos);
 }
 
@@ -256,8 +256,8 @@ TEST_F(MergeInput, BadFilesNameTheFileAndCanBeSkipped) {
   RankSetOptions options;
   options.skip_bad = true;
   const RankSet set = RankSet::open({job_dir()}, options);
-  EXPECT_EQ(set.ranks().size(), 4u);
-  ASSERT_EQ(set.skipped().size(), 1u);
+  EXPECT_EQ(set.ranks().size(), 4U);
+  ASSERT_EQ(set.skipped().size(), 1U);
   EXPECT_NE(set.skipped()[0].find(empty), std::string::npos);
 }
 
