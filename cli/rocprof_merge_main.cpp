@@ -227,12 +227,10 @@ int run(int argc, char** argv) {
       return origin;
     };
     std::uint64_t events = 0;
-    // The summary: gathered from the rows the exporter reads where it reads each of the
-    // rank's tables once (.pftrace, .json, .otf2), else in a pass of its own after it.
+    // The summary: gathered from the rows every exporter reads, not in a pass of its own.
     rocprof::merge::Summary summary;
     const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
-    const bool summary_while_writing = want_summary && extension != ".h5";
-    if (summary_while_writing)
+    if (want_summary)
       for (std::size_t i = first_rank; i < last_rank; ++i) summary.watch(ranks[i]);
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
@@ -303,13 +301,7 @@ int run(int argc, char** argv) {
     if (want_summary) {
       // Each process summarises its ranks; the first adds up everyone's.
       bar.phase("summarising");
-      for (std::size_t i = first_rank; i < last_rank; ++i) {
-        if (summary_while_writing)
-          ranks[i].watch({});
-        else
-          summary.add(ranks[i]);
-        bar.update(i - first_rank + 1, last_rank - first_rank);
-      }
+      for (std::size_t i = first_rank; i < last_rank; ++i) ranks[i].watch({});
       if (group.size() > 1) {
         const auto parts = group.all_gather(summary.serialize());
         summary = rocprof::merge::Summary();

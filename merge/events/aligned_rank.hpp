@@ -96,6 +96,9 @@ class AlignedRank {
     std::function<void(const format::ActivityRow&)> activity;
   };
   void watch(Watcher watcher) const { watcher_ = std::move(watcher); }
+  // For exporters that read the rank's tables themselves: they hand the watcher what the
+  // visitors above would (aligned rows, the rank's own string ids).
+  const Watcher& watcher() const noexcept { return watcher_; }
 
   // Reads the first chunk of each table the visitors above read, on a helper thread, for
   // the visits that follow: an exporter calls it for the next rank while it writes this one.

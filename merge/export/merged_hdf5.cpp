@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -348,6 +349,8 @@ class Strings {
 };
 
 // Copies one rank's rows of a table: rank column added, times aligned, string ids global.
+// The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device activities
+// as AlignedRank's visitors hand them out: aligned, with the rank's own string ids.
 template <typename Row>
 void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, ChunkProducer& out) {
   const Table& table = table_of<Row>();
@@ -359,8 +362,8 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
   }
   const RankFileReader& reader = rank.reader();
   const std::int32_t rank_value = rank.rank();
-  // Times and string ids are rewritten on the cursor's helper thread (both only read the
-  // rank's clock and the remap table).
+  // Times are moved to the reference clock on the cursor's helper threads (only the rank's
+  // clock and correction are read there).
   PrefetchCursor<Row> cursor(reader, [&](Row* block, std::size_t count) {
     AlignedRank::Aligner aligner(rank);
     for (std::size_t i = 0; i < count; ++i) {
@@ -371,19 +374,23 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
         t = aligner.align(t);
         std::memcpy(field + offset, &t, sizeof t);
       }
+    }
+  });
+  std::function<void(const Row&)> watch;
+  if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_call;
+  if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activity;
+  std::vector<Row> rows;
+  while (cursor.next(rows))
+    for (const Row& row : rows) {
+      if (watch) watch(row);
+      std::byte* field = out.next_row();
+      std::memcpy(field, &row, sizeof(Row));
       for (const std::size_t offset : strings) {
         StringId id = 0;
         std::memcpy(&id, field + offset, sizeof id);
         id = id < remap.size() ? remap[id] : 0;
         std::memcpy(field + offset, &id, sizeof id);
       }
-    }
-  });
-  std::vector<Row> rows;
-  while (cursor.next(rows))
-    for (const Row& row : rows) {
-      std::byte* field = out.next_row();
-      std::memcpy(field, &row, sizeof(Row));
       std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
     }
   reader.release();
@@ -490,8 +497,13 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   std::uint64_t first_range = 0;
   if (me.gather) {
     std::uint64_t mine = 0;
-    for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
+    for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+      // Counted only: the ranges are watched when written.
+      AlignedRank::Watcher watcher = ranks[r]->watcher();
+      ranks[r]->watch({});
       for_each_range(r, [&](const Range&) { ++mine; });
+      ranks[r]->watch(std::move(watcher));
+    }
     const std::vector<std::uint64_t> counts = me.gather(mine);
     // Blocks are in process order: the processes before this one hold the ranges before.
     for (std::size_t p = 0; p < counts.size(); ++p) {

@@ -584,10 +584,11 @@ class MergeTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir, "split.json")))
 
     def test_the_summary_is_the_same_whichever_output_gathers_it(self):
-        # .pftrace, .json and .otf2 merges add up the summary from the rows they write; a .h5
-        # merge reads the ranks again for it. Every figure must come out the same, serially
-        # and with the ranks split between processes.
-        job = self.synthetic(ranks=4, events=3000)
+        # Every exporter adds up the summary from the rows it reads as it writes them, each in
+        # its own way (a .h5 merge reads the tables itself). Every figure must come out the
+        # same, serially and with the ranks split between processes, device copies included.
+        job = os.path.join(self.dir, "gpu_job")
+        subprocess.run([SYNTHETIC, job, "4", "3000", "--gpu-aware-allreduce"], check=True)
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         tables = {}
         for output in ("s.h5", "s.pftrace", "s.json", "s.otf2", "p.pftrace", "p.h5"):
@@ -602,8 +603,11 @@ class MergeTest(unittest.TestCase):
             for kind in ("mpi", "regions"):
                 with open(f"{prefix}_{kind}.csv") as f:
                     tables[output].append(f.read())
+            gpu = result.stdout[result.stdout.index("GPU: top kernels"):]
+            tables[output].append(gpu[:gpu.index("Regions")])
         self.assertGreater(len(tables["s.h5"][0].splitlines()), 4)
         self.assertGreater(len(tables["s.h5"][1].splitlines()), 4)
+        self.assertIn("copy (kind 0)", tables["s.h5"][2])
         for output, table in tables.items():
             self.assertEqual(table, tables["s.h5"], output)
 
