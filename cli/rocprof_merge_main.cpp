@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,7 @@ int run(int argc, char** argv) {
   }
   try {
     static_cast<void>(rocprof::merge::BlockFile::direct_io_from_environment());
+    if (!group.setting_problem().empty()) throw std::runtime_error(group.setting_problem());
   } catch (const std::exception& error) {  // a misspelt setting: refused before any work
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());
     return 2;

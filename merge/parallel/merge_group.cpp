@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <tuple>
 #include <vector>
@@ -82,16 +83,24 @@ struct MergeGroup::Sends {
 
 MergeGroup::MergeGroup(int* argc, char*** argv) {
   if (!launched_as_mpi_job()) return;
+  // ROCPROF_MERGE_SEND_THREAD=auto|off: off keeps MPI to the main thread, for an MPI whose
+  // MPI_THREAD_MULTIPLE is slow or unsound. Read before MPI_Init, which it decides.
+  const char* setting = std::getenv("ROCPROF_MERGE_SEND_THREAD");  // NOLINT(concurrency-mt-unsafe)
+  const std::string_view send_thread = setting == nullptr ? "" : setting;
+  if (!send_thread.empty() && send_thread != "auto" && send_thread != "off")
+    setting_problem_ = fmt::format(
+        "ROCPROF_MERGE_SEND_THREAD is '{}': use auto (the default) or off", send_thread);
+  const int wanted = send_thread == "off" ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
   int initialized = 0;
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
   if (initialized == 0) {
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return;
+    if (MPI_Init_thread(argc, argv, wanted, &provided) != MPI_SUCCESS) return;
   } else {
     MPI_Query_thread(&provided);
   }
   mpi_ = true;
-  sending_thread_ = provided >= MPI_THREAD_MULTIPLE;
+  sending_thread_ = wanted == MPI_THREAD_MULTIPLE && provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }

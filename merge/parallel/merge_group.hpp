@@ -21,6 +21,10 @@ class MergeGroup {
   MergeGroup(const MergeGroup&) = delete;
   MergeGroup& operator=(const MergeGroup&) = delete;
 
+  // A misspelt setting of the group's environment (ROCPROF_MERGE_SEND_THREAD), "" if none:
+  // the same on every process, which should then stop before any work.
+  const std::string& setting_problem() const noexcept { return setting_problem_; }
+
   int index() const noexcept { return index_; }
   int size() const noexcept { return size_; }
   bool leader() const noexcept { return index_ == 0; }
@@ -63,6 +67,7 @@ class MergeGroup {
   int index_ = 0;
   int size_ = 1;
   bool mpi_ = false;
+  std::string setting_problem_;
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };
 

@@ -457,6 +457,35 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
+    def test_the_sending_thread_can_be_turned_off(self):
+        # ROCPROF_MERGE_SEND_THREAD=off keeps MPI on the main thread (non-blocking sends in
+        # flight instead): the merged tables are the same; a misspelt value stops every
+        # process before any work, said once.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic("sends", ranks=5, events=30000)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        outputs = {}
+        for setting in ("auto", "off"):
+            out = os.path.join(self.dir, f"sends_{setting}.h5")
+            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, job, "-o",
+                                     out, "-q"], env=dict(env, ROCPROF_MERGE_SEND_THREAD=setting),
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with h5py.File(out, "r") as f:
+                outputs[setting] = {f"{t}/{c}": f[t][c][:].tobytes()
+                                    for t in f if isinstance(f[t], h5py.Group) for c in f[t]}
+        self.assertGreater(len(outputs["off"]["mpi_calls/begin_ns"]), 0)
+        self.assertEqual(outputs["auto"], outputs["off"])
+        out = os.path.join(self.dir, "sends_bad.h5")
+        bad = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o", out],
+                             env=dict(env, ROCPROF_MERGE_SEND_THREAD="of"),
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertEqual(bad.stderr.count("ROCPROF_MERGE_SEND_THREAD is 'of'"), 1, bad.stderr)
+        self.assertFalse(os.path.exists(out))
+
     def test_bad_input_names_the_file(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "x.json")
