@@ -124,8 +124,8 @@ void RankSet::finish(const RankSetOptions& options,
 
 RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptions& options,
                       const Checked& checked, const Refused& refused) {
-  const OnRefusal on_refusal(refused);  // declared before the set: runs before its readers go
   RankSet set;
+  const OnRefusal on_refusal(refused);  // declared after the set: runs before its readers go
   std::map<std::int32_t, std::string> seen;
   const std::vector<std::string> paths = list(inputs);
   for (const std::string& path : paths) {
@@ -142,8 +142,9 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
 }
 
 RankSet RankSet::assemble(const std::vector<std::string>& paths, std::vector<CheckedFile> files,
-                          const RankSetOptions& options) {
+                          const RankSetOptions& options, const Refused& refused) {
   RankSet set;
+  const OnRefusal on_refusal(refused);  // after the set and `files`: runs before they go
   std::map<std::int32_t, std::string> seen;
   for (std::size_t i = 0; i < paths.size(); ++i)
     set.admit(paths[i], std::move(files.at(i)), options, paths.size(), seen, {});

@@ -41,7 +41,8 @@ class RankSet {
   // Called when the set is refused (InputError), before the readers `checked` saw go: work
   // started on them must end there.
   using Refused = std::function<void()>;
-  // Calls a Refused if it goes while an exception leaves its scope: put it before the readers.
+  // Calls a Refused if it goes while an exception leaves its scope: declare it after the
+  // readers, so that it goes (and calls) before them.
   class OnRefusal {
    public:
     explicit OnRefusal(Refused refused)
@@ -74,7 +75,7 @@ class RankSet {
   // The set from every file's check, `files[i]` for `paths[i]`: the same set, or the same
   // InputError, as open() on those files.
   static RankSet assemble(const std::vector<std::string>& paths, std::vector<CheckedFile> files,
-                          const RankSetOptions& options);
+                          const RankSetOptions& options, const Refused& refused = {});
   // Replaces the reader of ranks()[index], if made from a digest, by one of the file itself
   // (checked again): for the ranks this process reads. Throws FormatError.
   void open_here(std::size_t index);

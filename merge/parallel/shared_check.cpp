@@ -1,6 +1,7 @@
 #include "merge/parallel/shared_check.hpp"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,7 +16,6 @@ namespace rocprof::merge {
 RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
                      const RankSetOptions& options, const RankSet::Checked& checked,
                      const RankSet::Refused& refused) {
-  const RankSet::OnRefusal on_refusal(refused);  // declared before the readers
   // Every step that may fail on one process only ends in a decision all of them take
   // together: a process that gave up alone would leave the others waiting for it.
   std::vector<std::string> paths;
@@ -31,6 +31,7 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
   const std::vector<std::size_t> order = RankSet::numbered_order(paths);
   const auto [first, last] = group.block(order.size());
   std::vector<RankSet::CheckedFile> files(paths.size());
+  std::optional<RankSet::OnRefusal> on_refusal(std::in_place, refused);  // goes before `files`
   // Per file checked here: its index, then a digest (1), or its path and problem (0).
   ByteWriter found;
   for (std::size_t i = first; i < last; ++i) {
@@ -90,7 +91,8 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
   }
   if (group.any(!problem.empty()))
     throw InputError(!problem.empty() ? problem : "the merge processes see different input files");
-  return RankSet::assemble(paths, std::move(files), options);
+  on_refusal.reset();  // from here on, the set's own
+  return RankSet::assemble(paths, std::move(files), options, refused);
 }
 
 }  // namespace rocprof::merge
