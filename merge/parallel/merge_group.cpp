@@ -207,6 +207,8 @@ void MergeGroup::finish_sends() {
     }
     sends_->changed.notify_all();
     sends_->thread.join();
+    sends_->closing = false;  // a later send starts a thread again
+    sends_->thread = std::thread();
   }
   for (Sends::Pending& send : sends_->pending) MPI_Wait(&send.request, MPI_STATUS_IGNORE);
   sends_->pending.clear();
