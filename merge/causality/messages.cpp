@@ -5,13 +5,12 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <optional>
+#include <queue>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
@@ -258,54 +257,6 @@ struct InFlight {
   }
 };
 
-// The cursor whose next endpoint comes first, by (time, cursor): a tournament tree whose
-// nodes hold their subtree's winner, so that changing one cursor's time replays only the
-// matches on its path (one comparison per level, no moves; a binary heap's pop and push do
-// about twice that, and the walk does one per endpoint). A cursor without a time (at its end,
-// or waiting) loses to every other.
-class FirstEndpoint {
- public:
-  explicit FirstEndpoint(std::size_t cursors)
-      : leaves_(std::bit_ceil(std::max<std::size_t>(cursors, 1))),
-        times_(leaves_, 0),
-        active_(leaves_, false),
-        winners_(2 * leaves_, 0) {
-    for (std::size_t leaf = 0; leaf < leaves_; ++leaf) winners_[leaves_ + leaf] = leaf;
-    for (std::size_t node = leaves_ - 1; node >= 1; --node) winners_[node] = winners_[2 * node];
-  }
-  // The cursor to take next, if any has a time.
-  std::optional<std::size_t> first() const {
-    if (!active_[winners_[1]]) return std::nullopt;
-    return winners_[1];
-  }
-  void set(std::size_t cursor, std::uint64_t time) {
-    times_[cursor] = time;
-    active_[cursor] = true;
-    replay(cursor);
-  }
-  void clear(std::size_t cursor) {
-    active_[cursor] = false;
-    replay(cursor);
-  }
-
- private:
-  bool before(std::size_t a, std::size_t b) const {
-    if (active_[a] != active_[b]) return active_[a];
-    return times_[a] != times_[b] ? times_[a] < times_[b] : a < b;
-  }
-  void replay(std::size_t cursor) {
-    for (std::size_t node = (leaves_ + cursor) / 2; node >= 1; node /= 2) {
-      const std::size_t left = winners_[2 * node];
-      const std::size_t right = winners_[2 * node + 1];
-      winners_[node] = before(left, right) ? left : right;
-    }
-  }
-  std::size_t leaves_;
-  std::vector<std::uint64_t> times_;
-  std::vector<bool> active_;
-  std::vector<std::size_t> winners_;  // [1]: the root; [leaves_ + i]: cursor i
-};
-
 // One walk over every rank's endpoints in (corrected) time order. A receive is taken only
 // after its send, so a rank's correction is final up to each send it makes before the
 // receiver looks at it. Counts violations; with `correct`, raises the receivers' steps.
@@ -314,23 +265,18 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<std::uint32_t>& given_up) {
   PassCounts counts;
   std::vector<InFlight> streams(table.size());
-  FirstEndpoint ready(cursors.size());
+  using Entry = std::pair<std::uint64_t, std::size_t>;  // (corrected time, cursor)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
   auto corrected = [&](std::size_t cursor, std::uint64_t t) { return t + steps[cursor]->at(t); };
   auto push = [&](std::size_t cursor) {
-    ready.set(cursor, corrected(cursor, cursors[cursor].head().time_ns));
-  };
-  // The cursor taken moves on to its next endpoint, or leaves the walk at its end.
-  auto advance = [&](std::size_t cursor) {
-    if (cursors[cursor].advance())
-      push(cursor);
-    else
-      ready.clear(cursor);
+    ready.emplace(corrected(cursor, cursors[cursor].head().time_ns), cursor);
   };
   for (std::size_t i = 0; i < cursors.size(); ++i)
     if (cursors[i].advance()) push(i);
   for (;;) {
-    while (const std::optional<std::size_t> first = ready.first()) {
-      const std::size_t i = *first;
+    while (!ready.empty()) {
+      const std::size_t i = ready.top().second;
+      ready.pop();
       EndpointCursor& cursor = cursors[i];
       const SpilledEndpoint& endpoint = cursor.head();
       const std::uint32_t stream = cursor.stream();
@@ -347,13 +293,12 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
           const std::uint32_t ordinal = endpoint.ordinal();
           if (ordinal < flight.first) {
             // Its send was taken already: a second receive in one place (a damaged file).
-            advance(i);
+            if (cursor.advance()) push(i);
             continue;
           }
           if (!flight.has(ordinal)) {
             flight.waiting = static_cast<std::int64_t>(i);  // resumes when the send comes
             flight.wanted = ordinal;
-            ready.clear(i);
             continue;
           }
           const auto [sent, sent_corrected] = flight.take(ordinal);
@@ -367,7 +312,7 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
           }
         }
       }
-      advance(i);
+      if (cursor.advance()) push(i);
     }
     // Receives still waiting: their sends never come before them. Give up the stream of
     // the earliest and go on (the input's order is inconsistent there).
