@@ -84,6 +84,12 @@ int run(int argc, char** argv) {
   app.add_flag("--timings", timings,
                "print how long each phase took (on stderr; the first merge process's view)");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");
+  app.footer(
+      "In parallel (many ranks): srun -n K -c 4 rocprof-merge ..., or mpirun -np K --bind-to "
+      "none rocprof-merge ...\n"
+      "Environment: ROCPROF_MERGE_DIRECT_IO=auto|on|off (direct I/O for .pftrace past 64 MiB), "
+      "ROCPROF_MERGE_SEND_THREAD=auto|off (in parallel, a thread of its own sends .h5 chunks to "
+      "the first process).\nMore: docs/ROCPROF_MERGE.md");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -457,6 +457,13 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
+    def test_help_says_how_to_merge_in_parallel_and_names_the_settings(self):
+        result = self.merge("--help")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for text in ("srun -n K -c 4", "--bind-to none", "ROCPROF_MERGE_DIRECT_IO=auto|on|off",
+                     "ROCPROF_MERGE_SEND_THREAD=auto|off", "docs/ROCPROF_MERGE.md"):
+            self.assertIn(text, result.stdout)
+
     def test_the_sending_thread_can_be_turned_off(self):
         # ROCPROF_MERGE_SEND_THREAD=off keeps MPI on the main thread (non-blocking sends in
         # flight instead): the merged tables are the same; a misspelt value stops every
