@@ -2,9 +2,12 @@
 """rocprof-merge throughput and peak memory on synthetic jobs (issue #6's benchmark).
 
 Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHAPE...]
-                         [--procs 1,2] [--outputs .pftrace,.h5]
+                         [--procs 1,2] [--outputs .pftrace,.h5] [--against MERGE]
   SHAPE is RANKSxEVENTS (events per rank), default 64x1000000 and 1024x10000.
   --procs lists the numbers of merge processes (default 1 and 2), --outputs the formats.
+  --against names another rocprof-merge (built at another commit, say): every configuration
+  runs with both, one after the other, and the table adds its median and the ratio of the
+  two (BUILD_DIR's over the other's), measured on the same jobs at the same moments.
 
 For each shape it writes the job once (tests/tools/synthetic_job, into a temporary
 directory), then merges it to .pftrace and .h5 serially and with 2 merge processes
@@ -81,14 +84,17 @@ def main():
     parser.add_argument("shapes", nargs="*", default=["64x1000000", "1024x10000"])
     parser.add_argument("--procs", default="1,2")
     parser.add_argument("--outputs", default=".pftrace,.h5")
+    parser.add_argument("--against", help="another rocprof-merge to compare with")
     args = parser.parse_args()
     build, repeats, shapes = args.build, args.repeats, args.shapes
     process_counts = [int(n) for n in args.procs.split(",")]
     outputs = args.outputs.split(",")
     merge = os.path.join(build, "bin", "rocprof-merge")
     synthetic = os.path.join(build, "tests", "synthetic_job")
+    merges = [merge] + ([args.against] if args.against else [])
     print(f"{'job':>12} {'output':>8} {'procs':>5} {'median s':>9} {'records/s/proc':>15} "
-          f"{'events/s':>12} {'peak MiB':>9}")
+          f"{'events/s':>12} {'peak MiB':>9}" + (f" {'against s':>10} {'ratio':>6}"
+                                                 if args.against else ""))
     for shape in shapes:
         ranks, events = shape.split("x")
         with tempfile.TemporaryDirectory(prefix="merge_bench_", dir=os.environ.get("TMPDIR")) as tmp:
@@ -96,19 +102,25 @@ def main():
             subprocess.run([synthetic, job, ranks, events], check=True)
             records = input_records(job, build)
             configs = [(ext, procs) for ext in outputs for procs in process_counts]
-            samples = {config: [] for config in configs}
+            samples = {(config, m): [] for config in configs for m in range(len(merges))}
             for _ in range(repeats):
                 for ext, procs in configs:
-                    output = os.path.join(tmp, "out" + ext)
-                    samples[(ext, procs)].append(run(merge, job, output, procs))
-                    os.remove(output)
-            for (ext, procs), runs in samples.items():
+                    for m, binary in enumerate(merges):
+                        output = os.path.join(tmp, "out" + ext)
+                        samples[((ext, procs), m)].append(run(binary, job, output, procs))
+                        os.remove(output)
+            for ext, procs in configs:
+                runs = samples[((ext, procs), 0)]
                 wall = statistics.median(r[0] for r in runs)
                 peak = max(r[1] for r in runs) / 1024
                 out_events = runs[0][2]
-                print(f"{shape:>12} {ext:>8} {procs:>5} {wall:>9.2f} "
-                      f"{records / wall / procs / 1e6:>13.2f} M {out_events / wall / 1e6:>10.2f} M "
-                      f"{peak:>9.0f}")
+                line = (f"{shape:>12} {ext:>8} {procs:>5} {wall:>9.2f} "
+                        f"{records / wall / procs / 1e6:>13.2f} M {out_events / wall / 1e6:>10.2f} M "
+                        f"{peak:>9.0f}")
+                if args.against:
+                    other = statistics.median(r[0] for r in samples[((ext, procs), 1)])
+                    line += f" {other:>10.2f} {wall / other:>6.2f}"
+                print(line)
             print(f"{shape:>12}: {records} input records")
 
 
