@@ -280,10 +280,8 @@ void RankFileReader::reopen() const {
 }
 
 std::uint64_t RankFileReader::row_count(const Table& table) const {
-  const auto tables = all_tables();
-  for (std::size_t i = 0; i < tables.size(); ++i)
-    if (tables[i] == &table) return tables_[i].rows;
-  return 0;
+  const std::size_t index = table_index(table);
+  return index < tables_.size() ? tables_[index].rows : 0;
 }
 
 const std::string& RankFileReader::string(StringId id) const {

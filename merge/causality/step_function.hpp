@@ -7,13 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "merge/clock/time_stretch.hpp"
+
 namespace rocprof::merge {
 
 class StepFunction {
  public:
   std::uint64_t at(std::uint64_t t) const noexcept {
-    const auto after =
-        std::upper_bound(steps_.begin(), steps_.end(), std::make_pair(t, ~std::uint64_t{0}));
+    const auto after = step_after(t);
     return after == steps_.begin() ? 0 : std::prev(after)->second;
   }
   // From `t` on, at least `shift` more than in force at `t` (later steps keep at least that:
@@ -44,27 +45,30 @@ class StepFunction {
     explicit Lookup(const StepFunction& function) noexcept : function_(function) {}
     explicit Lookup(const StepFunction&& function) = delete;  // would outlive it
     std::uint64_t at(std::uint64_t t) noexcept {
-      if (t < from_ || t >= until_) find(t);
+      if (!stretch_.holds(t)) find(t);
       return value_;
     }
 
    private:
     void find(std::uint64_t t) noexcept {
-      const auto& steps = function_.steps_;
-      const auto after =
-          std::upper_bound(steps.begin(), steps.end(), std::make_pair(t, ~std::uint64_t{0}));
-      from_ = after == steps.begin() ? 0 : std::prev(after)->first;
-      until_ = after == steps.end() ? ~std::uint64_t{0} : after->first;
-      value_ = after == steps.begin() ? 0 : std::prev(after)->second;
+      const auto after = function_.step_after(t);
+      const bool before_all = after == function_.steps_.begin();
+      stretch_ = {before_all ? 0 : std::prev(after)->first,
+                  after == function_.steps_.end() ? ~std::uint64_t{0} : after->first};
+      value_ = before_all ? 0 : std::prev(after)->second;
     }
     const StepFunction& function_;
-    std::uint64_t from_ = 1;  // [from_, until_): where value_ holds (nowhere at first)
-    std::uint64_t until_ = 0;
+    TimeStretch stretch_;  // where value_ holds
     std::uint64_t value_ = 0;
   };
 
  private:
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> steps_;  // (time, cumulative shift)
+  using Steps = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  // The first step after `t`: the one before it is in force at `t`.
+  Steps::const_iterator step_after(std::uint64_t t) const noexcept {
+    return std::upper_bound(steps_.begin(), steps_.end(), std::make_pair(t, ~std::uint64_t{0}));
+  }
+  Steps steps_;  // (time, cumulative shift)
 };
 
 }  // namespace rocprof::merge

@@ -42,11 +42,11 @@ std::uint64_t StreamTable::matched_messages() const {
   return messages;
 }
 
-std::optional<std::uint64_t> StreamOrdinals::flow(const MessageEndpoint& endpoint) const {
+std::optional<std::uint64_t> StreamTable::flow(const MessageEndpoint& endpoint) const {
   if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) return std::nullopt;
-  const auto index = table_.find(endpoint.stream);
-  if (!index || !table_.matched(*index)) return std::nullopt;
-  return StreamTable::flow_id(*index, endpoint.ordinal);
+  const auto index = find(endpoint.stream);
+  if (!index || !matched(*index)) return std::nullopt;
+  return flow_id(*index, endpoint.ordinal);
 }
 
 }  // namespace rocprof::merge

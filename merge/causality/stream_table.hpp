@@ -40,6 +40,9 @@ class StreamTable {
   const StreamCount& stream(std::uint32_t index) const { return streams_[index]; }
   std::uint64_t matched_messages() const;
 
+  // The flow an endpoint starts or ends, from its stream's index and its ordinal (which the
+  // sender and the receiver give the same message); nullopt if its stream is not matched.
+  std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint) const;
   // The id of the flow drawn for the `ordinal`-th message (from 0) of stream `index`: bit 63
   // set, bit 62 clear (other flows use it), unique in the job.
   static std::uint64_t flow_id(std::uint32_t index, std::uint32_t ordinal) {
@@ -51,18 +54,6 @@ class StreamTable {
   std::vector<StreamCount> streams_;  // sorted by key
   std::vector<std::uint8_t> matched_;
   std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> index_;
-};
-
-// The flow (if any) each endpoint starts or ends: its stream's index and the endpoint's
-// ordinal, which the sender and the receiver give the same message.
-class StreamOrdinals {
- public:
-  explicit StreamOrdinals(const StreamTable& table) : table_(table) {}
-  // The flow of this endpoint, or nullopt if its stream is not matched.
-  std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint) const;
-
- private:
-  const StreamTable& table_;
 };
 
 }  // namespace rocprof::merge

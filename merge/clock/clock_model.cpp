@@ -58,23 +58,19 @@ void ClockModel::Lookup::find(std::uint64_t local_ns) noexcept {
   constexpr std::uint64_t kEnd = ~std::uint64_t{0};
   slope_ = 0;
   if (points.empty()) {
-    from_ = 0;
-    until_ = kEnd;
+    stretch_ = {0, kEnd};
     base_offset_ = 0;
     return;
   }
   const std::size_t i = model_.segment(local_ns);
   if (i == points.size()) {
-    from_ = 0;
-    until_ = points.front().local_ns;
+    stretch_ = {0, points.front().local_ns};
     base_offset_ = points.front().offset_ns;
   } else if (i + 1 == points.size()) {
-    from_ = points.back().local_ns;
-    until_ = kEnd;
+    stretch_ = {points.back().local_ns, kEnd};
     base_offset_ = points.back().offset_ns;
   } else {
-    from_ = points[i].local_ns;
-    until_ = points[i + 1].local_ns;
+    stretch_ = {points[i].local_ns, points[i + 1].local_ns};
     base_ns_ = points[i].local_ns;
     base_offset_ = points[i].offset_ns;
     slope_ = points[i].slope;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/format/records.hpp"
+#include "merge/clock/time_stretch.hpp"
 
 namespace rocprof::merge {
 
@@ -30,7 +31,7 @@ class ClockModel {
     explicit Lookup(const ClockModel& model) noexcept : model_(model) {}
     explicit Lookup(const ClockModel&& model) = delete;  // would outlive it
     std::uint64_t to_reference(std::uint64_t local_ns) noexcept {
-      if (local_ns < from_ || local_ns >= until_) find(local_ns);
+      if (!stretch_.holds(local_ns)) find(local_ns);
       const std::int64_t offset =
           slope_ == 0 ? base_offset_
                       : base_offset_ + static_cast<std::int64_t>(
@@ -41,8 +42,7 @@ class ClockModel {
    private:
     void find(std::uint64_t local_ns) noexcept;
     const ClockModel& model_;
-    std::uint64_t from_ = 1;  // [from_, until_): where the fields below hold (none at first)
-    std::uint64_t until_ = 0;
+    TimeStretch stretch_;  // where the fields below hold
     std::uint64_t base_ns_ = 0;
     std::int64_t base_offset_ = 0;
     long double slope_ = 0;

@@ -47,12 +47,9 @@ class AlignedRank {
     const std::uint64_t aligned = clock_.to_reference(local_ns);
     return aligned + correction_.at(aligned);
   }
-  // Local time -> reference clock only (what the causality correction works on).
-  std::uint64_t align_uncorrected(std::uint64_t local_ns) const noexcept {
-    return clock_.to_reference(local_ns);
-  }
-  // align() and align_uncorrected() for one pass over the rank's rows, whose times come
-  // mostly in order: the same results without a search per time. One per thread.
+  // align() for one pass over the rank's rows, whose times come mostly in order: the same
+  // results without a search per time, and uncorrected (the reference clock only, what the
+  // causality correction works on). One per thread.
   class Aligner {
    public:
     explicit Aligner(const AlignedRank& rank) noexcept

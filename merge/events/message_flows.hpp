@@ -24,25 +24,24 @@ struct MessageFlow {
 // for the next drawn row on the same thread, which is the completion call they belong to.
 class MessageFlowCursor {
  public:
-  explicit MessageFlowCursor(const AlignedRank& rank) : scanner_(rank.reader(), rank.rank()) {
-    if (rank.streams() != nullptr) ordinals_.emplace(*rank.streams());
-  }
+  explicit MessageFlowCursor(const AlignedRank& rank)
+      : scanner_(rank.reader(), rank.rank()), streams_(rank.streams()) {}
 
   // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
   // clear the vector after drawing them.
   std::vector<MessageFlow>& advance(const format::MpiCallRow& row) {
     std::vector<MessageFlow>& pending = pending_[row.thread_id];
-    if (!ordinals_) return pending;
+    if (streams_ == nullptr) return pending;
     const std::size_t count = scanner_.scan(row, endpoints_);
     for (std::size_t i = 0; i < count; ++i)
-      if (const auto flow = ordinals_->flow(endpoints_[i]))
+      if (const auto flow = streams_->flow(endpoints_[i]))
         pending.push_back({*flow, endpoints_[i].kind == MessageEndpoint::Kind::kSend});
     return pending;
   }
 
  private:
   EndpointScanner scanner_;
-  std::optional<StreamOrdinals> ordinals_;
+  const StreamTable* streams_;  // null before matching: no flows
   std::array<MessageEndpoint, 2> endpoints_{};
   std::map<std::uint32_t, std::vector<MessageFlow>> pending_;  // by thread
 };

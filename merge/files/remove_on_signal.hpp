@@ -1,9 +1,8 @@
 // Files a merge removes if it is stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C, scancel, a lost
 // terminal): the message spill, the parts of a parallel merge, an output being written, an
-// OTF2 archive's directory. Each
-// RemoveOnSignal names one file for as long as it lives; the signal handler unlinks every named
-// file, then lets the signal take its course (the handler that was there before, or the
-// default action: the process ends by that signal).
+// OTF2 archive's directory. Each RemoveOnSignal names one file (or directory) for as long as
+// it lives; the signal handler removes every named one, then lets the signal take its course
+// (the handler that was there before, or the default action: the process ends by that signal).
 #pragma once
 
 #include <memory>

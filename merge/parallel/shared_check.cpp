@@ -45,9 +45,6 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
       found.put<std::uint8_t>(1);
       const std::vector<std::byte> bytes = digest.take();
       found.put_bytes(bytes);
-      // A rank of its own (-1 only in a merge of one file) is known here: work may start.
-      const std::int32_t rank = file.reader->metadata().rank;
-      if (checked && rank >= 0) checked(rank, *file.reader);
     } catch (const std::exception& error) {
       // Any failure becomes that file's problem.
       file.reader.reset();
@@ -56,6 +53,9 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
       found.put_string(paths[index]);
       found.put_string(file.problem);
     }
+    // A rank of its own (-1 only in a merge of one file) is known here: work may start.
+    if (checked && file.reader && file.reader->metadata().rank >= 0)
+      checked(file.reader->metadata().rank, *file.reader);
   }
   const std::vector<std::vector<std::byte>> everyone = group.all_gather(found.take());
   try {

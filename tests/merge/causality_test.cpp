@@ -175,18 +175,17 @@ TEST(Causality, ReceivesArePairedByThePlaceTheyWerePostedInNotByCompletion) {
 
 TEST(Causality, FlowIdsComeFromTheStreamAndTheEndpointsOrdinal) {
   const StreamTable table({{{1, 0, 1, 0}, 2, 2}, {{1, 1, 0, 0}, 1, 1}}, {});
-  const StreamOrdinals ordinals(table);
   using Kind = MessageEndpoint::Kind;
   const MessageEndpoint first_send{Kind::kSend, {1, 0, 1, 0}, 0, 0};
   const MessageEndpoint second_send{Kind::kSend, {1, 0, 1, 0}, 0, 1};
-  const auto first = ordinals.flow(first_send);
-  const auto second = ordinals.flow(second_send);
+  const auto first = table.flow(first_send);
+  const auto second = table.flow(second_send);
   ASSERT_TRUE(first && second);
   EXPECT_NE(*first, *second);
   // Each receive ends the flow of the send with its ordinal, whichever completed first.
-  EXPECT_EQ(ordinals.flow({Kind::kReceive, {1, 0, 1, 0}, 9, 1}), second);
-  EXPECT_EQ(ordinals.flow({Kind::kReceive, {1, 0, 1, 0}, 10, 0}), first);
-  EXPECT_EQ(ordinals.flow({Kind::kSend, {1, 0, 1, 9}, 0, 0}), std::nullopt);  // no such stream
+  EXPECT_EQ(table.flow({Kind::kReceive, {1, 0, 1, 0}, 9, 1}), second);
+  EXPECT_EQ(table.flow({Kind::kReceive, {1, 0, 1, 0}, 10, 0}), first);
+  EXPECT_EQ(table.flow({Kind::kSend, {1, 0, 1, 9}, 0, 0}), std::nullopt);  // no such stream
 }
 
 }  // namespace
