@@ -368,17 +368,33 @@ void scatter_column(const std::byte* image, bool shuffled, std::size_t width,
   }
 }
 
+void scatter_packed_field(const std::byte* image, std::size_t element_size,
+                          std::size_t packed_offset, std::size_t width, std::size_t first,
+                          std::size_t count, std::byte* rows, std::size_t row_size,
+                          std::size_t offset) noexcept {
+  const std::byte* source = image + first * element_size + packed_offset;
+  std::byte* field = rows + offset;
+  for (std::size_t r = 0; r < count; ++r)
+    std::memcpy(field + r * row_size, source + r * element_size, width);
+}
+
 void ChunkEncoder::split_columns(const std::byte* rows, std::size_t row_size,
                                  std::span<const Field> fields, std::size_t row_count,
                                  std::size_t chunk_rows) {
   const bool shuffle = compression_.codec != Codec::kNone;
-  images_.resize(fields.size());
+  image_offsets_.resize(fields.size());
   image_widths_.resize(fields.size());
+  std::size_t total = 0;
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    image_offsets_[f] = total;
+    image_widths_[f] = fields[f].width;
+    total += chunk_rows * fields[f].width;
+  }
+  images_.resize(total);
+  image_rows_ = chunk_rows;
   for (std::size_t f = 0; f < fields.size(); ++f) {
     const std::size_t width = fields[f].width;
-    image_widths_[f] = width;
-    images_[f].resize(chunk_rows * width);
-    std::byte* out = images_[f].data();
+    std::byte* out = images_.data() + image_offsets_[f];
     // Padding rows are zero (per byte plane when shuffled).
     if (row_count < chunk_rows) {
       if (shuffle && width > 1)
@@ -395,7 +411,7 @@ void ChunkEncoder::split_columns(const std::byte* rows, std::size_t row_size,
     const std::byte* block = rows + first * row_size;
     for (std::size_t f = 0; f < fields.size(); ++f) {
       const std::byte* source = block + fields[f].offset;
-      std::byte* image = images_[f].data();
+      std::byte* image = images_.data() + image_offsets_[f];
       switch (fields[f].width) {
         case 1:
           gather<1>(source, row_size, count, image + first);
@@ -418,9 +434,34 @@ void ChunkEncoder::split_columns(const std::byte* rows, std::size_t row_size,
 }
 
 std::span<const std::byte> ChunkEncoder::encoded(std::size_t field) {
-  const std::span<const std::byte> image = images_[field];
+  const std::span<const std::byte> image(images_.data() + image_offsets_[field],
+                                         image_widths_[field] * image_rows_);
   if (compression_.codec == Codec::kNone) return image;
   return compress(image);
+}
+
+std::span<const std::byte> ChunkEncoder::encode_packed(const std::byte* rows, std::size_t row_size,
+                                                       std::span<const Field> fields,
+                                                       std::size_t row_count,
+                                                       std::size_t chunk_rows) {
+  if (compression_.codec != Codec::kNone) {
+    // Shuffled over the packed row, byte plane p holds byte p of every packed row; the
+    // planes of one field are that field's shuffled column image. So the column images, one
+    // after the other, are exactly the shuffled chunk.
+    split_columns(rows, row_size, fields, row_count, chunk_rows);
+    return compress(images_);
+  }
+  std::size_t packed = 0;
+  for (const Field& field : fields) packed += field.width;
+  images_.assign(chunk_rows * packed, std::byte{0});
+  for (std::size_t r = 0; r < row_count; ++r) {
+    std::byte* out = images_.data() + r * packed;
+    for (const Field& field : fields) {
+      std::memcpy(out, rows + r * row_size + field.offset, field.width);
+      out += field.width;
+    }
+  }
+  return images_;
 }
 
 std::span<const std::byte> ChunkEncoder::encode(std::span<const std::byte> raw,
@@ -454,8 +495,18 @@ std::span<const std::byte> ChunkEncoder::compress(std::span<const std::byte> inp
 
 ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
   ColumnPipeline pipeline;
-  if (H5Tget_size(stored_type) > 1 && H5Tget_order(stored_type) != H5T_ORDER_LE)
+  if (H5Tget_class(stored_type) == H5T_COMPOUND) {
+    // Packed rows: every member of more than one byte must be little-endian.
+    const int members = H5Tget_nmembers(stored_type);
+    for (int m = 0; m < members; ++m) {
+      const hid_t member = H5Tget_member_type(stored_type, static_cast<unsigned>(m));
+      if (H5Tget_size(member) > 1 && H5Tget_order(member) != H5T_ORDER_LE)
+        pipeline.supported = false;
+      H5Tclose(member);
+    }
+  } else if (H5Tget_size(stored_type) > 1 && H5Tget_order(stored_type) != H5T_ORDER_LE) {
     pipeline.supported = false;
+  }
   const int count = H5Pget_nfilters(dataset_creation);
   if (count < 0) pipeline.supported = false;
   for (int i = 0; i < count; ++i) {

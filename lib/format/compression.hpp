@@ -57,21 +57,33 @@ class ChunkEncoder {
   // Valid until the next call. Empty on a codec failure.
   std::span<const std::byte> encoded(std::size_t field);
 
+  // The stored bytes of a chunk of packed rows (format 2): rows [0, row_count) of `rows` with
+  // their `fields` side by side in that order, `chunk_rows` rows (zeros past row_count),
+  // shuffled over the packed row when a codec follows. Valid until the next call; empty on a
+  // codec failure.
+  std::span<const std::byte> encode_packed(const std::byte* rows, std::size_t row_size,
+                                           std::span<const Field> fields, std::size_t row_count,
+                                           std::size_t chunk_rows);
+
  private:
   Compression compression_;
   std::span<const std::byte> compress(std::span<const std::byte> input);
 
   std::vector<std::byte> shuffled_;
-  std::vector<std::vector<std::byte>> images_;
+  // The column images of split_columns, one after the other (image f at image_offsets_[f]):
+  // shuffled, they are also the shuffled image of the packed rows.
+  std::vector<std::byte> images_;
+  std::vector<std::size_t> image_offsets_;
   std::vector<std::size_t> image_widths_;
+  std::size_t image_rows_ = 0;
   std::vector<std::byte> output_;
   struct Contexts;
   std::unique_ptr<Contexts> contexts_;
 };
 
-// A column's filter pipeline as declared on its dataset, in pipeline order: what the reader's
-// own chunk decoder needs to undo. `supported` is false for any other filter, a shuffle that
-// is not first, or a big-endian type; the reader then lets HDF5 decode.
+// A dataset's filter pipeline (a column's, or a table's packed rows'), in pipeline order: what
+// the reader's own chunk decoder needs to undo. `supported` is false for any other filter, a
+// shuffle that is not first, or a big-endian type or member; the reader then lets HDF5 decode.
 struct ColumnPipeline {
   enum class Filter : std::uint8_t { kShuffle, kZstd, kDeflate };
   std::vector<Filter> filters;
@@ -107,6 +119,13 @@ class ChunkDecoder {
 // stock shuffle filter, so its reverse decodes what this writes).
 void shuffle_bytes(std::span<const std::byte> in, std::span<std::byte> out,
                    std::size_t element_size) noexcept;
+// One field (`width` bytes at `packed_offset` in each element of `element_size` bytes) of
+// elements [first, first + count) of an unshuffled chunk image into a field (at `offset`) of
+// consecutive rows of `row_size` bytes: packed rows stored without a codec.
+void scatter_packed_field(const std::byte* image, std::size_t element_size,
+                          std::size_t packed_offset, std::size_t width, std::size_t first,
+                          std::size_t count, std::byte* rows, std::size_t row_size,
+                          std::size_t offset) noexcept;
 // Elements [first, first + count) of a decoded column chunk image (`chunk_rows` elements of
 // `width` bytes, in byte planes if `shuffled`) into one field (at `offset`) of consecutive
 // rows of `row_size` bytes: the reverse of ChunkEncoder::split_columns.

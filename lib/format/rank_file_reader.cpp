@@ -66,6 +66,18 @@ std::vector<std::string> link_names(hid_t group) {
   return names;
 }
 
+// How errors name what a dataset stores: a column (format 1) or a table (format 2).
+std::string stored_name(const char* table, const char* column) {
+  return column != nullptr ? fmt::format("column {}/{}", table, column)
+                           : fmt::format("table {}", table);
+}
+
+// Whether a stored type (a column dataset's, or a packed row's member) is the column's.
+bool matches_column(hid_t type, const Column& column) {
+  const H5T_class_t expected = column.type == ColumnType::kF64 ? H5T_FLOAT : H5T_INTEGER;
+  return H5Tget_class(type) == expected && H5Tget_size(type) == column_type_size(column.type);
+}
+
 std::size_t table_index(const Table& table) {
   const auto tables = all_tables();
   std::size_t index = 0;
@@ -107,10 +119,12 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   std::vector<std::uint32_t> version;
   if (!read_attribute(root, "format_version", version) || version.size() != 2)
     fail("missing or malformed attribute 'format_version'");
-  if (version[0] != kFormatVersionMajor)
-    fail(fmt::format("format version {}.{} is not supported (this reader reads {}.x)", version[0],
-                     version[1], kFormatVersionMajor));
+  if (version[0] != kFormatVersionMajor && version[0] != kColumnGroupsVersionMajor)
+    fail(fmt::format("format version {}.{} is not supported (this reader reads {}.x and {}.x)",
+                     version[0], version[1], kColumnGroupsVersionMajor, kFormatVersionMajor));
+  version_major_ = version[0];
   version_minor_ = version[1];
+  packed_ = version_major_ == kFormatVersionMajor;
 
   // Metadata: missing optional text is left empty; missing numbers are an error.
   read_attribute(root, "tool_version", metadata_.tool_version);
@@ -148,58 +162,10 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   for (const Table* table : all_tables()) {
     TableHandles handles;
     TableMap& map = maps_[tables_.size()];
-    if (H5Lexists(root, table->name, H5P_DEFAULT) <= 0) {
-      if (version_minor_ >= kFormatVersionMinor)
-        fail(fmt::format("table '{}' is missing", table->name));
-      tables_.push_back(std::move(handles));  // absent in an older minor version: empty
-      continue;
-    }
-    handles.group = Handle(H5Gopen2(root, table->name, H5P_DEFAULT));
-    if (!handles.group.valid()) fail(fmt::format("'{}' is not a group", table->name));
-    bool first = true;
-    std::vector<std::string> names;  // of an empty table's group, listed once
-    for (const Column& column : table->columns) {
-      // Once a column is empty the table is (its length is the shortest column's), and an
-      // empty column is never read: the others need only exist. Most files have empty tables
-      // (no GPU, no counters), and each dataset opened costs several microseconds.
-      if (!first && handles.rows == 0) {
-        if (names.empty()) names = link_names(handles.group.get());
-        if (std::find(names.begin(), names.end(), std::string(column.name)) == names.end())
-          fail(fmt::format("column {}/{} is missing", table->name, column.name));
-        continue;
-      }
-      Handle dataset(H5Dopen2(handles.group.get(), column.name, no_cache.get()));
-      if (!dataset.valid()) fail(fmt::format("column {}/{} is missing", table->name, column.name));
-      const Handle type(H5Dget_type(dataset.get()));
-      const Handle space(H5Dget_space(dataset.get()));
-      const bool float_column = column.type == ColumnType::kF64;
-      const H5T_class_t expected_class = float_column ? H5T_FLOAT : H5T_INTEGER;
-      if (H5Tget_class(type.get()) != expected_class ||
-          H5Tget_size(type.get()) != column_type_size(column.type) ||
-          H5Sget_simple_extent_ndims(space.get()) != 1)
-        fail(fmt::format("column {}/{} is not a 1-D {} dataset", table->name, column.name,
-                         column_type_name(column.type)));
-      hsize_t rows = 0;
-      H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
-      handles.rows = first ? rows : std::min<std::uint64_t>(handles.rows, rows);
-      // A small table's chunks are located now, while its datasets are open: the merge's
-      // later passes then read them without opening anything in HDF5. Each column is mapped
-      // to its own length, at least the table's.
-      if (first && rows > 0 && rows <= kMappedAtOpenRows) {
-        map.columns.resize(table->columns.size());
-        map.kept = true;
-      }
-      if (map.kept) {
-        const auto c = static_cast<std::size_t>(&column - table->columns.data());
-        map_column(dataset.get(), rows, map, map.columns[c], table->name, column.name);
-      }
-      first = false;
-      // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
-      // file at once.
-      handles.present = true;
-    }
-    if (map.kept) finish_map(map);
-    handles.group.reset();
+    if (packed_)
+      check_packed_table(root, *table, handles, map, no_cache.get());
+    else
+      check_column_groups(root, *table, handles, map, no_cache.get());
     tables_.push_back(std::move(handles));
   }
 
@@ -226,10 +192,104 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   clock_samples_ = read_all<ClockSampleRow>();
 }
 
+void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHandles& handles,
+                                         TableMap& map, hid_t dataset_access) const {
+  if (H5Lexists(root, table.name, H5P_DEFAULT) <= 0) {
+    if (version_minor_ >= kColumnGroupsVersionMinor)
+      fail(fmt::format("table '{}' is missing", table.name));
+    return;  // absent in an older minor version: empty
+  }
+  const Handle group(H5Gopen2(root, table.name, H5P_DEFAULT));
+  if (!group.valid()) fail(fmt::format("'{}' is not a group", table.name));
+  bool first = true;
+  std::vector<std::string> names;  // of an empty table's group, listed once
+  for (const Column& column : table.columns) {
+    // Once a column is empty the table is (its length is the shortest column's), and an
+    // empty column is never read: the others need only exist. Most files have empty tables
+    // (no GPU, no counters), and each dataset opened costs several microseconds.
+    if (!first && handles.rows == 0) {
+      if (names.empty()) names = link_names(group.get());
+      if (std::find(names.begin(), names.end(), std::string(column.name)) == names.end())
+        fail(fmt::format("column {}/{} is missing", table.name, column.name));
+      continue;
+    }
+    const Handle dataset(H5Dopen2(group.get(), column.name, dataset_access));
+    if (!dataset.valid()) fail(fmt::format("column {}/{} is missing", table.name, column.name));
+    const Handle type(H5Dget_type(dataset.get()));
+    const Handle space(H5Dget_space(dataset.get()));
+    if (!matches_column(type.get(), column) || H5Sget_simple_extent_ndims(space.get()) != 1)
+      fail(fmt::format("column {}/{} is not a 1-D {} dataset", table.name, column.name,
+                       column_type_name(column.type)));
+    hsize_t rows = 0;
+    H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
+    handles.rows = first ? rows : std::min<std::uint64_t>(handles.rows, rows);
+    // A small table's chunks are located now, while its datasets are open: the merge's
+    // later passes then read them without opening anything in HDF5. Each column is mapped
+    // to its own length, at least the table's.
+    if (first && rows > 0 && rows <= kMappedAtOpenRows) {
+      map.columns.resize(table.columns.size());
+      map.kept = true;
+    }
+    if (map.kept) {
+      const auto c = static_cast<std::size_t>(&column - table.columns.data());
+      map_column(dataset.get(), rows, map, map.columns[c], table.name, column.name);
+    }
+    first = false;
+    // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
+    // file at once.
+    handles.present = true;
+  }
+  if (map.kept) finish_map(map);
+}
+
+void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHandles& handles,
+                                        TableMap& map, hid_t dataset_access) const {
+  const auto not_rows = [&] {
+    return fmt::format("'{}' is not a 1-D dataset of compound rows", table.name);
+  };
+  const Handle dataset(H5Dopen2(root, table.name, dataset_access));
+  if (!dataset.valid())
+    fail(H5Lexists(root, table.name, H5P_DEFAULT) > 0
+             ? not_rows()
+             : fmt::format("table '{}' is missing", table.name));
+  const Handle type(H5Dget_type(dataset.get()));
+  const Handle space(H5Dget_space(dataset.get()));
+  if (H5Tget_class(type.get()) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space.get()) != 1)
+    fail(not_rows());
+  handles.element_size = H5Tget_size(type.get());
+  handles.field_offsets.resize(table.columns.size());
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    const Column& column = table.columns[c];
+    // Found by name, wherever the file's row type puts it: fields a newer minor version
+    // adds are ignored.
+    const int member = H5Tget_member_index(type.get(), column.name);
+    if (member < 0) fail(fmt::format("column {}/{} is missing", table.name, column.name));
+    const Handle member_type(H5Tget_member_type(type.get(), static_cast<unsigned>(member)));
+    const std::size_t offset = H5Tget_member_offset(type.get(), static_cast<unsigned>(member));
+    if (!matches_column(member_type.get(), column) ||
+        offset + column_type_size(column.type) > handles.element_size)
+      fail(fmt::format("column {}/{} is not a {} field", table.name, column.name,
+                       column_type_name(column.type)));
+    handles.field_offsets[c] = offset;
+  }
+  hsize_t rows = 0;
+  H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
+  handles.rows = rows;
+  handles.present = true;
+  // A small table's chunks are located now, while its dataset is open (see above).
+  if (rows > 0 && rows <= kMappedAtOpenRows) {
+    map.columns.resize(1);
+    map.kept = true;
+    map_column(dataset.get(), rows, map, map.columns[0], table.name, nullptr);
+    finish_map(map);
+  }
+}
+
 RankFileReader::RankFileReader(Digest digest)
     : path_(std::move(digest.path)),
       metadata_(std::move(digest.metadata)),
       status_(digest.status),
+      version_major_(digest.version_major),
       version_minor_(digest.version_minor),
       strings_(std::move(digest.strings)),
       clock_samples_(std::move(digest.clock_samples)),
@@ -251,7 +311,8 @@ RankFileReader::RankFileReader(Digest digest)
 }
 
 RankFileReader::Digest RankFileReader::digest() const {
-  Digest out{path_, metadata_, status_, version_minor_, {}, strings_, clock_samples_, {}};
+  Digest out{path_,    metadata_,      status_, version_major_, version_minor_, {},
+             strings_, clock_samples_, {}};
   for (const TableHandles& handles : tables_) out.rows.push_back(handles.rows);
   out.communicators = read_all<CommunicatorRow>();
   release();
@@ -304,7 +365,7 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
   }
   if (map.chunk_rows == 0) map.chunk_rows = chunk;
   if (chunk != map.chunk_rows)
-    fail(fmt::format("column {}/{} has chunks of {} rows, not {}", table, name, chunk,
+    fail(fmt::format("{} has chunks of {} rows, not {}", stored_name(table, name), chunk,
                      map.chunk_rows));
   column.chunks.resize((rows + chunk - 1) / chunk);
   for (std::size_t i = 0; i < column.chunks.size(); ++i) {
@@ -313,7 +374,7 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
     hsize_t size = 0;
     unsigned mask = 0;
     if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &address, &size) < 0)
-      fail(fmt::format("cannot locate rows {}.. of column {}/{}", offset, table, name));
+      fail(fmt::format("cannot locate rows {}.. of {}", offset, stored_name(table, name)));
     ChunkLocation& location = column.chunks[i];
     if (address == HADDR_UNDEF || size == 0) continue;  // never written
     location = {base_address_ + address, size, mask};
@@ -326,10 +387,16 @@ const RankFileReader::TableMap& RankFileReader::table_map(std::size_t table_inde
   if (map.mapped) return map;
   reopen();
   const QuietErrors quiet;
-  map.columns.resize(table.columns.size());
-  for (std::size_t c = 0; c < table.columns.size(); ++c)
-    map_column(open_dataset(table_index, table, c), tables_[table_index].rows, map, map.columns[c],
-               table.name, table.columns[c].name);
+  if (packed_) {
+    map.columns.resize(1);
+    map_column(open_dataset(table_index, table, 0), tables_[table_index].rows, map, map.columns[0],
+               table.name, nullptr);
+  } else {
+    map.columns.resize(table.columns.size());
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+      map_column(open_dataset(table_index, table, c), tables_[table_index].rows, map,
+                 map.columns[c], table.name, table.columns[c].name);
+  }
   finish_map(map);
   return map;
 }
@@ -344,6 +411,10 @@ hid_t RankFileReader::open_dataset(std::size_t table_index, const Table& table,
                                    std::size_t column) const {
   reopen();
   std::vector<Handle>& columns = datasets_.at(table_index);
+  if (columns.empty() && packed_) {
+    columns.emplace_back(H5Dopen2(file_.get(), table.name, no_chunk_cache().get()));
+    if (!columns[0].valid()) fail(fmt::format("cannot open table '{}'", table.name));
+  }
   if (columns.empty()) {
     const Handle group(H5Gopen2(file_.get(), table.name, H5P_DEFAULT));
     if (!group.valid()) fail(fmt::format("cannot open table '{}'", table.name));
@@ -376,39 +447,49 @@ DecodeWorkspace& workspace() {
 }  // namespace
 
 void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::byte* rows) {
-  const std::size_t columns = chunk.columns.size();
-  if (buffers.images.size() < columns) buffers.images.resize(columns);
-  if (buffers.shuffled.size() < columns) buffers.shuffled.resize(columns);
-  for (std::size_t c = 0; c < columns; ++c) {
-    const StoredChunk::Column& column = chunk.columns[c];
-    if (!column.wanted) continue;
-    std::vector<std::byte>& image = buffers.images[c];
-    const std::size_t raw_size = chunk.chunk_rows * column.width;
-    if (!column.written) {
+  const std::size_t pieces = chunk.pieces.size();
+  if (buffers.images.size() < pieces) buffers.images.resize(pieces);
+  if (buffers.shuffled.size() < pieces) buffers.shuffled.resize(pieces);
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const StoredChunk::Piece& piece = chunk.pieces[p];
+    if (!piece.wanted) continue;
+    std::vector<std::byte>& image = buffers.images[p];
+    const std::size_t raw_size = chunk.chunk_rows * piece.element_size;
+    if (!piece.written) {
       image.assign(raw_size, std::byte{0});
-      buffers.shuffled[c] = false;
+      buffers.shuffled[p] = false;
       continue;
     }
     bool shuffled = false;
-    if (!buffers.decoder.decode(column.bytes, column.filter_mask, column.pipeline, raw_size, image,
+    if (!buffers.decoder.decode(piece.bytes, piece.filter_mask, piece.pipeline, raw_size, image,
                                 shuffled))
-      throw FormatError(
-          chunk.path,
-          fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", chunk.first,
-                      chunk.first + chunk.count, chunk.table, column.name));
-    buffers.shuffled[c] = shuffled;
+      throw FormatError(chunk.path, fmt::format("cannot read rows {}..{} of {} (damaged chunk?)",
+                                                chunk.first, chunk.first + chunk.count,
+                                                stored_name(chunk.table, piece.column)));
+    buffers.shuffled[p] = shuffled;
   }
-  // Rows in blocks that stay in cache while each column fills its field.
+  // Rows in blocks that stay in cache while each field is filled.
   constexpr std::uint64_t kRowsPerBlock = 256;
   const std::uint64_t end = chunk.first + chunk.count;
   for (std::uint64_t block = chunk.first; block < end; block += kRowsPerBlock) {
     const std::uint64_t block_rows = std::min(kRowsPerBlock, end - block);
+    const std::uint64_t in_chunk = block - chunk.chunk_first;
     std::byte* destination = rows + (block - chunk.first) * chunk.row_size;
-    for (std::size_t c = 0; c < columns; ++c)
-      if (chunk.columns[c].wanted)
-        scatter_column(buffers.images[c].data(), buffers.shuffled[c], chunk.columns[c].width,
-                       chunk.chunk_rows, block - chunk.chunk_first, block_rows, destination,
-                       chunk.row_size, chunk.columns[c].offset);
+    for (const StoredChunk::Field& field : chunk.fields) {
+      if (!field.wanted) continue;
+      const std::byte* image = buffers.images[field.piece].data();
+      const std::size_t element_size = chunk.pieces[field.piece].element_size;
+      if (buffers.shuffled[field.piece])  // the field's byte planes are a shuffled column
+        scatter_column(image + field.packed_offset * chunk.chunk_rows, true, field.width,
+                       chunk.chunk_rows, in_chunk, block_rows, destination, chunk.row_size,
+                       field.offset);
+      else if (element_size == field.width)
+        scatter_column(image, false, field.width, chunk.chunk_rows, in_chunk, block_rows,
+                       destination, chunk.row_size, field.offset);
+      else
+        scatter_packed_field(image, element_size, field.packed_offset, field.width, in_chunk,
+                             block_rows, destination, chunk.row_size, field.offset);
+    }
   }
 }
 
@@ -455,31 +536,42 @@ void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::ui
   out.table = table.name;
   if (out.path != path_) out.path = path_;
   const std::size_t column_count = table.columns.size();
-  out.columns.resize(column_count);
+  const std::size_t piece_count = packed_ ? 1 : column_count;
+  out.fields.resize(column_count);
+  out.pieces.resize(piece_count);
+  for (StoredChunk::Piece& piece : out.pieces) piece.wanted = false;
   for (std::size_t c = 0; c < column_count; ++c) {
     const Column& column = table.columns[c];
-    StoredChunk::Column& stored = out.columns[c];
-    stored.width = column_type_size(column.type);
-    stored.offset = column.offset;
-    stored.name = column.name;
-    stored.pipeline = map.columns[c].pipeline;
-    stored.wanted = (columns >> c & 1U) != 0;
-    if (!stored.wanted) continue;
-    const ChunkLocation& location = map.columns[c].chunks[chunk];
-    stored.written = location.size != 0;
-    if (!stored.written) continue;
-    stored.filter_mask = location.filter_mask;
-    stored.bytes.resize(location.size);
+    StoredChunk::Field& field = out.fields[c];
+    field.width = column_type_size(column.type);
+    field.offset = column.offset;
+    field.packed_offset = packed_ ? handles.field_offsets[c] : 0;
+    field.piece = packed_ ? 0 : c;
+    field.wanted = (columns >> c & 1U) != 0;
+    StoredChunk::Piece& piece = out.pieces[field.piece];
+    piece.wanted = piece.wanted || field.wanted;
+    piece.element_size = packed_ ? handles.element_size : field.width;
+    piece.column = packed_ ? nullptr : column.name;
+  }
+  for (std::size_t p = 0; p < piece_count; ++p) {
+    StoredChunk::Piece& piece = out.pieces[p];
+    piece.pipeline = map.columns[p].pipeline;
+    if (!piece.wanted) continue;
+    const ChunkLocation& location = map.columns[p].chunks[chunk];
+    piece.written = location.size != 0;
+    if (!piece.written) continue;
+    piece.filter_mask = location.filter_mask;
+    piece.bytes.resize(location.size);
     std::size_t done = 0;
     while (done < location.size) {
-      const ssize_t got = ::pread(raw_file_, stored.bytes.data() + done, location.size - done,
+      const ssize_t got = ::pread(raw_file_, piece.bytes.data() + done, location.size - done,
                                   static_cast<off_t>(location.address + done));
       if (got > 0) {
         done += static_cast<std::size_t>(got);
       } else if (got == 0 || errno != EINTR) {
         throw FormatError(path_,
-                          fmt::format("cannot read rows {}..{} of column {}/{}: {}", first,
-                                      first + out.count, table.name, column.name,
+                          fmt::format("cannot read rows {}..{} of {}: {}", first, first + out.count,
+                                      stored_name(table.name, piece.column),
                                       got == 0 ? "the file ends before the chunk (truncated?)"
                                                : std::generic_category().message(errno)));
       }
@@ -518,16 +610,37 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   const std::size_t index = table_index(table);
   reopen();
   const QuietErrors quiet;
-  // A filter our decoder does not know: HDF5 decodes, column by column.
+  // A filter our decoder does not know: HDF5 decodes.
   const hsize_t start = first;
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
+  std::vector<std::byte>& scratch = workspace().scratch;
+  if (packed_) {
+    // Into rows of the struct's layout (HDF5 converts the packed ones), then the fields
+    // wanted into the caller's rows.
+    const hid_t dataset = open_dataset(index, table, 0);
+    const Handle memory_type(create_memory_row_type(table));
+    scratch.resize(count * table.row_size);
+    const Handle file_space(H5Dget_space(dataset));
+    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
+    if (H5Dread(dataset, memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
+                scratch.data()) < 0)
+      fail(fmt::format("cannot read rows {}..{} of table {} (damaged chunk?)", first, first + count,
+                       table.name));
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      if ((columns >> c & 1U) == 0) continue;
+      const Column& column = table.columns[c];
+      scatter_packed_field(scratch.data(), table.row_size, column.offset,
+                           column_type_size(column.type), 0, count, rows, table.row_size,
+                           column.offset);
+    }
+    return;
+  }
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     if ((columns >> c & 1U) == 0) continue;
     const Column& column = table.columns[c];
     const hid_t dataset = open_dataset(index, table, c);
     const std::size_t width = column_type_size(column.type);
-    std::vector<std::byte>& scratch = workspace().scratch;
     scratch.resize(count * width);
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);

@@ -31,17 +31,26 @@ class FormatError : public std::runtime_error {
 // RankFileReader::fetch_chunk (HDF5, on the reader's thread) and decoded by decode_chunk,
 // which touches neither HDF5 nor the reader, so it may run on another thread.
 struct StoredChunk {
-  struct Column {
+  // What one dataset stores for the chunk: a table's packed rows (format 2, the only piece),
+  // or one column (format 1, a piece per column).
+  struct Piece {
     std::vector<std::byte> bytes;
     bool written = false;  // false: the chunk was never written (all zero, the fill value)
+    bool wanted = true;    // false: no wanted field is in it, and it was not read
     unsigned filter_mask = 0;
     ColumnPipeline pipeline;
-    std::size_t width = 0;
-    std::size_t offset = 0;  // of the field in a row
-    const char* name = "";
-    bool wanted = true;  // false: not read, and its field in the rows left as it was
+    std::size_t element_size = 0;  // bytes of a stored element (a packed row, or a value)
+    const char* column = nullptr;  // the column a format-1 piece holds, for error messages
   };
-  std::vector<Column> columns;
+  struct Field {
+    std::size_t width = 0;
+    std::size_t offset = 0;         // of the field in a row
+    std::size_t packed_offset = 0;  // of the field in its piece's element
+    std::size_t piece = 0;
+    bool wanted = true;  // false: its field in the rows is left as it was
+  };
+  std::vector<Piece> pieces;
+  std::vector<Field> fields;      // by column of the table
   std::uint64_t chunk_first = 0;  // the table row the chunk starts at
   std::uint64_t chunk_rows = 0;
   std::uint64_t first = 0;  // the rows wanted: [first, first + count), inside the chunk
@@ -54,8 +63,8 @@ struct StoredChunk {
 // Buffers for decode_chunk, reused from chunk to chunk: one set per thread that decodes.
 struct ChunkDecodeBuffers {
   ChunkDecoder decoder;
-  std::vector<std::vector<std::byte>> images;  // a decoded chunk per column
-  std::vector<bool> shuffled;                  // per column: images[c] holds byte planes
+  std::vector<std::vector<std::byte>> images;  // a decoded chunk per piece
+  std::vector<bool> shuffled;                  // per piece: images[p] holds byte planes
 };
 
 // Rows [chunk.first, chunk.first + chunk.count) into `rows` (count * row_size bytes; padding
@@ -66,7 +75,7 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
 class RankFileReader {
  public:
   // Opens and validates `path` (format name and major version, every table's columns and
-  // types, the string table). Throws FormatError.
+  // types, the string table). Reads formats 2.x and 1.x. Throws FormatError.
   explicit RankFileReader(const std::string& path);
 
   // What a reader knows of its file once open, and the small communicator table: what a
@@ -76,6 +85,7 @@ class RankFileReader {
     std::string path;
     RankMetadata metadata;
     RankFileStatus status;
+    std::uint32_t version_major = 0;
     std::uint32_t version_minor = 0;
     std::vector<std::uint64_t> rows;  // by table, in all_tables() order
     std::vector<std::string> strings;
@@ -95,6 +105,7 @@ class RankFileReader {
   const std::string& path() const noexcept { return path_; }
   const RankMetadata& metadata() const noexcept { return metadata_; }
   const RankFileStatus& status() const noexcept { return status_; }
+  std::uint32_t version_major() const noexcept { return version_major_; }
   std::uint32_t version_minor() const noexcept { return version_minor_; }
 
   // Rows of a table (the shortest column, should a killed writer have left them unequal).
@@ -176,9 +187,12 @@ class RankFileReader {
 
  private:
   struct TableHandles {
-    Handle group;          // closed after the checks at open
     bool present = false;  // false when the table is absent (older minor version)
     std::uint64_t rows = 0;
+    // Format 2: bytes of a stored packed row, and where each column's field lies in it (as
+    // the file's row type says).
+    std::size_t element_size = 0;
+    std::vector<std::size_t> field_offsets;
   };
   // Where a column's stored chunks lie: file address (the user block included) and stored
   // size, 0 for a chunk never written (it reads as zeros), by chunk number.
@@ -193,11 +207,17 @@ class RankFileReader {
   };
   struct TableMap {
     bool mapped = false;     // the fields below are valid
-    bool decodable = false;  // every column's pipeline is decode_chunk's (set with mapped)
+    bool decodable = false;  // every dataset's pipeline is decode_chunk's (set with mapped)
     bool kept = false;       // made at open (small): survives release()
     std::uint64_t chunk_rows = 0;
-    std::vector<ColumnMap> columns;
+    std::vector<ColumnMap> columns;  // by dataset: the table's one (format 2), or by column
   };
+  void check_column_groups(hid_t root, const Table& table, TableHandles& handles, TableMap& map,
+                           hid_t dataset_access) const;
+  void check_packed_table(hid_t root, const Table& table, TableHandles& handles, TableMap& map,
+                          hid_t dataset_access) const;
+  // Locates the chunks of a column (format 1, `name` its column) or of a table's packed rows
+  // (format 2, `name` null).
   void map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
                   const char* table, const char* name) const;
   static void finish_map(TableMap& map);
@@ -213,13 +233,15 @@ class RankFileReader {
   mutable Handle file_;
   RankMetadata metadata_;
   RankFileStatus status_;
+  std::uint32_t version_major_ = 0;
   std::uint32_t version_minor_ = 0;
+  bool packed_ = false;  // format 2: a dataset of packed rows per table
   std::vector<TableHandles> tables_;
   std::vector<std::string> strings_;
   std::vector<ClockSampleRow> clock_samples_;
   std::uint64_t base_address_ = 0;                     // HDF5 addresses start after a user block
   mutable std::vector<TableMap> maps_;                 // by table; sized at open
-  mutable std::vector<std::vector<Handle>> datasets_;  // by table: HDF5's reads (rare filters)
+  mutable std::vector<std::vector<Handle>> datasets_;  // by table: its datasets, when opened
   mutable int raw_file_ = -1;                          // for read_chunk's pread()
   bool from_digest_ = false;                           // no file behind this reader
   std::vector<CommunicatorRow> digest_communicators_;  // what a digest reader can read

@@ -143,16 +143,10 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   for (const Table* table : all_tables()) {
     TableState state;
     state.table = table;
-    state.group = Handle(H5Gcreate2(root, table->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    if (!state.group.valid()) return fail(fmt::format("cannot create group {}", table->name));
-    for (const Column& column : table->columns) {
-      Handle dataset =
-          create_extensible(state.group.get(), column.name, column_hdf5_type(column.type),
-                            kChunkRows, &compression_, column_type_size(column.type));
-      if (!dataset.valid())
-        return fail(fmt::format("cannot create dataset {}/{}", table->name, column.name));
-      state.columns.push_back(std::move(dataset));
-    }
+    const Handle row_type(create_packed_row_type(*table));
+    state.dataset = create_extensible(root, table->name, row_type.get(), kChunkRows, &compression_,
+                                      packed_row_size(*table));
+    if (!state.dataset.valid()) return fail(fmt::format("cannot create dataset {}", table->name));
     state.tail.resize(kChunkRows * table->row_size);
     tables_.push_back(std::move(state));
   }
@@ -218,10 +212,7 @@ void RankFileWriter::close_after_disk_full() {
   // The reserved margin holds the metadata of this close.
   const QuietErrors quiet;
   failed_ = true;  // `complete` stays 0: readers see the file ended early
-  for (TableState& state : tables_) {
-    state.columns.clear();
-    state.group.reset();
-  }
+  for (TableState& state : tables_) state.dataset.reset();
   strings_.reset();
   H5Fclose(file_.release_without_close());
   release_reservation();
@@ -231,23 +222,18 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const QuietErrors quiet;
   const hsize_t first = state.full_chunks * kChunkRows;
   const hsize_t extent = first + rows;
-  const std::size_t row_size = state.table->row_size;
   // Whole chunks always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
   fields_.clear();
   for (const Column& column : state.table->columns)
     fields_.push_back({column.offset, column_type_size(column.type)});
-  const std::size_t row_count = rows;
-  encoder_.split_columns(state.tail.data(), row_size, fields_, row_count, kChunkRows);
-  for (std::size_t c = 0; c < state.columns.size(); ++c) {
-    const Column& column = state.table->columns[c];
-    const std::span<const std::byte> stored = encoder_.encoded(c);
-    if (stored.empty()) return fail("compression failed");
-    if (!reserve(stored.size())) return false;
-    const hid_t dataset = state.columns[c].get();
-    if (H5Dset_extent(dataset, &extent) < 0 ||
-        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
-      return fail(fmt::format("cannot write {}/{}", state.table->name, column.name));
-  }
+  const std::span<const std::byte> stored =
+      encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, kChunkRows);
+  if (stored.empty()) return fail("compression failed");
+  if (!reserve(stored.size())) return false;
+  const hid_t dataset = state.dataset.get();
+  if (H5Dset_extent(dataset, &extent) < 0 ||
+      H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+    return fail(fmt::format("cannot write {}", state.table->name));
   return true;
 }
 
@@ -314,10 +300,7 @@ bool RankFileWriter::close(RankFileStatus status) {
   status.complete = true;
   if (!flush(status)) return false;
   const QuietErrors quiet;
-  for (TableState& state : tables_) {
-    state.columns.clear();
-    state.group.reset();
-  }
+  for (TableState& state : tables_) state.dataset.reset();
   strings_.reset();
   const hid_t file = file_.get();
   if (H5Fclose(file) < 0) {

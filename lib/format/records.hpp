@@ -7,10 +7,14 @@
 
 namespace rocprof::format {
 
-// Version of the rank-file layout. Readers accept files of the same major version and any
-// minor version (a minor bump only adds tables, columns or attributes).
-inline constexpr std::uint32_t kFormatVersionMajor = 1;
-inline constexpr std::uint32_t kFormatVersionMinor = 2;
+// Version of the rank-file layout written. Readers accept files of a major version they know
+// and any minor version (a minor bump only adds tables, columns or attributes). Version 2
+// stores a table as one dataset of packed rows; version 1 (a group of column datasets,
+// minor versions up to 2) is still read.
+inline constexpr std::uint32_t kFormatVersionMajor = 2;
+inline constexpr std::uint32_t kFormatVersionMinor = 0;
+inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
+inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
 // 1.1); the same value as ROCPROF_MPI_CALL_PART of the recorder API.
 inline constexpr std::uint64_t kCallPartRequest = 1;

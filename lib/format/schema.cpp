@@ -200,6 +200,29 @@ std::string_view column_type_name(ColumnType type) noexcept {
 
 std::span<const Table* const> all_tables() noexcept { return kAllTables; }
 
+std::size_t packed_row_size(const Table& table) noexcept {
+  std::size_t size = 0;
+  for (const Column& column : table.columns) size += column_type_size(column.type);
+  return size;
+}
+
+hid_t create_packed_row_type(const Table& table) noexcept {
+  const hid_t type = H5Tcreate(H5T_COMPOUND, packed_row_size(table));
+  std::size_t offset = 0;
+  for (const Column& column : table.columns) {
+    H5Tinsert(type, column.name, offset, column_hdf5_type(column.type));
+    offset += column_type_size(column.type);
+  }
+  return type;
+}
+
+hid_t create_memory_row_type(const Table& table) noexcept {
+  const hid_t type = H5Tcreate(H5T_COMPOUND, table.row_size);
+  for (const Column& column : table.columns)
+    H5Tinsert(type, column.name, column.offset, column_hdf5_type(column.type));
+  return type;
+}
+
 template <>
 const Table& table_of<ApiCallRow>() noexcept {
   return kApiCalls;

@@ -1,5 +1,7 @@
-// How each row type of records.hpp is stored: a group per table, one 1-D dataset per column.
-// The writer and the reader both walk these descriptions, so the layout exists only here.
+// How each row type of records.hpp is stored. Format 2: a table is one 1-D dataset of packed
+// rows (an HDF5 compound type whose members are the columns, in order, without padding).
+// Format 1 (still read): a group per table, one 1-D dataset per column. The writer and the
+// reader both walk these descriptions, so the layout exists only here.
 #pragma once
 
 #include <hdf5.h>
@@ -33,6 +35,13 @@ std::size_t column_type_size(ColumnType type) noexcept;
 hid_t column_hdf5_type(ColumnType type) noexcept;
 std::string_view column_type_name(ColumnType type) noexcept;
 
+// Bytes of a table's packed row (format 2): its columns side by side, in order.
+std::size_t packed_row_size(const Table& table) noexcept;
+// The HDF5 compound type of a table's packed rows as stored (format 2), and of its rows in
+// memory (the row struct's layout, for HDF5's own reads): new ids the caller closes.
+hid_t create_packed_row_type(const Table& table) noexcept;
+hid_t create_memory_row_type(const Table& table) noexcept;
+
 // The table each row type is stored in.
 template <typename Row>
 const Table& table_of() noexcept;
@@ -46,8 +55,8 @@ inline constexpr ColumnSet kAllColumns = ~ColumnSet{0};
 // The columns of `table` with these names; throws std::invalid_argument for a name it lacks.
 ColumnSet columns_named(const Table& table, std::initializer_list<std::string_view> names);
 
-// Rows of a column chunk: large enough for good compression, small enough that a reader
-// streams a file in small steps. Fixed for format 1.x (recorded as each dataset's chunk).
+// Rows of a chunk: large enough for good compression, small enough that a reader streams a
+// file in small steps. Fixed for formats 1.x and 2.x (recorded as each dataset's chunk).
 inline constexpr std::size_t kChunkRows = 16384;
 
 // Group holding the string table (dataset "strings" of variable-length UTF-8 strings).

@@ -38,6 +38,7 @@ void put_digest(ByteWriter& out, const format::RankFileReader::Digest& digest) {
   out.put<std::uint8_t>(digest.status.complete ? 1 : 0);
   out.put(digest.status.records_dropped);
   out.put(digest.status.last_flush_clock_ns);
+  out.put(digest.version_major);
   out.put(digest.version_minor);
   out.put_vector(digest.rows);
   put_strings(out, digest.strings);
@@ -64,6 +65,7 @@ format::RankFileReader::Digest get_digest(ByteReader& in) {
   digest.status.complete = in.get<std::uint8_t>() != 0;
   digest.status.records_dropped = in.get<std::uint64_t>();
   digest.status.last_flush_clock_ns = in.get<std::uint64_t>();
+  digest.version_major = in.get<std::uint32_t>();
   digest.version_minor = in.get<std::uint32_t>();
   digest.rows = in.get_vector<std::uint64_t>();
   digest.strings = get_strings(in);

@@ -1,6 +1,9 @@
 #include "tests/format/rank_file_sample.hpp"
 
 #include <stdexcept>
+#include <tuple>
+
+#include "lib/format/rank_file_reader.hpp"
 
 namespace rocprof::test {
 
@@ -186,6 +189,64 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
   ok = ok && writer->close(status);
   if (!ok) throw std::runtime_error(writer->error());
   return s;
+}
+
+namespace {
+
+// One table's rows as column datasets of a new group, in place of its dataset.
+template <typename Row>
+void write_column_group(const std::vector<Row>& rows, hid_t file, const Compression& compression) {
+  const Table& table = table_of<Row>();
+  if (H5Ldelete(file, table.name, H5P_DEFAULT) < 0)
+    throw std::runtime_error(std::string("cannot remove ") + table.name);
+  const Handle group(H5Gcreate2(file, table.name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  const hsize_t count = rows.size();
+  const hsize_t unlimited = H5S_UNLIMITED;
+  const hsize_t chunk = kChunkRows;
+  for (const Column& column : table.columns) {
+    const std::size_t width = column_type_size(column.type);
+    std::vector<std::byte> values(rows.size() * width);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::memcpy(values.data() + i * width,
+                  reinterpret_cast<const std::byte*>(&rows[i]) + column.offset, width);
+    const Handle space(H5Screate_simple(1, &count, &unlimited));
+    const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_chunk(properties.get(), 1, &chunk);
+    if (!add_filters(properties.get(), compression, width))
+      throw std::runtime_error("cannot set the filters");
+    const Handle dataset(H5Dcreate2(group.get(), column.name, column_hdf5_type(column.type),
+                                    space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
+    if (!dataset.valid() ||
+        (count > 0 && H5Dwrite(dataset.get(), column_hdf5_type(column.type), H5S_ALL, H5S_ALL,
+                               H5P_DEFAULT, values.data()) < 0))
+      throw std::runtime_error(std::string("cannot write column ") + column.name);
+  }
+}
+
+}  // namespace
+
+void rewrite_as_column_groups(const std::string& path, const Compression& compression) {
+  std::tuple<std::vector<ApiCallRow>, std::vector<ActivityRow>, std::vector<ExternalCorrelationRow>,
+             std::vector<MarkerRow>, std::vector<MpiCallRow>, std::vector<CommunicatorRow>,
+             std::vector<CounterSampleRow>, std::vector<CounterSessionRow>,
+             std::vector<ClockSampleRow>, std::vector<OpNameRow>, std::vector<ThreadRow>,
+             std::vector<AnnotationRow>>
+      tables;
+  {
+    const RankFileReader reader(path);  // closed before the file is opened for writing
+    std::apply(
+        [&](auto&... rows) {
+          ((rows = reader.read_all<typename std::decay_t<decltype(rows)>::value_type>()), ...);
+        },
+        tables);
+  }
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  if (!file.valid()) throw std::runtime_error("cannot open " + path);
+  std::apply([&](const auto&... rows) { (write_column_group(rows, file.get(), compression), ...); },
+             tables);
+  const std::vector<std::uint32_t> version = {kColumnGroupsVersionMajor, kColumnGroupsVersionMinor};
+  if (!write_attribute(file.get(), "format_version", version))
+    throw std::runtime_error("cannot write format_version");
 }
 
 }  // namespace rocprof::test

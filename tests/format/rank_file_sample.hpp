@@ -42,4 +42,9 @@ format::RankMetadata sample_metadata();
 SampleRows write_sample_file(const std::string& path, const format::Compression& compression,
                              std::size_t api_rows);
 
+// Rewrites a rank file in place in the column-group layout of format 1.2 (a group per table,
+// a dataset per column, HDF5 applying the filters of `compression`), as the recorder wrote
+// before format 2: what older files look like, for the reader's tests.
+void rewrite_as_column_groups(const std::string& path, const format::Compression& compression);
+
 }  // namespace rocprof::test

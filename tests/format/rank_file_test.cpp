@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -102,6 +103,76 @@ TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
   EXPECT_EQ(reader.string(sample.mpi_calls[1].function), "MPI_Wait");
   EXPECT_EQ(reader.string(0), "");
   EXPECT_THROW(reader.string(100000), FormatError);
+  EXPECT_EQ(reader.version_major(), kFormatVersionMajor);
+}
+
+TEST_P(RankFileCompression, TablesAreDatasetsOfPackedRows) {
+  // Format 2 as FORMAT.md has it: each table one 1-D compound dataset, its members the
+  // columns in schema order without padding, shuffled over the whole row before the codec.
+  const SampleRows sample = write_sample(kChunkRows + 5);
+  const Handle file(H5Fopen(path("rank.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  for (const Table* table : all_tables()) {
+    const Handle dataset(H5Dopen2(file.get(), table->name, H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid()) << table->name;
+    const Handle type(H5Dget_type(dataset.get()));
+    ASSERT_EQ(H5Tget_class(type.get()), H5T_COMPOUND) << table->name;
+    ASSERT_EQ(H5Tget_nmembers(type.get()), static_cast<int>(table->columns.size()));
+    EXPECT_EQ(H5Tget_size(type.get()), packed_row_size(*table)) << table->name;
+    std::size_t offset = 0;
+    for (std::size_t c = 0; c < table->columns.size(); ++c) {
+      const auto member = static_cast<unsigned>(c);
+      char* name = H5Tget_member_name(type.get(), member);
+      EXPECT_STREQ(name, table->columns[c].name);
+      H5free_memory(name);
+      EXPECT_EQ(H5Tget_member_offset(type.get(), member), offset) << table->columns[c].name;
+      const Handle member_type(H5Tget_member_type(type.get(), member));
+      EXPECT_GT(H5Tequal(member_type.get(), column_hdf5_type(table->columns[c].type)), 0);
+      offset += column_type_size(table->columns[c].type);
+    }
+    const Handle creation(H5Dget_create_plist(dataset.get()));
+    const bool compressed = std::string(GetParam()) != "none";
+    ASSERT_EQ(H5Pget_nfilters(creation.get()), compressed ? 2 : 0) << table->name;
+    if (compressed) {
+      unsigned flags = 0;
+      std::size_t values = 0;
+      EXPECT_EQ(H5Pget_filter2(creation.get(), 0, &flags, &values, nullptr, 0, nullptr, nullptr),
+                H5Z_FILTER_SHUFFLE);
+    }
+  }
+  // HDF5's own decoding, by member name into the row struct, reads what was written.
+  const Handle dataset(H5Dopen2(file.get(), "mpi_calls", H5P_DEFAULT));
+  const Handle memory_type(create_memory_row_type(table_of<MpiCallRow>()));
+  std::vector<MpiCallRow> rows(sample.mpi_calls.size());
+  ASSERT_GE(H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()),
+            0);
+  expect_rows_equal(sample.mpi_calls, rows, "mpi_calls through HDF5");
+}
+
+TEST_P(RankFileCompression, ColumnGroupFilesOfFormatOneAreStillRead) {
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample(2 * kChunkRows + 99);
+  Compression compression;
+  std::string error;
+  ASSERT_TRUE(Compression::parse(GetParam(), compression, error));
+  rocprof::test::rewrite_as_column_groups(file, compression);
+  const RankFileReader reader(file);
+  EXPECT_EQ(reader.version_major(), 1U);
+  EXPECT_EQ(reader.version_minor(), kColumnGroupsVersionMinor);
+  EXPECT_EQ(reader.metadata().rank, 3);
+  expect_sample(reader, sample);
+  // Column subsets and the prefetching cursor, as the merge reads.
+  std::vector<ApiCallRow> rows(3);
+  for (ApiCallRow& row : rows) row.correlation_id = 77;
+  reader.read(kChunkRows - 1, 3, rows, columns_named(table_of<ApiCallRow>(), {"end_ns"}));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].end_ns, sample.api_calls[kChunkRows - 1 + i].end_ns);
+    EXPECT_EQ(rows[i].correlation_id, 77U);
+  }
+  PrefetchCursor<ApiCallRow> cursor(reader);
+  std::vector<ApiCallRow> block;
+  std::vector<ApiCallRow> all;
+  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+  expect_rows_equal(sample.api_calls, all, "api_calls through the cursor");
 }
 
 TEST_P(RankFileCompression, PrefetchCursorDecodesAheadOnAHelperThread) {
@@ -190,7 +261,7 @@ TEST_P(RankFileCompression, OnlyTheColumnsAskedForAreRead) {
 }
 
 TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
-  // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one column: the reader's own
+  // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one table: the reader's own
   // decoder leaves such tables to HDF5, and the cursor must still hand out every row.
   const std::string file = path("rank.h5");
   const std::string repacked = path("repacked.h5");
@@ -198,7 +269,7 @@ TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
   const SampleRows sample =
       write_sample_file(file, Compression{Codec::kDeflate, 1}, 2 * kChunkRows + 7);
   const std::string command =
-      "h5repack -f api_calls/begin_ns:FLET '" + file + "' '" + repacked + "' >/dev/null 2>&1";
+      "h5repack -f api_calls:FLET '" + file + "' '" + repacked + "' >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
   const RankFileReader reader(repacked);
   StoredChunk stored;
@@ -325,7 +396,8 @@ TEST_F(RankFile, WrongMajorVersionIsRefused) {
   H5Awrite(attribute, H5T_NATIVE_UINT, version);
   H5Aclose(attribute);
   H5Fclose(h);
-  EXPECT_NE(open_error(file).find("format version 2.0 is not supported"), std::string::npos);
+  EXPECT_NE(open_error(file).find("format version 3.0 is not supported"), std::string::npos)
+      << open_error(file);
 }
 
 TEST_F(RankFile, TruncatedFileIsAClearError) {
@@ -416,9 +488,64 @@ TEST_F(RankFile, FileRemovedAfterItsCheckIsAClearError) {
   }
 }
 
-TEST_F(RankFile, MissingColumnsAreFoundEvenInEmptyTables) {
+TEST_F(RankFile, MissingOrMistypedColumnsAndTablesAreNamed) {
   const std::string file = path("rank.h5");
   write_sample_file(file, Compression{}, 100);
+  // Each case replaces a table's dataset with an empty one of other rows (or a group).
+  struct Case {
+    const char* table;
+    const char* dropped;   // a column left out of the row type
+    const char* retyped;   // a column stored as float64
+    bool group;            // a group instead of a dataset
+    const char* expected;  // in the error
+  };
+  for (const Case& test : {
+           Case{"counter_samples", "counter", nullptr, false, "counter_samples/counter is missing"},
+           Case{"api_calls", "end_ns", nullptr, false, "api_calls/end_ns is missing"},
+           Case{"markers", nullptr, "op", false, "markers/op is not a uint8 field"},
+           Case{"threads", nullptr, nullptr, true, "'threads' is not a 1-D dataset"},
+       }) {
+    const std::string copy = path(std::string(test.table) + ".h5");
+    fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
+    {
+      const Handle h(H5Fopen(copy.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+      ASSERT_TRUE(h.valid());
+      ASSERT_GE(H5Ldelete(h.get(), test.table, H5P_DEFAULT), 0);
+      if (test.group) {
+        ASSERT_GE(
+            Handle(H5Gcreate2(h.get(), test.table, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)).get(),
+            0);
+      } else {
+        const Table& table =
+            **std::find_if(all_tables().begin(), all_tables().end(),
+                           [&](const Table* t) { return std::string(t->name) == test.table; });
+        const Handle type(H5Tcreate(H5T_COMPOUND, 8 * table.columns.size()));
+        std::size_t offset = 0;
+        for (const Column& column : table.columns) {
+          if (test.dropped != nullptr && std::string(column.name) == test.dropped) continue;
+          const bool retype = test.retyped != nullptr && std::string(column.name) == test.retyped;
+          H5Tinsert(type.get(), column.name, offset,
+                    retype ? H5T_IEEE_F64LE : column_hdf5_type(column.type));
+          offset += 8;
+        }
+        const hsize_t none = 0;
+        const Handle space(H5Screate_simple(1, &none, nullptr));
+        ASSERT_GE(Handle(H5Dcreate2(h.get(), test.table, type.get(), space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT))
+                      .get(),
+                  0);
+      }
+    }
+    const std::string error = open_error(copy);
+    EXPECT_NE(error.find(test.expected), std::string::npos) << error;
+    EXPECT_NE(error.find(copy), std::string::npos) << error;
+  }
+}
+
+TEST_F(RankFile, MissingColumnsOfFormatOneAreFoundEvenInEmptyTables) {
+  const std::string file = path("rank.h5");
+  write_sample_file(file, Compression{}, 100);
+  rocprof::test::rewrite_as_column_groups(file, Compression{});
   // Empty the counter table (its first column, in schema order, cut to no rows), then remove one
   // column from it and one from the API-call table: both are named, though the empty table's
   // columns are otherwise not opened.
@@ -458,7 +585,7 @@ TEST_F(RankFile, CorruptedChunksAreAClearError) {
   hsize_t size = 0;
   {
     const hid_t h = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    const hid_t dataset = H5Dopen2(h, "api_calls/begin_ns", H5P_DEFAULT);
+    const hid_t dataset = H5Dopen2(h, "api_calls", H5P_DEFAULT);
     const hid_t space = H5Dget_space(dataset);
     hsize_t offset[1] = {0};
     unsigned mask = 0;
@@ -481,8 +608,7 @@ TEST_F(RankFile, CorruptedChunksAreAClearError) {
     FAIL() << "a damaged chunk was read without an error";
   } catch (const FormatError& error) {
     EXPECT_NE(std::string(error.what()).find(file), std::string::npos);
-    EXPECT_NE(std::string(error.what()).find("api_calls/begin_ns"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("table api_calls"), std::string::npos) << error.what();
   }
   // Through a prefetching cursor the damage is found on its helper thread and reported by
   // next() at the damaged chunk, after the sound chunks before it.
@@ -492,8 +618,7 @@ TEST_F(RankFile, CorruptedChunksAreAClearError) {
     while (cursor.next(rows)) ++sound_blocks;
     FAIL() << "a damaged chunk was read without an error";
   } catch (const FormatError& error) {
-    EXPECT_NE(std::string(error.what()).find("api_calls/begin_ns"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("table api_calls"), std::string::npos) << error.what();
   }
   EXPECT_EQ(sound_blocks, 2u);
   // The undamaged tables still read.

@@ -133,6 +133,7 @@ TEST_F(MergeInput, ADigestSentAsBytesAnswersAsTheFileDoes) {
   EXPECT_EQ(copy.metadata().command_line, file.metadata().command_line);
   EXPECT_EQ(copy.metadata().start_realtime_ns, file.metadata().start_realtime_ns);
   EXPECT_EQ(copy.status().complete, file.status().complete);
+  EXPECT_EQ(copy.version_major(), file.version_major());
   EXPECT_EQ(copy.version_minor(), file.version_minor());
   ASSERT_EQ(copy.string_count(), file.string_count());
   for (rocprof::format::StringId id = 0; id < file.string_count(); ++id)
