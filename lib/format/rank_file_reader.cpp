@@ -181,7 +181,10 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   const Handle memory_type(H5Tcopy(H5T_C_S1));
   H5Tset_size(memory_type.get(), H5T_VARIABLE);
   H5Tset_cset(memory_type.get(), H5T_CSET_UTF8);
-  if (H5Dread(strings.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
+  // A conversion buffer the size of the table: HDF5's default is 1 MiB, zeroed at each read.
+  const Handle transfer(H5Pcreate(H5P_DATASET_XFER));
+  H5Pset_buffer(transfer.get(), std::max<std::size_t>(texts.size() * 16, 4096), nullptr, nullptr);
+  if (H5Dread(strings.get(), memory_type.get(), H5S_ALL, H5S_ALL, transfer.get(), texts.data()) < 0)
     fail("cannot read the string table");
   strings_.reserve(texts.size());
   for (char* text : texts) {

@@ -144,10 +144,10 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
     TableState state;
     state.table = table;
     const Handle row_type(create_packed_row_type(*table));
-    state.dataset = create_extensible(root, table->name, row_type.get(), kChunkRows, &compression_,
-                                      packed_row_size(*table));
+    state.dataset = create_extensible(root, table->name, row_type.get(), table->chunk_rows,
+                                      &compression_, packed_row_size(*table));
     if (!state.dataset.valid()) return fail(fmt::format("cannot create dataset {}", table->name));
-    state.tail.resize(kChunkRows * table->row_size);
+    state.tail.resize(table->chunk_rows * table->row_size);
     tables_.push_back(std::move(state));
   }
   const Handle string_type = vlen_string_type();
@@ -166,15 +166,16 @@ bool RankFileWriter::append_rows(std::size_t table, const std::byte* rows, std::
   if (failed_) return false;
   TableState& state = tables_[table];
   const std::size_t row_size = state.table->row_size;
+  const std::size_t chunk_rows = state.table->chunk_rows;
   while (count > 0) {
-    const std::size_t take = std::min(count, kChunkRows - state.tail_rows);
+    const std::size_t take = std::min(count, chunk_rows - state.tail_rows);
     std::memcpy(state.tail.data() + state.tail_rows * row_size, rows, take * row_size);
     state.tail_rows += take;
     state.tail_dirty = true;
     rows += take * row_size;
     count -= take;
-    if (state.tail_rows == kChunkRows) {
-      if (!write_chunk(state, kChunkRows)) return false;
+    if (state.tail_rows == chunk_rows) {
+      if (!write_chunk(state, chunk_rows)) return false;
       ++state.full_chunks;
       state.tail_rows = 0;
       state.tail_dirty = false;
@@ -220,14 +221,15 @@ void RankFileWriter::close_after_disk_full() {
 
 bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const QuietErrors quiet;
-  const hsize_t first = state.full_chunks * kChunkRows;
+  const std::size_t chunk_rows = state.table->chunk_rows;
+  const hsize_t first = state.full_chunks * chunk_rows;
   const hsize_t extent = first + rows;
   // Whole chunks always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
   fields_.clear();
   for (const Column& column : state.table->columns)
     fields_.push_back({column.offset, column_type_size(column.type)});
   const std::span<const std::byte> stored =
-      encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, kChunkRows);
+      encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, chunk_rows);
   if (stored.empty()) return fail("compression failed");
   if (!reserve(stored.size())) return false;
   const hid_t dataset = state.dataset.get();
@@ -328,7 +330,7 @@ void RankFileWriter::release_reservation() noexcept {
 
 std::uint64_t RankFileWriter::rows(const Table& table) const noexcept {
   const TableState& state = tables_[table_index(table)];
-  return state.full_chunks * kChunkRows + state.tail_rows;
+  return state.full_chunks * state.table->chunk_rows + state.tail_rows;
 }
 
 std::uint64_t RankFileWriter::bytes_on_disk() const noexcept {

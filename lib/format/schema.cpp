@@ -133,11 +133,14 @@ constexpr Table kExternal{"external_correlations", sizeof(ExternalCorrelationRow
 constexpr Table kMarkers{"markers", sizeof(MarkerRow), kMarkerColumns};
 constexpr Table kMpiCalls{"mpi_calls", sizeof(MpiCallRow), kMpiColumns};
 constexpr Table kCounterSamples{"counter_samples", sizeof(CounterSampleRow), kCounterColumns};
-constexpr Table kCounterSessions{"counter_sessions", sizeof(CounterSessionRow), kSessionColumns};
-constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockColumns};
-constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns};
-constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns};
-constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns};
+constexpr Table kCounterSessions{"counter_sessions", sizeof(CounterSessionRow), kSessionColumns,
+                                 kSmallTableChunkRows};
+constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockColumns,
+                              kSmallTableChunkRows};
+constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns,
+                               kSmallTableChunkRows};
+constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns, kSmallTableChunkRows};
+constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns, kSmallTableChunkRows};
 constexpr Table kAnnotations{"annotations", sizeof(AnnotationRow), kAnnotationColumns};
 
 constexpr std::array<const Table*, 12> kAllTables = {

@@ -24,10 +24,18 @@ struct Column {
   std::uint32_t offset;  // byte offset of the field in the row struct
 };
 
+// Rows of a chunk: large enough for good compression, small enough that a reader streams a
+// file in small steps. Fixed for formats 1.x and 2.x (recorded as each dataset's chunk).
+inline constexpr std::size_t kChunkRows = 16384;
+// Format 2 gives tables that stay small (clock samples, communicators, ...) smaller chunks:
+// reading one decodes a whole chunk, and every reader reads them first.
+inline constexpr std::size_t kSmallTableChunkRows = 256;
+
 struct Table {
-  const char* name;  // HDF5 group name under the file root
+  const char* name;  // the dataset (format 2) or group (format 1) under the file root
   std::size_t row_size;
   std::span<const Column> columns;
+  std::size_t chunk_rows = kChunkRows;  // written in format 2 (format 1: kChunkRows)
 };
 
 std::size_t column_type_size(ColumnType type) noexcept;
@@ -54,10 +62,6 @@ using ColumnSet = std::uint64_t;
 inline constexpr ColumnSet kAllColumns = ~ColumnSet{0};
 // The columns of `table` with these names; throws std::invalid_argument for a name it lacks.
 ColumnSet columns_named(const Table& table, std::initializer_list<std::string_view> names);
-
-// Rows of a chunk: large enough for good compression, small enough that a reader streams a
-// file in small steps. Fixed for formats 1.x and 2.x (recorded as each dataset's chunk).
-inline constexpr std::size_t kChunkRows = 16384;
 
 // Group holding the string table (dataset "strings" of variable-length UTF-8 strings).
 inline constexpr const char* kStringsDataset = "strings";

@@ -33,9 +33,9 @@ def run(build, ranks, layout, out):
     for rank in range(ranks):
         with h5py.File(os.path.join(out, f"{rank}.h5"), "r") as f:
             strings = f["strings"].asstr()[:]
-            names = strings[f["mpi_calls/function"][:]]
-            begins = f["mpi_calls/begin_ns"][:][names == "rocprof_mpi_clock_sync"]
-            ends = f["mpi_calls/end_ns"][:][names == "rocprof_mpi_clock_sync"]
+            names = strings[f["mpi_calls"]["function"][:]]
+            begins = f["mpi_calls"]["begin_ns"][:][names == "rocprof_mpi_clock_sync"]
+            ends = f["mpi_calls"]["end_ns"][:][names == "rocprof_mpi_clock_sync"]
             slowest = max(slowest, int(ends[0] - begins[0]))  # the one at MPI_Init
     return slowest
 

@@ -519,15 +519,55 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(duplicate.returncode, 1)
         self.assertIn(f"{os.path.join(other, '1.h5')}: rank 1 is also in", duplicate.stderr)
 
+    def test_rank_files_of_format_1_merge_to_the_same_timeline(self):
+        # Files written before format 2 (a group of column datasets per table) still merge: to
+        # the bytes the same rows give in format 2, alone or mixed with format-2 files. They
+        # are made here with h5py from format-2 files, with stock filters (shuffle, deflate),
+        # which format 1 allowed.
+        import h5py
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic(ranks=4, events=3000)
+        def rewrite_as_column_groups(path):
+            with h5py.File(path, "r+") as f:
+                for table in [name for name in f if f[name].dtype.names]:
+                    rows = f[table][:]
+                    del f[table]
+                    group = f.create_group(table)
+                    for column in rows.dtype.names:
+                        group.create_dataset(column, data=rows[column], chunks=(16384,),
+                                             maxshape=(None,), shuffle=True, compression="gzip")
+                f.attrs["format_version"] = numpy.array([1, 2], dtype=numpy.uint32)
+        old, mixed = os.path.join(self.dir, "old"), os.path.join(self.dir, "mixed")
+        shutil.copytree(job, old)
+        shutil.copytree(job, mixed)
+        for name in os.listdir(old):
+            rewrite_as_column_groups(os.path.join(old, name))
+        for name in ("0.h5", "3.h5"):
+            rewrite_as_column_groups(os.path.join(mixed, name))
+        with h5py.File(os.path.join(old, "1.h5"), "r") as f:
+            self.assertIsInstance(f["mpi_calls"], h5py.Group)
+            self.assertGreater(f["mpi_calls"]["begin_ns"].shape[0], 100)
+        traces = {}
+        for name, directory in (("new", job), ("old", old), ("mixed", mixed)):
+            out = os.path.join(self.dir, f"{name}.pftrace")
+            result = self.merge(directory, "-o", out, "--no-summary")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(out, "rb") as f:
+                traces[name] = f.read()
+        self.assertGreater(len(traces["new"]), 10000)
+        self.assertEqual(traces["old"], traces["new"])
+        self.assertEqual(traces["mixed"], traces["new"])
+
     def test_a_damaged_message_chunk_names_its_file_and_leaves_nothing(self):
         # Rank 1's MPI calls are read for message matching on a helper thread while the next
         # files are checked (a serial merge): damage in them must still stop the merge with the
-        # file and column named, and leave neither output nor message spill behind.
+        # file and table named, and leave neither output nor message spill behind.
         import h5py
         job = self.synthetic(events=3000)
         damaged = os.path.join(job, "1.h5")
         with h5py.File(damaged, "r") as f:
-            chunk = f["mpi_calls/peer"].id.get_chunk_info(0)
+            chunk = f["mpi_calls"].id.get_chunk_info(0)
         self.assertGreater(chunk.size, 16)
         with open(damaged, "r+b") as f:
             f.seek(chunk.byte_offset + 8)
@@ -536,7 +576,7 @@ class MergeTest(unittest.TestCase):
         result = self.merge(job, "-o", out, "--no-summary")
         self.assertEqual(result.returncode, 1, result.stdout)
         self.assertIn(damaged, result.stderr)
-        self.assertIn("mpi_calls/peer", result.stderr)
+        self.assertIn("table mpi_calls", result.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
         # In parallel each process reads, on a helper as it checks them, the messages of the
         # files it checks; here the second process's (ranks 2 and 3). It says it, once, and no
@@ -549,33 +589,33 @@ class MergeTest(unittest.TestCase):
                                    out, "--no-summary"],
                                   env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(parallel.returncode, 1, parallel.stdout)
-        self.assertEqual(parallel.stderr.count("mpi_calls/peer"), 1, parallel.stderr)
+        self.assertEqual(parallel.stderr.count("table mpi_calls"), 1, parallel.stderr)
         self.assertIn(os.path.join(job, "3.h5"), parallel.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("damaged")], [])
 
     def test_a_chunk_damaged_where_only_the_export_reads_fails_cleanly_in_parallel_too(self):
-        # MPI_Call byte counts are read only when the timeline is written (message matching
-        # skips them): damage there is found mid-write. Serially the merge removes its output;
+        # Markers are read only when the timeline is written (message matching reads MPI
+        # calls alone): damage there is found mid-write. Serially the merge removes its output;
         # in a parallel .h5 merge the process that finds it removes what it wrote and aborts
         # the job, and the others, stopped by mpirun, remove theirs.
         import h5py
         job = self.synthetic(events=3000)
         damaged = os.path.join(job, "1.h5")  # in the first process's block: it writes the .h5
         with h5py.File(damaged, "r") as f:
-            chunk = f["mpi_calls/bytes_sent"].id.get_chunk_info(0)
+            chunk = f["markers"].id.get_chunk_info(0)
         with open(damaged, "r+b") as f:
             f.seek(chunk.byte_offset + 8)
             f.write(b"\x5a" * (chunk.size - 8))
         serial = self.merge(job, "-o", os.path.join(self.dir, "midway.pftrace"), "--no-summary")
         self.assertEqual(serial.returncode, 1, serial.stdout)
         self.assertIn(f"{damaged}: cannot read rows", serial.stderr)
-        self.assertIn("mpi_calls/bytes_sent", serial.stderr)
+        self.assertIn("table markers", serial.stderr)
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
                                    os.path.join(self.dir, "midway.h5"), "-q"],
                                   env=env, capture_output=True, text=True, timeout=300)
         self.assertNotEqual(parallel.returncode, 0)
-        self.assertIn("mpi_calls/bytes_sent", parallel.stderr)
+        self.assertIn("table markers", parallel.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("midway")], [])
 
     def test_parallel_merges_share_the_checks_and_agree_on_bad_input(self):

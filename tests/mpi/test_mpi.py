@@ -33,7 +33,8 @@ def calls(path, keep_setup=False):
     """The rank file's MPI calls as dicts, in record order."""
     with h5py.File(path, "r") as f:
         strings = f["strings"].asstr()[:]
-        table = {name: column[:] for name, column in f["mpi_calls"].items()}
+        stored = f["mpi_calls"][:]
+        table = {name: stored[name] for name in stored.dtype.names}
     rows = []
     for i in range(len(table["function"])):
         row = {name: int(values[i]) for name, values in table.items()}
@@ -46,7 +47,8 @@ def calls(path, keep_setup=False):
 def communicators(path):
     with h5py.File(path, "r") as f:
         strings = f["strings"].asstr()[:]
-        table = {name: column[:] for name, column in f["communicators"].items()}
+        stored = f["communicators"][:]
+        table = {name: stored[name] for name in stored.dtype.names}
     return [{"id": int(table["communicator"][i]), "parent": int(table["parent"][i]),
              "size": int(table["size"][i]), "remote_size": int(table["remote_size"][i]),
              "rank": int(table["rank"][i]), "creator": strings[table["creator"][i]]}
@@ -264,10 +266,10 @@ class MpiTest(MpiRunner):
             self.assertEqual(allreduce["external_id"] >> 44, rank)  # rank-qualified
             with h5py.File(path, "r") as f:
                 strings = f["strings"].asstr()[:]
-                marks = [int(i) for i, m in zip(f["markers/id"][:], f["markers/message"][:])
+                marks = [int(i) for i, m in zip(f["markers"]["id"][:], f["markers"]["message"][:])
                          if strings[m] == "inside the reduction"]
-                links = dict(zip(f["external_correlations/correlation_id"][:].tolist(),
-                                 f["external_correlations/external_id"][:].tolist()))
+                links = dict(zip(f["external_correlations"]["correlation_id"][:].tolist(),
+                                 f["external_correlations"]["external_id"][:].tolist()))
             self.assertGreaterEqual(len(marks), 1)
             for mark in marks:
                 self.assertEqual(links[mark], allreduce["external_id"])
@@ -306,8 +308,8 @@ class PeriodicClockTest(MpiRunner):
         for rank in range(4):
             with h5py.File(self.rank_file(rank), "r") as f:
                 # MPI_Init, three world barriers, MPI_Finalize.
-                self.assertEqual(f["clock_samples/local_ns"].shape[0], 5)
-                self.assertTrue((f["clock_samples/reference_rank"][:] == 0).all())
+                self.assertEqual(f["clock_samples"]["local_ns"].shape[0], 5)
+                self.assertTrue((f["clock_samples"]["reference_rank"][:] == 0).all())
 
     def test_a_bad_interval_is_one_message_and_init_finalize_only(self):
         result = self.mpirun("periodic", extra_env={"ROCPROF_MPI_CLOCK_SYNC_INTERVAL": "often"})
@@ -315,7 +317,7 @@ class PeriodicClockTest(MpiRunner):
         self.assertEqual(result.stderr.count("ROCPROF_MPI_CLOCK_SYNC_INTERVAL='often'"), 1)
         for rank in range(4):
             with h5py.File(self.rank_file(rank), "r") as f:
-                self.assertEqual(f["clock_samples/local_ns"].shape[0], 2)
+                self.assertEqual(f["clock_samples"]["local_ns"].shape[0], 2)
 
 
 class ClockTest(unittest.TestCase):
@@ -346,9 +348,9 @@ class ClockTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             for rank, offset in enumerate(self.OFFSETS_S):
                 with h5py.File(os.path.join(out, f"{rank}.h5"), "r") as f:
-                    samples = list(zip(f["clock_samples/offset_ns"][:].tolist(),
-                                       f["clock_samples/round_trip_ns"][:].tolist(),
-                                       f["clock_samples/uncertainty_ns"][:].tolist()))
+                    samples = list(zip(f["clock_samples"]["offset_ns"][:].tolist(),
+                                       f["clock_samples"]["round_trip_ns"][:].tolist(),
+                                       f["clock_samples"]["uncertainty_ns"][:].tolist()))
                 self.assertEqual(len(samples), 2, rank)  # at MPI_Init and at MPI_Finalize
                 for measured, round_trip, uncertainty in samples:
                     # offset = reference - local; this rank's clock runs `offset` s ahead.

@@ -54,7 +54,7 @@ class RecorderTest(unittest.TestCase):
 
     def counts(self, path):
         with h5py.File(path, "r") as f:
-            return {name: f[name][next(iter(f[name].keys()))].shape[0]
+            return {name: f[name].shape[0]
                     for name in ("markers", "mpi_calls", "counter_samples", "clock_samples")}
 
     def assert_everything(self, path, iterations, complete):
@@ -62,23 +62,23 @@ class RecorderTest(unittest.TestCase):
         our reader."""
         with h5py.File(path, "r") as f:
             strings = [s.decode() if isinstance(s, bytes) else s for s in f["strings"][:]]
-            self.assertEqual(f["markers/op"].shape[0], 3 * iterations)
-            ops = f["markers/op"][:]
+            self.assertEqual(f["markers"]["op"].shape[0], 3 * iterations)
+            ops = f["markers"]["op"][:]
             self.assertEqual(int((ops == 1).sum()), iterations)  # pushes
             self.assertEqual(int((ops == 0).sum()), iterations)  # marks
-            messages = {strings[i] for i in f["markers/message"][:][ops == 0]}
+            messages = {strings[i] for i in f["markers"]["message"][:][ops == 0]}
             self.assertEqual(messages, {f"step {i}" for i in range(min(iterations, 10))})
-            self.assertEqual(f["mpi_calls/begin_ns"].shape[0], iterations)
-            functions = {strings[i] for i in f["mpi_calls/function"][:]}
+            self.assertEqual(f["mpi_calls"]["begin_ns"].shape[0], iterations)
+            functions = {strings[i] for i in f["mpi_calls"]["function"][:]}
             self.assertEqual(functions, {"MPI_Send"} if iterations else set())
-            sent = np.sort(f["mpi_calls/bytes_sent"][:])
+            sent = np.sort(f["mpi_calls"]["bytes_sent"][:])
             self.assertTrue(np.array_equal(sent, 8 * np.arange(iterations)))
-            self.assertEqual(f["counter_samples/value"].shape[0], iterations)
-            self.assertEqual(f["clock_samples/offset_ns"][:].tolist(), [-7000])
+            self.assertEqual(f["counter_samples"]["value"].shape[0], iterations)
+            self.assertEqual(f["clock_samples"]["offset_ns"][:].tolist(), [-7000])
             self.assertEqual(int(f.attrs["complete"]), 1 if complete else 0)
             self.assertEqual(int(f.attrs["records_dropped"]), 0)
             self.assertEqual(f.attrs["format"], "rocprof-mpi rank file")
-            self.assertEqual(list(f.attrs["format_version"]), [1, 2])
+            self.assertEqual(list(f.attrs["format_version"]), [2, 0])
         dump = subprocess.run([DUMP, path], capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
         self.assertIn(f"markers_read {3 * iterations}\n", dump.stdout)
@@ -103,9 +103,9 @@ class RecorderTest(unittest.TestCase):
         self.assertEqual(result.returncode, 5)
         path = self.only_file()
         with h5py.File(path, "r") as f:
-            self.assertEqual(f["markers/op"].shape[0], 4 * 3 * N)
-            self.assertEqual(f["mpi_calls/begin_ns"].shape[0], 4 * N)
-            self.assertEqual(len(set(f["markers/thread_id"][:].tolist())), 4)
+            self.assertEqual(f["markers"]["op"].shape[0], 4 * 3 * N)
+            self.assertEqual(f["mpi_calls"]["begin_ns"].shape[0], 4 * N)
+            self.assertEqual(len(set(f["markers"]["thread_id"][:].tolist())), 4)
             self.assertEqual(int(f.attrs["complete"]), 1)
 
     def test_rank_from_launcher_environment_names_the_file(self):
@@ -123,8 +123,8 @@ class RecorderTest(unittest.TestCase):
         self.assertEqual(result.stdout, "child exit 0\n")
         self.assertEqual(result.stderr, "")
         with h5py.File(self.only_file(), "r") as f:
-            self.assertEqual(f["markers/op"].shape[0], 3 * 3 * N)  # the parent's 3 N iterations
-            self.assertEqual(len(set(f["markers/thread_id"][:].tolist())), 1)
+            self.assertEqual(f["markers"]["op"].shape[0], 3 * 3 * N)  # the parent's 3 N iterations
+            self.assertEqual(len(set(f["markers"]["thread_id"][:].tolist())), 1)
             self.assertEqual(int(f.attrs["complete"]), 1)
 
     def test_forked_child_exit_then_sigkill_leaves_a_readable_file(self):
@@ -132,7 +132,7 @@ class RecorderTest(unittest.TestCase):
         result = self.run_app("fork", N, int(signal.SIGKILL), ROCPROF_MPI_FLUSH_INTERVAL="20ms")
         self.assertEqual(result.returncode, -int(signal.SIGKILL))
         with h5py.File(self.only_file(), "r") as f:
-            self.assertGreaterEqual(f["markers/op"].shape[0], 3 * 2 * N)
+            self.assertGreaterEqual(f["markers"]["op"].shape[0], 3 * 2 * N)
         dump = subprocess.run([DUMP, self.only_file()], capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
 
@@ -173,7 +173,7 @@ class RecorderTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         self.assertEqual(result.stdout, "app continued\n")
         with h5py.File(self.only_file(), "r") as f:
-            self.assertEqual(f["markers/op"].shape[0], 2 * 3 * N)
+            self.assertEqual(f["markers"]["op"].shape[0], 2 * 3 * N)
             self.assertEqual(int(f.attrs["complete"]), 1)
 
     def test_sigkill_loses_at_most_the_last_flush_interval(self):
@@ -188,7 +188,7 @@ class RecorderTest(unittest.TestCase):
         path = self.only_file()
         # Stock readers open it without repair; our reader too.
         with h5py.File(path, "r") as f:
-            markers = f["markers/op"].shape[0]
+            markers = f["markers"]["op"].shape[0]
             self.assertEqual(int(f.attrs["complete"]), 0)
         self.assertGreaterEqual(markers, 3 * N)
         # After the first N, the app records one iteration per ~1 ms; the file may miss at
@@ -266,7 +266,7 @@ class RecorderTest(unittest.TestCase):
             self.assertIn("tracing is off", lines[0])
             path = self.only_file()
             with h5py.File(path, "r") as f:
-                markers = f["markers/op"][:]
+                markers = f["markers"]["op"][:]
                 self.assertGreater(markers.shape[0], 0)
                 self.assertLess(markers.shape[0], 3 * 200000)
             dump = subprocess.run([DUMP, path], capture_output=True, text=True)
@@ -341,15 +341,19 @@ class RecorderTest(unittest.TestCase):
     def test_h5dump_reads_the_file_through_our_plugin(self):
         self.run_app("exit", 100, 0, ROCPROF_MPI_COMPRESSION="zstd:3")
         path = self.only_file()
-        result = subprocess.run(["h5dump", "-d", "/mpi_calls/bytes_sent", path],
+        result = subprocess.run(["h5dump", "-d", "/mpi_calls", path],
                                 env=dict(os.environ, HDF5_PLUGIN_PATH=PLUGIN_DIR),
                                 capture_output=True, text=True)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("FILTERS", subprocess.run(["h5dump", "-p", "-H", path], capture_output=True,
                                                 text=True).stdout)
-        data = re.sub(r"\(\d+\):", " ", result.stdout.split("DATA {")[1].split("}")[0])
-        values = [int(v) for v in re.findall(r"\d+", data)]
-        self.assertEqual(sorted(values), [8 * i for i in range(100)])
+        # A row is printed as "(i): { begin_ns, end_ns, ... }"; bytes_sent is its sixth member.
+        self.assertIn('H5T_STD_U64LE "bytes_sent";', result.stdout)
+        data = result.stdout.split("DATA {")[1]
+        rows = [[int(v) for v in re.findall(r"-?\d+", row)]
+                for row in re.findall(r"\(\d+\):\s*\{([^}]*)\}", data)]
+        self.assertEqual(len(rows), 100)
+        self.assertEqual(sorted(row[5] for row in rows), [8 * i for i in range(100)])
 
     def test_deflate_and_none_are_readable_without_plugins(self):
         for compression in ("deflate:4", "none"):
@@ -357,7 +361,7 @@ class RecorderTest(unittest.TestCase):
                 self.tearDown()
                 self.setUp()
                 self.run_app("exit", 50, 0, ROCPROF_MPI_COMPRESSION=compression)
-                result = subprocess.run(["h5dump", "-d", "/markers/op", self.only_file()],
+                result = subprocess.run(["h5dump", "-d", "/markers", self.only_file()],
                                         env={k: v for k, v in os.environ.items()
                                              if k != "HDF5_PLUGIN_PATH"},
                                         capture_output=True, text=True)
