@@ -4,7 +4,8 @@
 // from the caller's thread (locating the table's chunks, once); each helper reads a stored
 // chunk with pread, runs decode_chunk, which needs no HDF5, and the caller's `prepare`
 // (aligning timestamps, say) on the decoded rows. Up to `depth` chunks are in flight at
-// once, each on a helper of its own, so a fast caller is fed by several cores.
+// once, each on a helper of its own (from ChunkReaderPool), so a fast caller is fed by
+// several cores.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/format/background_worker.hpp"
+#include "lib/format/chunk_reader_pool.hpp"
 #include "lib/format/rank_file_reader.hpp"
 
 namespace rocprof::format {
@@ -43,7 +44,7 @@ class PrefetchCursor {
         block_rows_(raw_ ? reader.template chunk_rows<Row>() : kChunkRows) {
     slots_.resize(std::max<std::size_t>(depth, 1));
   }
-  ~PrefetchCursor() = default;  // each slot's worker (declared last) waits for its task first
+  ~PrefetchCursor() = default;  // each slot waits for its task before its rows go
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
 
@@ -74,7 +75,7 @@ class PrefetchCursor {
       }
     } else {
       Slot& slot = *slots_[head_];
-      slot.worker.wait();  // rethrows what the helper threw
+      slot.reader->worker.wait();  // rethrows what the helper threw
       rows.swap(slot.rows);
       head_ = (head_ + 1) % slots_.size();
       --in_flight_;
@@ -86,10 +87,8 @@ class PrefetchCursor {
 
  private:
   struct Slot {
-    StoredChunk stored;
-    ChunkDecodeBuffers buffers;
     std::vector<Row> rows;
-    BackgroundWorker worker;  // last: destroyed (and waited for) before what its task uses
+    PooledChunkReader reader;  // last: given back (its task waited for) before the rows go
   };
 
   // Starts helpers on the blocks after those in flight, up to the depth.
@@ -101,10 +100,11 @@ class PrefetchCursor {
       Slot& slot = *held;
       const std::uint64_t first = issued_;
       const std::uint64_t count = std::min(block_rows_, total_ - first);
-      slot.worker.start([this, &slot, first, count] {
-        reader_.template read_chunk<Row>(first, count, slot.stored, columns_);
-        slot.rows.resize(slot.stored.count);
-        decode_chunk(slot.stored, slot.buffers, reinterpret_cast<std::byte*>(slot.rows.data()));
+      ChunkReader& helper = *slot.reader;
+      helper.worker.start([this, &slot, &helper, first, count] {
+        reader_.template read_chunk<Row>(first, count, helper.stored, columns_);
+        slot.rows.resize(helper.stored.count);
+        decode_chunk(helper.stored, helper.buffers, reinterpret_cast<std::byte*>(slot.rows.data()));
         if (prepare_) prepare_(slot.rows.data(), slot.rows.size());
       });
       issued_ += count;

@@ -19,7 +19,7 @@ namespace {
 
 // Tables up to this many rows have their chunks located while the file is checked, and the
 // locations kept until the reader closes (some 24 bytes per column and chunk).
-constexpr std::uint64_t kMappedAtOpenRows = 64 * kChunkRows;
+constexpr std::uint64_t kMappedAtOpenRows = 256 * kChunkRows;
 // Files up to this size are read whole into memory to be checked (HDF5's core driver): one
 // read instead of many small ones for the metadata of dozens of datasets.
 constexpr long kReadWholeBytes = 4L << 20;
@@ -146,8 +146,9 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
     fail("missing or malformed metadata attributes (rank, size, pid, start time, status)");
   status_.complete = complete != 0;
   std::uint32_t chunk_rows = 0;
-  if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != kChunkRows)
-    fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, kChunkRows));
+  const std::uint32_t expected_chunk_rows = packed_ ? kChunkRows : kColumnGroupsChunkRows;
+  if (!read_attribute(root, "chunk_rows", chunk_rows) || chunk_rows != expected_chunk_rows)
+    fail(fmt::format("attribute 'chunk_rows' is {}, expected {}", chunk_rows, expected_chunk_rows));
 
   {
     const Handle creation(H5Fget_create_plist(root));

@@ -26,14 +26,14 @@ struct AlignedRank::FirstBlocks {
   std::tuple<FirstBlock<MpiCallRow>, FirstBlock<MarkerRow>, FirstBlock<ApiCallRow>,
              FirstBlock<ActivityRow>>
       tables;
-  BackgroundWorker worker;  // last: waited for before the blocks go
+  PooledChunkReader helper;  // last: given back (its task waited for) before the blocks go
 };
 
 AlignedRank::~AlignedRank() = default;
 AlignedRank::AlignedRank(AlignedRank&& other) noexcept = default;
 
 void AlignedRank::done() const noexcept {
-  if (first_) first_->worker.wait_quietly();  // it reads the file: before the file closes
+  if (first_) first_->helper->worker.wait_quietly();  // it reads the file: before it closes
   first_.reset();
   reader_.release();
 }
@@ -55,14 +55,14 @@ void AlignedRank::read_ahead() const {
     aligner<Row>()(block.rows.data(), block.rows.size());
   };
   std::apply([&](auto&... block) { (plan(block), ...); }, blocks.tables);
-  blocks.worker.start(
+  blocks.helper->worker.start(
       [read, &blocks] { std::apply([&](auto&... block) { (read(block), ...); }, blocks.tables); });
 }
 
 template <typename Row>
 std::vector<Row>* AlignedRank::first_block() const {
   if (!first_) return nullptr;
-  first_->worker.wait();  // rethrows a damaged chunk's error, here, at the visit
+  first_->helper->worker.wait();  // rethrows a damaged chunk's error, here, at the visit
   auto& first = std::get<FirstBlock<Row>>(first_->tables);
   return std::exchange(first.read, false) ? &first.rows : nullptr;
 }

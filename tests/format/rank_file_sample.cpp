@@ -202,7 +202,7 @@ void write_column_group(const std::vector<Row>& rows, hid_t file, const Compress
   const Handle group(H5Gcreate2(file, table.name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   const hsize_t count = rows.size();
   const hsize_t unlimited = H5S_UNLIMITED;
-  const hsize_t chunk = kChunkRows;
+  const hsize_t chunk = kColumnGroupsChunkRows;
   for (const Column& column : table.columns) {
     const std::size_t width = column_type_size(column.type);
     std::vector<std::byte> values(rows.size() * width);
@@ -245,6 +245,9 @@ void rewrite_as_column_groups(const std::string& path, const Compression& compre
   std::apply([&](const auto&... rows) { (write_column_group(rows, file.get(), compression), ...); },
              tables);
   const std::vector<std::uint32_t> version = {kColumnGroupsVersionMajor, kColumnGroupsVersionMinor};
+  if (!write_attribute(file.get(), "chunk_rows",
+                       static_cast<std::uint32_t>(kColumnGroupsChunkRows)))
+    throw std::runtime_error("cannot write chunk_rows");
   if (!write_attribute(file.get(), "format_version", version))
     throw std::runtime_error("cannot write format_version");
 }

@@ -538,6 +538,7 @@ class MergeTest(unittest.TestCase):
                         group.create_dataset(column, data=rows[column], chunks=(16384,),
                                              maxshape=(None,), shuffle=True, compression="gzip")
                 f.attrs["format_version"] = numpy.array([1, 2], dtype=numpy.uint32)
+                f.attrs["chunk_rows"] = numpy.uint32(16384)
         old, mixed = os.path.join(self.dir, "old"), os.path.join(self.dir, "mixed")
         shutil.copytree(job, old)
         shutil.copytree(job, mixed)
