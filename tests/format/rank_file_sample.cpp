@@ -18,8 +18,8 @@ RankMetadata sample_metadata() {
   metadata.hostname = "node-a";
   metadata.pid = 12345;
   metadata.command_line = {"./app", "--with space", "ünïcode"};
-  metadata.start_realtime_ns = 1'763'800'000'000'000'000ull;
-  metadata.start_clock_ns = 5'000'000'000ull;
+  metadata.start_realtime_ns = 1'763'800'000'000'000'000ULL;
+  metadata.start_clock_ns = 5'000'000'000ULL;
   metadata.compression = "zstd:1";
   metadata.flush_interval_ms = 1000;
   return metadata;
@@ -28,7 +28,7 @@ RankMetadata sample_metadata() {
 SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   SampleRows s;
   const StringId kernel = writer.intern("jacobi_kernel(double*, int)");
-  std::uint64_t t = 5'000'000'000ull;
+  std::uint64_t t = 5'000'000'000ULL;
   for (std::size_t i = 0; i < api_rows; ++i) {
     auto row = zeroed<ApiCallRow>();
     row.begin_ns = t += 700 + (i * 7919) % 300;
@@ -56,9 +56,9 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   }
   for (int i = 0; i < 300; ++i) {
     auto row = zeroed<ActivityRow>();
-    row.begin_ns = 6'000'000'000ull + 1000ull * i;
+    row.begin_ns = 6'000'000'000ULL + 1000ULL * i;
     row.end_ns = row.begin_ns + 800;
-    row.correlation_id = 10ull * i + 1;
+    row.correlation_id = 10ULL * i + 1;
     row.queue_id = 0x5000 + i % 2;
     row.op = i % 3;
     row.kind = 4000 + i % 2;
@@ -70,15 +70,15 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   }
   for (int i = 0; i < 50; ++i) {
     auto row = zeroed<ExternalCorrelationRow>();
-    row.correlation_id = 10ull * i + 1;
-    row.external_id = (3ull << 48) | static_cast<std::uint64_t>(i);
+    row.correlation_id = 10ULL * i + 1;
+    row.external_id = (3ULL << 48) | static_cast<std::uint64_t>(i);
     s.externals.push_back(row);
   }
   const char* phases[] = {"halo exchange", "compute", "residual"};
   for (int i = 0; i < 30; ++i) {
     auto row = zeroed<MarkerRow>();
-    row.timestamp_ns = 5'100'000'000ull + 10ull * i;
-    row.id = static_cast<std::uint64_t>(i / 2 + 1);
+    row.timestamp_ns = 5'100'000'000ULL + 10ULL * i;
+    row.id = static_cast<std::uint64_t>(i) / 2 + 1;
     row.thread_id = 4000;
     row.op = i % 2 == 0 ? MarkerOp::kPush : MarkerOp::kPop;
     row.level = 0;
@@ -89,9 +89,9 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   const StringId wait = writer.intern("MPI_Wait");
   for (int i = 0; i < 40; ++i) {
     auto row = zeroed<MpiCallRow>();
-    row.begin_ns = 5'200'000'000ull + 1000ull * i;
+    row.begin_ns = 5'200'000'000ULL + 1000ULL * i;
     row.end_ns = row.begin_ns + 300;
-    row.external_id = static_cast<std::uint64_t>(i + 1);
+    row.external_id = static_cast<std::uint64_t>(i) + 1;
     row.communicator = 1;
     row.request = 0x100 + static_cast<std::uint64_t>(i / 2);
     row.bytes_sent = i % 2 == 0 ? 8192 : 0;
@@ -103,8 +103,8 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   }
   for (int i = 0; i < 3; ++i) {
     auto row = zeroed<CommunicatorRow>();
-    row.created_ns = 5'200'000'000ull + 7ull * i;
-    row.communicator = i == 0 ? 1 : 0xabcdef00ull + i;
+    row.created_ns = 5'200'000'000ULL + 7ULL * i;
+    row.communicator = i == 0 ? 1 : 0xabcdef00ULL + i;
     row.parent = i == 0 ? 0 : 1;
     row.size = 8 >> i;
     row.remote_size = i == 2 ? 3 : 0;
@@ -115,22 +115,22 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   const StringId power = writer.intern("power_watts");
   for (int i = 0; i < 20; ++i) {
     auto row = zeroed<CounterSampleRow>();
-    row.timestamp_ns = 5'300'000'000ull + 1'000'000ull * i;
+    row.timestamp_ns = 5'300'000'000ULL + 1'000'000ULL * i;
     row.value = 250.5 + i * 0.25;
     row.session = 1;
     row.counter = power;
     s.counters.push_back(row);
   }
   auto session = zeroed<CounterSessionRow>();
-  session.start_ns = 5'299'000'000ull;
+  session.start_ns = 5'299'000'000ULL;
   session.session = 1;
   session.device_id = 0;
   session.name = writer.intern("smi sampler");
   s.sessions.push_back(session);
   for (int i = 0; i < 2; ++i) {
     auto row = zeroed<ClockSampleRow>();
-    row.local_ns = 5'000'100'000ull + 60'000'000'000ull * i;
-    row.offset_ns = -7'000'000'123ll + i * 55;
+    row.local_ns = 5'000'100'000ULL + 60'000'000'000ULL * i;
+    row.offset_ns = -7'000'000'123LL + static_cast<std::int64_t>(i) * 55;
     row.round_trip_ns = 2100 + i;
     row.uncertainty_ns = 1050;
     row.reference_rank = 0;
@@ -144,7 +144,7 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
     s.op_names.push_back(row);
   }
   auto thread = zeroed<ThreadRow>();
-  thread.first_seen_ns = 5'000'000'100ull;
+  thread.first_seen_ns = 5'000'000'100ULL;
   thread.thread_id = 4000;
   thread.name = writer.intern("main");
   s.threads.push_back(thread);
@@ -185,7 +185,7 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
        writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads) &&
        writer->append<AnnotationRow>(s.annotations);
   status.records_dropped = 17;
-  status.last_flush_clock_ns = 9'000'000'000ull;
+  status.last_flush_clock_ns = 9'000'000'000ULL;
   ok = ok && writer->close(status);
   if (!ok) throw std::runtime_error(writer->error());
   return s;
