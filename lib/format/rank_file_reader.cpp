@@ -160,14 +160,16 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   maps_.resize(all_tables().size());
   datasets_.resize(all_tables().size());
   const Handle no_cache = no_chunk_cache();
+  // Format 2 leaves out the tables that never had a row: list what is there once.
+  const std::vector<std::string> present = packed_ ? link_names(root) : std::vector<std::string>{};
   for (const Table* table : all_tables()) {
     TableHandles handles;
     TableMap& map = maps_[tables_.size()];
-    if (packed_)
-      check_packed_table(root, *table, handles, map, no_cache.get());
-    else
+    if (!packed_)
       check_column_groups(root, *table, handles, map, no_cache.get());
-    tables_.push_back(std::move(handles));
+    else if (std::find(present.begin(), present.end(), table->name) != present.end())
+      check_packed_table(root, *table, handles, map, no_cache.get());
+    tables_.push_back(std::move(handles));  // absent from a format-2 file: empty
   }
 
   const Handle strings(H5Dopen2(root, kStringsDataset, H5P_DEFAULT));

@@ -141,12 +141,8 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   if (!ok) return fail("cannot write the file attributes");
 
   for (const Table* table : all_tables()) {
-    TableState state;
+    TableState state;  // its dataset is made with its first chunk: a table never used has none
     state.table = table;
-    const Handle row_type(create_packed_row_type(*table));
-    state.dataset = create_extensible(root, table->name, row_type.get(), table->chunk_rows,
-                                      &compression_, packed_row_size(*table));
-    if (!state.dataset.valid()) return fail(fmt::format("cannot create dataset {}", table->name));
     state.tail.resize(table->chunk_rows * table->row_size);
     tables_.push_back(std::move(state));
   }
@@ -232,6 +228,13 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
       encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, chunk_rows);
   if (stored.empty()) return fail("compression failed");
   if (!reserve(stored.size())) return false;
+  if (!state.dataset.valid()) {
+    const Handle row_type(create_packed_row_type(*state.table));
+    state.dataset = create_extensible(file_.get(), state.table->name, row_type.get(), chunk_rows,
+                                      &compression_, packed_row_size(*state.table));
+    if (!state.dataset.valid())
+      return fail(fmt::format("cannot create dataset {}", state.table->name));
+  }
   const hid_t dataset = state.dataset.get();
   if (H5Dset_extent(dataset, &extent) < 0 ||
       H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)

@@ -73,7 +73,7 @@ class RankFileWriter {
  private:
   struct TableState {
     const Table* table = nullptr;
-    Handle dataset;                 // of packed rows
+    Handle dataset;                 // of packed rows; made with the first chunk written
     std::uint64_t full_chunks = 0;  // chunks written whole; never rewritten
     std::vector<std::byte> tail;    // rows after the last full chunk
     std::size_t tail_rows = 0;

@@ -148,6 +148,32 @@ TEST_P(RankFileCompression, TablesAreDatasetsOfPackedRows) {
   expect_rows_equal(sample.mpi_calls, rows, "mpi_calls through HDF5");
 }
 
+TEST_F(RankFile, TablesThatNeverHadARowAreLeftOutAndReadAsEmpty) {
+  const std::string file = path("rank.h5");
+  std::string error;
+  auto writer =
+      RankFileWriter::create(file, rocprof::test::sample_metadata(), Compression{}, error);
+  ASSERT_NE(writer, nullptr) << error;
+  std::vector<MpiCallRow> calls(3, rocprof::test::zeroed<MpiCallRow>());
+  for (std::size_t i = 0; i < calls.size(); ++i) calls[i].begin_ns = 100 + i;
+  ASSERT_TRUE(writer->append<MpiCallRow>(calls));
+  ASSERT_TRUE(writer->close(RankFileStatus{}));
+  {
+    const Handle h(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    EXPECT_GT(H5Lexists(h.get(), "mpi_calls", H5P_DEFAULT), 0);
+    EXPECT_EQ(H5Lexists(h.get(), "activities", H5P_DEFAULT), 0);
+    EXPECT_EQ(H5Lexists(h.get(), "clock_samples", H5P_DEFAULT), 0);
+  }
+  const RankFileReader reader(file);
+  EXPECT_EQ(reader.row_count<ActivityRow>(), 0U);
+  EXPECT_TRUE(reader.read_all<ActivityRow>().empty());
+  EXPECT_TRUE(reader.clock_samples().empty());
+  PrefetchCursor<MarkerRow> cursor(reader);
+  std::vector<MarkerRow> none;
+  EXPECT_FALSE(cursor.next(none));
+  expect_rows_equal(calls, reader.read_all<MpiCallRow>(), "mpi_calls");
+}
+
 TEST_P(RankFileCompression, ColumnGroupFilesOfFormatOneAreStillRead) {
   const std::string file = path("rank.h5");
   const SampleRows sample = write_sample(2 * kChunkRows + 99);
