@@ -197,7 +197,8 @@ namespace {
 template <typename Row>
 void write_column_group(const std::vector<Row>& rows, hid_t file, const Compression& compression) {
   const Table& table = table_of<Row>();
-  if (H5Ldelete(file, table.name, H5P_DEFAULT) < 0)
+  // Format 2 leaves out tables without rows; format 1.2 has every one.
+  if (H5Lexists(file, table.name, H5P_DEFAULT) > 0 && H5Ldelete(file, table.name, H5P_DEFAULT) < 0)
     throw std::runtime_error(std::string("cannot remove ") + table.name);
   const Handle group(H5Gcreate2(file, table.name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   const hsize_t count = rows.size();
