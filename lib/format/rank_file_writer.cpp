@@ -143,6 +143,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   for (const Table* table : all_tables()) {
     TableState state;  // its dataset is made with its first chunk: a table never used has none
     state.table = table;
+    state.chunk_rows = table->chunk_rows;
     state.tail.resize(table->chunk_rows * table->row_size);
     tables_.push_back(std::move(state));
   }
@@ -162,7 +163,7 @@ bool RankFileWriter::append_rows(std::size_t table, const std::byte* rows, std::
   if (failed_) return false;
   TableState& state = tables_[table];
   const std::size_t row_size = state.table->row_size;
-  const std::size_t chunk_rows = state.table->chunk_rows;
+  const std::size_t chunk_rows = state.chunk_rows;
   while (count > 0) {
     const std::size_t take = std::min(count, chunk_rows - state.tail_rows);
     std::memcpy(state.tail.data() + state.tail_rows * row_size, rows, take * row_size);
@@ -217,7 +218,7 @@ void RankFileWriter::close_after_disk_full() {
 
 bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const QuietErrors quiet;
-  const std::size_t chunk_rows = state.table->chunk_rows;
+  const std::size_t chunk_rows = state.chunk_rows;
   const hsize_t first = state.full_chunks * chunk_rows;
   const hsize_t extent = first + rows;
   // Whole chunks always: HDF5 stores edge chunks at full size. Rows past `rows` are zero.
@@ -239,6 +240,26 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   if (H5Dset_extent(dataset, &extent) < 0 ||
       H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
     return fail(fmt::format("cannot write {}", state.table->name));
+  return true;
+}
+
+bool RankFileWriter::fit_single_chunks() {
+  if (failed_) return false;
+  const QuietErrors quiet;
+  // A table still in its first chunk is mostly the zeros that pad the chunk: every reader
+  // would decompress them. Written again as one chunk of exactly its rows (the tail holds
+  // them all), it has none. The old dataset's space stays unused in the file.
+  for (TableState& state : tables_) {
+    if (state.full_chunks > 0 || state.tail_rows == 0 || state.tail_rows == state.chunk_rows)
+      continue;
+    if (state.dataset.valid()) {
+      state.dataset.reset();
+      if (H5Ldelete(file_.get(), state.table->name, H5P_DEFAULT) < 0)
+        return fail(fmt::format("cannot replace dataset {}", state.table->name));
+    }
+    state.chunk_rows = state.tail_rows;
+    state.tail_dirty = true;
+  }
   return true;
 }
 
@@ -303,6 +324,7 @@ bool RankFileWriter::flush(const RankFileStatus& status) {
 
 bool RankFileWriter::close(RankFileStatus status) {
   status.complete = true;
+  if (!fit_single_chunks()) return false;
   if (!flush(status)) return false;
   const QuietErrors quiet;
   for (TableState& state : tables_) state.dataset.reset();
@@ -333,7 +355,7 @@ void RankFileWriter::release_reservation() noexcept {
 
 std::uint64_t RankFileWriter::rows(const Table& table) const noexcept {
   const TableState& state = tables_[table_index(table)];
-  return state.full_chunks * state.table->chunk_rows + state.tail_rows;
+  return state.full_chunks * state.chunk_rows + state.tail_rows;
 }
 
 std::uint64_t RankFileWriter::bytes_on_disk() const noexcept {

@@ -73,7 +73,10 @@ class RankFileWriter {
  private:
   struct TableState {
     const Table* table = nullptr;
-    Handle dataset;                 // of packed rows; made with the first chunk written
+    Handle dataset;  // of packed rows; made with the first chunk written
+    // Rows per chunk of its dataset: the table's; at close, a table that never filled a chunk
+    // is rewritten in one chunk of exactly its rows.
+    std::size_t chunk_rows = 0;
     std::uint64_t full_chunks = 0;  // chunks written whole; never rewritten
     std::vector<std::byte> tail;    // rows after the last full chunk
     std::size_t tail_rows = 0;
@@ -85,6 +88,7 @@ class RankFileWriter {
   static std::size_t table_index(const Table& table) noexcept;
   bool append_rows(std::size_t table, const std::byte* rows, std::size_t count);
   bool write_chunk(TableState& state, std::size_t rows);
+  bool fit_single_chunks();
   bool write_strings();
   bool write_status(const RankFileStatus& status);
   void release_reservation() noexcept;

@@ -148,6 +148,26 @@ TEST_P(RankFileCompression, TablesAreDatasetsOfPackedRows) {
   expect_rows_equal(sample.mpi_calls, rows, "mpi_calls through HDF5");
 }
 
+TEST_F(RankFile, TablesThatNeverFilledAChunkAreClosedInOneChunkOfTheirRows) {
+  // So that readers decompress no padding. A table past its first chunk keeps its chunks.
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample_file(file, Compression{}, kChunkRows + 5);
+  auto chunk_of = [&](const char* table) {
+    const Handle h(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    const Handle dataset(H5Dopen2(h.get(), table, H5P_DEFAULT));
+    const Handle creation(H5Dget_create_plist(dataset.get()));
+    hsize_t chunk = 0;
+    H5Pget_chunk(creation.get(), 1, &chunk);
+    return chunk;
+  };
+  EXPECT_EQ(chunk_of("api_calls"), kChunkRows);
+  EXPECT_EQ(chunk_of("mpi_calls"), sample.mpi_calls.size());
+  EXPECT_EQ(chunk_of("markers"), sample.markers.size());
+  EXPECT_EQ(chunk_of("clock_samples"), sample.clocks.size());
+  const RankFileReader reader(file);
+  expect_sample(reader, sample);
+}
+
 TEST_F(RankFile, TablesThatNeverHadARowAreLeftOutAndReadAsEmpty) {
   const std::string file = path("rank.h5");
   std::string error;
