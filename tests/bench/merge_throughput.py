@@ -2,12 +2,16 @@
 """rocprof-merge throughput and peak memory on synthetic jobs (issue #6's benchmark).
 
 Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHAPE...]
-                         [--procs 1,2] [--outputs .pftrace,.h5] [--against MERGE]
+                         [--procs 1,2] [--outputs .pftrace,.h5] [--against MERGE
+                         [--against-synthetic SYNTHETIC_JOB]]
   SHAPE is RANKSxEVENTS (events per rank), default 64x1000000 and 1024x10000.
   --procs lists the numbers of merge processes (default 1 and 2), --outputs the formats.
   --against names another rocprof-merge (built at another commit, say): every configuration
   runs with both, one after the other, and the table adds its median and the ratio of the
   two (BUILD_DIR's over the other's), measured on the same jobs at the same moments.
+  --against-synthetic gives the other build's job generator: the other merge then reads the
+  same shapes as that build writes them, for a build of an older rank-file format (one that
+  cannot read this build's files).
 
 For each shape it writes the job once (tests/tools/synthetic_job, into a temporary
 directory), then merges it to .pftrace and .h5 serially and with 2 merge processes
@@ -38,8 +42,10 @@ def input_records(job, build):
         path = os.path.join(job, name)
         if h5py is not None:
             with h5py.File(path, "r") as f:
-                for table in f.values():
-                    if isinstance(table, h5py.Group) and len(table) > 0:
+                for name, table in f.items():
+                    if isinstance(table, h5py.Dataset) and name != "strings":  # format 2
+                        total += table.shape[0]
+                    elif isinstance(table, h5py.Group) and len(table) > 0:  # format 1
                         total += min(d.shape[0] for d in table.values())
             continue
         dump = subprocess.run([os.path.join(build, "tests", "rank_file_dump"), path],
@@ -85,6 +91,9 @@ def main():
     parser.add_argument("--procs", default="1,2")
     parser.add_argument("--outputs", default=".pftrace,.h5")
     parser.add_argument("--against", help="another rocprof-merge to compare with")
+    parser.add_argument("--against-synthetic", metavar="SYNTHETIC_JOB",
+                        help="the job generator of --against's build: it then merges the same "
+                             "shapes as that build writes them (an older rank-file format)")
     args = parser.parse_args()
     build, repeats, shapes = args.build, args.repeats, args.shapes
     process_counts = [int(n) for n in args.procs.split(",")]
@@ -101,13 +110,17 @@ def main():
             job = os.path.join(tmp, "job")
             subprocess.run([synthetic, job, ranks, events], check=True)
             records = input_records(job, build)
+            jobs = [job, job]
+            if args.against_synthetic:
+                jobs[1] = os.path.join(tmp, "against_job")
+                subprocess.run([args.against_synthetic, jobs[1], ranks, events], check=True)
             configs = [(ext, procs) for ext in outputs for procs in process_counts]
             samples = {(config, m): [] for config in configs for m in range(len(merges))}
             for _ in range(repeats):
                 for ext, procs in configs:
                     for m, binary in enumerate(merges):
                         output = os.path.join(tmp, "out" + ext)
-                        samples[((ext, procs), m)].append(run(binary, job, output, procs))
+                        samples[((ext, procs), m)].append(run(binary, jobs[m], output, procs))
                         os.remove(output)
             for ext, procs in configs:
                 runs = samples[((ext, procs), 0)]
