@@ -91,13 +91,13 @@ TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
   EXPECT_EQ(reader.metadata().size, 8);
   EXPECT_EQ(reader.metadata().job_id, "4242");
   EXPECT_EQ(reader.metadata().hostname, "node-a");
-  EXPECT_EQ(reader.metadata().pid, 12345u);
+  EXPECT_EQ(reader.metadata().pid, 12345U);
   EXPECT_EQ(reader.metadata().command_line, expected.command_line);
   EXPECT_EQ(reader.metadata().start_realtime_ns, expected.start_realtime_ns);
   EXPECT_EQ(reader.metadata().start_clock_ns, expected.start_clock_ns);
   EXPECT_EQ(reader.metadata().clock, "CLOCK_BOOTTIME");
   EXPECT_TRUE(reader.status().complete);
-  EXPECT_EQ(reader.status().records_dropped, 17u);
+  EXPECT_EQ(reader.status().records_dropped, 17U);
   expect_sample(reader, sample);
   EXPECT_EQ(reader.string(sample.api_calls[0].kernel_name), "jacobi_kernel(double*, int)");
   EXPECT_EQ(reader.string(sample.mpi_calls[1].function), "MPI_Wait");
@@ -316,6 +316,7 @@ TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
       write_sample_file(file, Compression{Codec::kDeflate, 1}, 2 * kChunkRows + 7);
   const std::string command =
       "h5repack -f api_calls:FLET '" + file + "' '" + repacked + "' >/dev/null 2>&1";
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
   const RankFileReader reader(repacked);
   StoredChunk stored;
@@ -348,7 +349,7 @@ TEST_F(RankFile, CursorStreamsBlocksInOrder) {
   std::size_t seen = 0;
   std::size_t blocks = 0;
   while (cursor.next(block)) {
-    ASSERT_LE(block.size(), 5000u);
+    ASSERT_LE(block.size(), 5000U);
     for (const ApiCallRow& row : block)
       ASSERT_EQ(row.correlation_id, sample.api_calls[seen++].correlation_id);
     ++blocks;
@@ -464,6 +465,7 @@ TEST_F(RankFile, UserBlockInFrontOfTheFileIsAllowedFor) {
   std::ofstream(block) << "a user block: text a site's tools put in front of HDF5 files\n";
   const std::string command =
       "h5jam -i '" + file + "' -u '" + block + "' -o '" + jammed + "' >/dev/null 2>&1";
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5jam (hdf5-tools) is not installed";
   ASSERT_GE(fs::file_size(jammed), fs::file_size(file) + 512);
   const RankFileReader reader(jammed);
@@ -640,7 +642,7 @@ TEST_F(RankFile, CorruptedChunksAreAClearError) {
     H5Dclose(dataset);
     H5Fclose(h);
   }
-  ASSERT_GT(size, 16u);
+  ASSERT_GT(size, 16U);
   {
     std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
     stream.seekp(static_cast<std::streamoff>(address + 8));
@@ -666,9 +668,9 @@ TEST_F(RankFile, CorruptedChunksAreAClearError) {
   } catch (const FormatError& error) {
     EXPECT_NE(std::string(error.what()).find("table api_calls"), std::string::npos) << error.what();
   }
-  EXPECT_EQ(sound_blocks, 2u);
+  EXPECT_EQ(sound_blocks, 2U);
   // The undamaged tables still read.
-  EXPECT_EQ(reader.read_all<MpiCallRow>().size(), 40u);
+  EXPECT_EQ(reader.read_all<MpiCallRow>().size(), 40U);
 }
 
 }  // namespace
