@@ -168,6 +168,45 @@ TEST_F(RankFile, TablesThatNeverFilledAChunkAreClosedInOneChunkOfTheirRows) {
   expect_sample(reader, sample);
 }
 
+TEST_F(RankFile, RowsAreReadByMemberNameWhateverTheirOrderInTheFile) {
+  // Another writer (h5py, say) may lay a table's members out in another order, in chunks of
+  // another size, filtered by HDF5 itself: the reader takes each field where the file's row
+  // type puts it.
+  const std::string file = path("rank.h5");
+  const SampleRows sample = write_sample_file(file, Compression{}, 100);
+  {
+    const Handle h(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Ldelete(h.get(), "markers", H5P_DEFAULT), 0);
+    const Table& table = table_of<MarkerRow>();
+    const Handle reversed(H5Tcreate(H5T_COMPOUND, packed_row_size(table)));
+    std::size_t offset = 0;
+    for (auto column = table.columns.rbegin(); column != table.columns.rend(); ++column) {
+      H5Tinsert(reversed.get(), column->name, offset, column_hdf5_type(column->type));
+      offset += column_type_size(column->type);
+    }
+    const hsize_t rows = sample.markers.size();
+    const hsize_t unlimited = H5S_UNLIMITED;
+    const hsize_t chunk = 7;
+    const Handle space(H5Screate_simple(1, &rows, &unlimited));
+    const Handle creation(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_chunk(creation.get(), 1, &chunk);
+    ASSERT_TRUE(add_filters(creation.get(), Compression{Codec::kDeflate, 1}, offset));
+    const Handle dataset(H5Dcreate2(h.get(), "markers", reversed.get(), space.get(), H5P_DEFAULT,
+                                    creation.get(), H5P_DEFAULT));
+    const Handle memory(create_memory_row_type(table));
+    ASSERT_GE(
+        H5Dwrite(dataset.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, sample.markers.data()),
+        0);
+  }
+  const RankFileReader reader(file);
+  expect_rows_equal(sample.markers, reader.read_all<MarkerRow>(), "markers, members reversed");
+  PrefetchCursor<MarkerRow> cursor(reader);
+  std::vector<MarkerRow> block;
+  std::vector<MarkerRow> all;
+  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+  expect_rows_equal(sample.markers, all, "markers through the cursor");
+}
+
 TEST_F(RankFile, TablesThatNeverHadARowAreLeftOutAndReadAsEmpty) {
   const std::string file = path("rank.h5");
   std::string error;
