@@ -187,8 +187,8 @@ void BM_WriterFromPoolBuffers(benchmark::State& state) {
 }
 BENCHMARK(BM_WriterFromPoolBuffers)->Unit(benchmark::kMillisecond);
 
-// The layout not chosen: the same API stream as compound rows (one dataset, 96-byte rows),
-// shuffle + zstd through HDF5's filter pipeline.
+// The same API stream as compound rows (one dataset, rows of the struct's 96 bytes) written
+// the way another program would: shuffle + zstd through HDF5's own filter pipeline.
 void BM_CompoundRowsApiCalls(benchmark::State& state) {
   register_zstd_filter();
   const std::string path = bench_path("compound");
