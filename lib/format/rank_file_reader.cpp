@@ -19,7 +19,7 @@ namespace {
 
 // Tables up to this many rows have their chunks located while the file is checked, and the
 // locations kept until the reader closes (some 24 bytes per column and chunk).
-constexpr std::uint64_t kMappedAtOpenRows = 256 * kChunkRows;
+constexpr std::uint64_t kMappedAtOpenRows = 64 * kChunkRows;
 // Files up to this size are read whole into memory to be checked (HDF5's core driver): one
 // read instead of many small ones for the metadata of dozens of datasets.
 constexpr long kReadWholeBytes = 4L << 20;
