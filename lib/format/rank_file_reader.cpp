@@ -243,7 +243,6 @@ void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHa
     first = false;
     // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
     // file at once.
-    handles.present = true;
   }
   if (map.kept) finish_map(map);
 }
@@ -281,7 +280,6 @@ void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHan
   hsize_t rows = 0;
   H5Sget_simple_extent_dims(space.get(), &rows, nullptr);
   handles.rows = rows;
-  handles.present = true;
   // A small table's chunks are located now, while its dataset is open (see above).
   if (rows > 0 && rows <= kMappedAtOpenRows) {
     map.columns.resize(1);
@@ -306,7 +304,6 @@ RankFileReader::RankFileReader(Digest digest)
     throw FormatError(path_, "a merge process described it with the wrong number of tables");
   for (std::size_t t = 0; t < tables.size(); ++t) {
     TableHandles handles;
-    handles.present = digest.rows[t] > 0;
     handles.rows = digest.rows[t];
     tables_.push_back(std::move(handles));
   }

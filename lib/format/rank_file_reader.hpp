@@ -187,7 +187,6 @@ class RankFileReader {
 
  private:
   struct TableHandles {
-    bool present = false;  // false when the table is absent (older minor version)
     std::uint64_t rows = 0;
     // Format 2: bytes of a stored packed row, and where each column's field lies in it (as
     // the file's row type says).
