@@ -125,23 +125,17 @@ void EndpointSpill::write_buffer() {
 void EndpointSpill::add(const AlignedRank& rank) {
   const RankFileReader& reader = rank.reader();
   SpillSection section{rank.rank(), 0, written_ + buffer_.size(), 0};
-  // The helpers move each block's times to the reference clock (uncorrected: what matching
-  // works on); this thread scans the blocks in order, as the scanner remembers requests.
+  // The helpers read and decode the blocks; this thread scans them in order, as the scanner
+  // remembers requests, and moves each endpoint's time to the reference clock (uncorrected:
+  // what matching works on). The scanner only passes times on, and most rows (collectives,
+  // the requests of a wait) make no endpoint: only the endpoints' times are aligned.
   EndpointScanner scanner(reader, rank.rank());
   // Only the columns the scanner looks at: the external ids and byte counts stay unread.
   static const ColumnSet kScanned = columns_named(
       table_of<MpiCallRow>(),
       {"begin_ns", "end_ns", "communicator", "request", "thread_id", "function", "peer", "tag"});
-  PrefetchCursor<MpiCallRow> cursor(
-      reader,
-      [&rank](MpiCallRow* rows, std::size_t count) {
-        AlignedRank::Aligner aligner(rank);
-        for (std::size_t r = 0; r < count; ++r) {
-          rows[r].begin_ns = aligner.align_uncorrected(rows[r].begin_ns);
-          rows[r].end_ns = aligner.align_uncorrected(rows[r].end_ns);
-        }
-      },
-      kPrefetchDepth, kScanned);
+  PrefetchCursor<MpiCallRow> cursor(reader, {}, kPrefetchDepth, kScanned);
+  AlignedRank::Aligner aligner(rank);
   std::vector<MpiCallRow> rows;
   std::array<MessageEndpoint, 2> endpoints;
   while (cursor.next(rows))
@@ -159,9 +153,8 @@ void EndpointSpill::add(const AlignedRank& rank) {
         const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
         StreamCount& stream = summary_.streams[entry->second];
         ++(receive ? stream.receives : stream.sends);
-        // The rows' times are aligned already: so are the endpoints'.
-        buffer_.push_back(
-            {endpoint.local_ns, entry->second, endpoint.ordinal << 1 | (receive ? 1U : 0U)});
+        buffer_.push_back({aligner.align_uncorrected(endpoint.local_ns), entry->second,
+                           endpoint.ordinal << 1 | (receive ? 1U : 0U)});
         ++section.count;
         if (buffer_.size() == kSpillBufferRecords) write_buffer();
       }
