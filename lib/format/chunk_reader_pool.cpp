@@ -40,7 +40,6 @@ std::unique_ptr<ChunkReader> ChunkReaderPool::take() {
 
 void ChunkReaderPool::give_back(std::unique_ptr<ChunkReader> reader) noexcept {
   if (!reader) return;
-  reader->worker.wait_quietly();
   Pool& p = pool();
   const std::lock_guard lock(p.mutex);
   if (p.idle.size() < kIdleKept) p.idle.push_back(std::move(reader));

@@ -21,8 +21,8 @@ class ChunkReaderPool {
  public:
   // An idle reader, or a new one.
   static std::unique_ptr<ChunkReader> take();
-  // Waits for its task (dropping its error: the owner reports errors when it waits) and keeps
-  // it for the next take(), or destroys it when enough are idle already.
+  // Keeps it for the next take(), or destroys it when enough are idle already. Its task must
+  // be over (PooledChunkReader waits for it).
   static void give_back(std::unique_ptr<ChunkReader> reader) noexcept;
 };
 
@@ -31,7 +31,8 @@ class PooledChunkReader {
  public:
   PooledChunkReader() : reader_(ChunkReaderPool::take()) {}
   ~PooledChunkReader() {
-    // Its task may still use the reader through this holder: wait before letting go of it.
+    // Its task may still use the reader through this holder: wait (dropping its error: the
+    // owner reports errors when it waits) before letting go of it.
     if (reader_) reader_->worker.wait_quietly();
     ChunkReaderPool::give_back(std::move(reader_));
   }

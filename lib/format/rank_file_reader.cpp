@@ -249,14 +249,12 @@ void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHa
 
 void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHandles& handles,
                                         TableMap& map, hid_t dataset_access) const {
+  // Called for the names the root lists: a link that opens as no dataset is something else.
   const auto not_rows = [&] {
     return fmt::format("'{}' is not a 1-D dataset of compound rows", table.name);
   };
   const Handle dataset(H5Dopen2(root, table.name, dataset_access));
-  if (!dataset.valid())
-    fail(H5Lexists(root, table.name, H5P_DEFAULT) > 0
-             ? not_rows()
-             : fmt::format("table '{}' is missing", table.name));
+  if (!dataset.valid()) fail(not_rows());
   const Handle type(H5Dget_type(dataset.get()));
   const Handle space(H5Dget_space(dataset.get()));
   if (H5Tget_class(type.get()) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space.get()) != 1)
@@ -618,41 +616,38 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
   const hsize_t length = count;
   const Handle memory_space(H5Screate_simple(1, &length, nullptr));
   std::vector<std::byte>& scratch = workspace().scratch;
-  if (packed_) {
-    // Into rows of the struct's layout (HDF5 converts the packed ones), then the fields
-    // wanted into the caller's rows.
-    const hid_t dataset = open_dataset(index, table, 0);
-    const Handle memory_type(create_memory_row_type(table));
-    scratch.resize(count * table.row_size);
+  // Rows [first, first + count) of one dataset into `scratch`, converted to `memory_type`.
+  auto read_dataset = [&](hid_t dataset, hid_t memory_type, std::size_t element_size,
+                          const char* column) {
+    scratch.resize(count * element_size);
     const Handle file_space(H5Dget_space(dataset));
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
-    if (H5Dread(dataset, memory_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
+    if (H5Dread(dataset, memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT,
                 scratch.data()) < 0)
-      fail(fmt::format("cannot read rows {}..{} of table {} (damaged chunk?)", first, first + count,
-                       table.name));
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
-      if ((columns >> c & 1U) == 0) continue;
-      const Column& column = table.columns[c];
-      scatter_packed_field(scratch.data(), table.row_size, column.offset,
-                           column_type_size(column.type), 0, count, rows, table.row_size,
-                           column.offset);
-    }
+      fail(fmt::format("cannot read rows {}..{} of {} (damaged chunk?)", first, first + count,
+                       stored_name(table.name, column)));
+  };
+  // Column c's values, `element_size` apart in `scratch` from `offset`, into the caller's rows.
+  auto scatter = [&](std::size_t c, std::size_t element_size, std::size_t offset) {
+    const Column& column = table.columns[c];
+    scatter_packed_field(scratch.data(), element_size, offset, column_type_size(column.type), 0,
+                         count, rows, table.row_size, column.offset);
+  };
+  auto wanted = [columns](std::size_t c) { return (columns >> c & 1U) != 0; };
+  if (packed_) {
+    // HDF5 converts the packed rows to the struct's layout, by member name.
+    const Handle memory_type(create_memory_row_type(table));
+    read_dataset(open_dataset(index, table, 0), memory_type.get(), table.row_size, nullptr);
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+      if (wanted(c)) scatter(c, table.row_size, table.columns[c].offset);
     return;
   }
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if ((columns >> c & 1U) == 0) continue;
+    if (!wanted(c)) continue;
     const Column& column = table.columns[c];
-    const hid_t dataset = open_dataset(index, table, c);
-    const std::size_t width = column_type_size(column.type);
-    scratch.resize(count * width);
-    const Handle file_space(H5Dget_space(dataset));
-    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr);
-    if (H5Dread(dataset, column_hdf5_type(column.type), memory_space.get(), file_space.get(),
-                H5P_DEFAULT, scratch.data()) < 0)
-      fail(fmt::format("cannot read rows {}..{} of column {}/{} (damaged chunk?)", first,
-                       first + count, table.name, column.name));
-    scatter_column(scratch.data(), false, width, count, 0, count, rows, table.row_size,
-                   column.offset);
+    read_dataset(open_dataset(index, table, c), column_hdf5_type(column.type),
+                 column_type_size(column.type), column.name);
+    scatter(c, column_type_size(column.type), 0);
   }
 }
 

@@ -250,8 +250,7 @@ bool RankFileWriter::fit_single_chunks() {
   // would decompress them. Written again as one chunk of exactly its rows (the tail holds
   // them all), it has none. The old dataset's space stays unused in the file.
   for (TableState& state : tables_) {
-    if (state.full_chunks > 0 || state.tail_rows == 0 || state.tail_rows == state.chunk_rows)
-      continue;
+    if (state.full_chunks > 0 || state.tail_rows == 0) continue;
     if (state.dataset.valid()) {
       state.dataset.reset();
       if (H5Ldelete(file_.get(), state.table->name, H5P_DEFAULT) < 0)

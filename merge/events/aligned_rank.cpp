@@ -33,8 +33,7 @@ AlignedRank::~AlignedRank() = default;
 AlignedRank::AlignedRank(AlignedRank&& other) noexcept = default;
 
 void AlignedRank::done() const noexcept {
-  if (first_) first_->helper->worker.wait_quietly();  // it reads the file: before it closes
-  first_.reset();
+  first_.reset();  // its helper, which reads the file, is waited for before the file closes
   reader_.release();
 }
 

@@ -17,6 +17,8 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/rank_file_writer.hpp"
@@ -54,6 +56,17 @@ void expect_rows_equal(const std::vector<Row>& expected, const std::vector<Row>&
                                reinterpret_cast<const char*>(&actual[i]) + column.offset,
                                column_type_size(column.type)))
           << table << " row " << i << " column " << column.name;
+}
+
+// Every row of Row's table, as a PrefetchCursor of `depth` hands them out.
+template <typename Row>
+std::vector<Row> read_with_cursor(const RankFileReader& reader,
+                                  std::size_t depth = kPrefetchDepth) {
+  PrefetchCursor<Row> cursor(reader, {}, depth);
+  std::vector<Row> block;
+  std::vector<Row> all;
+  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+  return all;
 }
 
 void expect_sample(const RankFileReader& reader, const SampleRows& s) {
@@ -180,9 +193,10 @@ TEST_F(RankFile, RowsAreReadByMemberNameWhateverTheirOrderInTheFile) {
     const Table& table = table_of<MarkerRow>();
     const Handle reversed(H5Tcreate(H5T_COMPOUND, packed_row_size(table)));
     std::size_t offset = 0;
-    for (auto column = table.columns.rbegin(); column != table.columns.rend(); ++column) {
-      H5Tinsert(reversed.get(), column->name, offset, column_hdf5_type(column->type));
-      offset += column_type_size(column->type);
+    for (std::size_t c = table.columns.size(); c-- > 0;) {
+      const Column& column = table.columns[c];
+      H5Tinsert(reversed.get(), column.name, offset, column_hdf5_type(column.type));
+      offset += column_type_size(column.type);
     }
     const hsize_t rows = sample.markers.size();
     const hsize_t unlimited = H5S_UNLIMITED;
@@ -200,10 +214,7 @@ TEST_F(RankFile, RowsAreReadByMemberNameWhateverTheirOrderInTheFile) {
   }
   const RankFileReader reader(file);
   expect_rows_equal(sample.markers, reader.read_all<MarkerRow>(), "markers, members reversed");
-  PrefetchCursor<MarkerRow> cursor(reader);
-  std::vector<MarkerRow> block;
-  std::vector<MarkerRow> all;
-  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+  const std::vector<MarkerRow> all = read_with_cursor<MarkerRow>(reader);
   expect_rows_equal(sample.markers, all, "markers through the cursor");
 }
 
@@ -253,10 +264,7 @@ TEST_P(RankFileCompression, ColumnGroupFilesOfFormatOneAreStillRead) {
     EXPECT_EQ(rows[i].end_ns, sample.api_calls[kChunkRows - 1 + i].end_ns);
     EXPECT_EQ(rows[i].correlation_id, 77U);
   }
-  PrefetchCursor<ApiCallRow> cursor(reader);
-  std::vector<ApiCallRow> block;
-  std::vector<ApiCallRow> all;
-  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+  const std::vector<ApiCallRow> all = read_with_cursor<ApiCallRow>(reader);
   expect_rows_equal(sample.api_calls, all, "api_calls through the cursor");
 }
 
@@ -304,10 +312,7 @@ TEST_P(RankFileCompression, PrefetchCursorOfAnyDepthHandsOutEveryRowInOrder) {
   const SampleRows sample = write_sample(6 * kChunkRows + 11);
   const RankFileReader reader(file);
   for (const std::size_t depth : {0, 1, 3, 8}) {
-    PrefetchCursor<ApiCallRow> cursor(reader, {}, depth);
-    std::vector<ApiCallRow> block;
-    std::vector<ApiCallRow> all;
-    while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
+    const std::vector<ApiCallRow> all = read_with_cursor<ApiCallRow>(reader, depth);
     SCOPED_TRACE("depth " + std::to_string(depth));
     expect_rows_equal(sample.api_calls, all, "api_calls");
   }
@@ -346,33 +351,38 @@ TEST_P(RankFileCompression, OnlyTheColumnsAskedForAreRead) {
 }
 
 TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
-  // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one table: the reader's own
-  // decoder leaves such tables to HDF5, and the cursor must still hand out every row.
+  // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one table (in format 1, to one
+  // of its columns): the reader's own decoder leaves such tables to HDF5, and the cursor must
+  // still hand out every row.
   const std::string file = path("rank.h5");
-  const std::string repacked = path("repacked.h5");
   // Deflate: a filter h5repack has built in (zstd would need our plugin on its path).
   const SampleRows sample =
       write_sample_file(file, Compression{Codec::kDeflate, 1}, 2 * kChunkRows + 7);
-  const std::string command =
-      "h5repack -f api_calls:FLET '" + file + "' '" + repacked + "' >/dev/null 2>&1";
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
-  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
-  const RankFileReader reader(repacked);
-  StoredChunk stored;
-  ASSERT_FALSE(reader.fetch_chunk<ApiCallRow>(0, 1, stored)) << "the checksum went unnoticed";
-  ASSERT_TRUE(reader.fetch_chunk<MpiCallRow>(0, 1, stored));  // other tables: our decoder
-  PrefetchCursor<ApiCallRow> cursor(reader);
-  std::vector<ApiCallRow> block;
-  std::vector<ApiCallRow> all;
-  while (cursor.next(block)) all.insert(all.end(), block.begin(), block.end());
-  expect_rows_equal(sample.api_calls, all, "api_calls");
-  // HDF5's read honours a set of columns too.
-  std::vector<ApiCallRow> rows(3);
-  for (ApiCallRow& row : rows) row.correlation_id = 77;
-  reader.read(4, 3, rows, columns_named(table_of<ApiCallRow>(), {"begin_ns"}));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(rows[i].begin_ns, sample.api_calls[4 + i].begin_ns);
-    EXPECT_EQ(rows[i].correlation_id, 77U);
+  const std::string column_groups = path("column_groups.h5");
+  fs::copy_file(file, column_groups);
+  rocprof::test::rewrite_as_column_groups(column_groups, Compression{Codec::kDeflate, 1});
+  for (const auto& [source, checked] :
+       {std::pair{file, "api_calls"}, std::pair{column_groups, "api_calls/begin_ns"}}) {
+    SCOPED_TRACE(source);
+    const std::string repacked = source + ".repacked.h5";
+    const std::string command =
+        fmt::format("h5repack -f {}:FLET '{}' '{}' >/dev/null 2>&1", checked, source, repacked);
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
+    if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
+    const RankFileReader reader(repacked);
+    StoredChunk stored;
+    ASSERT_FALSE(reader.fetch_chunk<ApiCallRow>(0, 1, stored)) << "the checksum went unnoticed";
+    ASSERT_TRUE(reader.fetch_chunk<MpiCallRow>(0, 1, stored));  // other tables: our decoder
+    const std::vector<ApiCallRow> all = read_with_cursor<ApiCallRow>(reader);
+    expect_rows_equal(sample.api_calls, all, "api_calls");
+    // HDF5's read honours a set of columns too.
+    std::vector<ApiCallRow> rows(3);
+    for (ApiCallRow& row : rows) row.correlation_id = 77;
+    reader.read(4, 3, rows, columns_named(table_of<ApiCallRow>(), {"begin_ns"}));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].begin_ns, sample.api_calls[4 + i].begin_ns);
+      EXPECT_EQ(rows[i].correlation_id, 77U);
+    }
   }
 }
 
@@ -509,10 +519,7 @@ TEST_F(RankFile, UserBlockInFrontOfTheFileIsAllowedFor) {
   ASSERT_GE(fs::file_size(jammed), fs::file_size(file) + 512);
   const RankFileReader reader(jammed);
   expect_sample(reader, sample);
-  PrefetchCursor<ApiCallRow> cursor(reader);
-  std::vector<ApiCallRow> block_rows;
-  std::vector<ApiCallRow> all;
-  while (cursor.next(block_rows)) all.insert(all.end(), block_rows.begin(), block_rows.end());
+  const std::vector<ApiCallRow> all = read_with_cursor<ApiCallRow>(reader);
   expect_rows_equal(sample.api_calls, all, "api_calls through the cursor");
 }
 
