@@ -310,6 +310,7 @@ int run(int argc, char** argv) {
       // Each process summarises its ranks; the first adds up everyone's.
       bar.phase("summarising");
       for (std::size_t i = first_rank; i < last_rank; ++i) ranks[i].watch({});
+      summary.end_watch();
       if (group.size() > 1) {
         const auto parts = group.all_gather(summary.serialize());
         summary = rocprof::merge::Summary();

@@ -18,6 +18,7 @@
 
 #include "lib/format/chunk_reader_pool.hpp"
 #include "lib/format/rank_file_reader.hpp"
+#include "lib/format/row_buffers.hpp"
 
 namespace rocprof::format {
 
@@ -44,21 +45,36 @@ class PrefetchCursor {
         block_rows_(raw_ ? reader.template chunk_rows<Row>() : kChunkRows) {
     slots_.resize(std::max<std::size_t>(depth, 1));
   }
-  ~PrefetchCursor() = default;  // each slot waits for its task before its rows go
+  ~PrefetchCursor() {
+    for (std::unique_ptr<Slot>& slot : slots_)
+      if (slot) {
+        slot->reader->worker.wait_quietly();  // before its rows go
+        RowBuffers<Row>::give_back(slot->rows);
+      }
+    RowBuffers<Row>::give_back(given_first_);
+  }
   PrefetchCursor(const PrefetchCursor&) = delete;
   PrefetchCursor& operator=(const PrefetchCursor&) = delete;
 
   // Hands out `rows` as the first block instead of reading it: rows [0, n) of the table,
   // prepared, n the chunk's rows (or all, if fewer), read ahead by the caller. Before next().
   void use_first_block(std::vector<Row>&& rows) {
-    if (position_ == 0 && in_flight_ == 0 && rows.size() == std::min(block_rows_, total_))
+    if (position_ == 0 && in_flight_ == 0 && rows.size() == std::min(block_rows_, total_)) {
+      RowBuffers<Row>::give_back(given_first_);
       given_first_ = std::move(rows);
+      has_given_first_ = true;
+    }
   }
 
-  // The next block of rows (a chunk): false at the end. Throws FormatError for a damaged
-  // chunk, at the block it is in (the blocks before it are handed out first).
+  // The next block of rows (a chunk): false at the end, with `rows` emptied (its memory is
+  // kept for the next table read). Throws FormatError for a damaged chunk, at the block it
+  // is in (the blocks before it are handed out first).
   bool next(std::vector<Row>& rows) {
-    if (position_ >= total_) return false;
+    if (position_ >= total_) {
+      RowBuffers<Row>::give_back(rows);
+      return false;
+    }
+    if (rows.capacity() == 0) rows = RowBuffers<Row>::take();
     if (in_flight_ == 0) {
       // Nothing read ahead: the first block, or a table only HDF5 decodes. The helpers start
       // on the blocks after it first, then this block is read right here (the caller would
@@ -66,9 +82,9 @@ class PrefetchCursor {
       const std::uint64_t count = std::min(block_rows_, total_ - position_);
       issued_ = position_ + count;
       read_ahead();
-      if (!given_first_.empty()) {
-        rows.swap(given_first_);
-        given_first_.clear();
+      if (has_given_first_) {
+        rows.swap(given_first_);  // the caller's vector is kept as it is, for the pool
+        has_given_first_ = false;
       } else {
         reader_.read(position_, count, rows, columns_);
         if (prepare_) prepare_(rows.data(), rows.size());
@@ -96,7 +112,10 @@ class PrefetchCursor {
     if (!raw_) return;
     while (in_flight_ < slots_.size() && issued_ < total_) {
       std::unique_ptr<Slot>& held = slots_[(head_ + in_flight_) % slots_.size()];
-      if (!held) held = std::make_unique<Slot>();
+      if (!held) {
+        held = std::make_unique<Slot>();
+        held->rows = RowBuffers<Row>::take();
+      }
       Slot& slot = *held;
       const std::uint64_t first = issued_;
       const std::uint64_t count = std::min(block_rows_, total_ - first);
@@ -123,6 +142,7 @@ class PrefetchCursor {
   std::size_t head_ = 0;        // the slot of the next block read ahead
   std::size_t in_flight_ = 0;
   std::vector<Row> given_first_;
+  bool has_given_first_ = false;
   std::vector<std::unique_ptr<Slot>> slots_;  // made at their first use
 };
 

@@ -515,6 +515,13 @@ bool RankFileReader::reads_without_hdf5(const Table& table) const {
   return map.kept && map.mapped && map.decodable;
 }
 
+bool RankFileReader::reads_without_hdf5() const {
+  if (from_digest_) return false;
+  const auto tables = all_tables();
+  return std::all_of(tables.begin(), tables.end(),
+                     [this](const Table* table) { return reads_without_hdf5(*table); });
+}
+
 std::uint64_t RankFileReader::chunk_rows(const Table& table) const {
   return maps_.at(table_index(table)).chunk_rows;
 }

@@ -148,6 +148,9 @@ class RankFileReader {
   // Whether reading the table needs no HDF5 call at all: empty, or its chunks were located
   // at open and our decoder knows their filters. Such a table may be read on any thread.
   bool reads_without_hdf5(const Table& table) const;
+  // The same for every table of the file (and a file behind the reader): the whole rank may
+  // then be read on another thread while this one calls HDF5 for other files.
+  bool reads_without_hdf5() const;
 
   // Rows per stored chunk of a table map_chunks mapped (read_chunk reads no further).
   template <typename Row>

@@ -19,6 +19,10 @@ AlignedRank::AlignedRank(std::int32_t rank, const RankFileReader& reader)
 // Each visited table's first block, and whether it was read ahead (false: the visit reads it).
 template <typename Row>
 struct FirstBlock {
+  FirstBlock() = default;
+  ~FirstBlock() { RowBuffers<Row>::give_back(rows); }  // unless a visit took it
+  FirstBlock(const FirstBlock&) = delete;
+  FirstBlock& operator=(const FirstBlock&) = delete;
   std::vector<Row> rows;
   bool read = false;
 };
@@ -37,12 +41,10 @@ void AlignedRank::done() const noexcept {
   reader_.release();
 }
 
-void AlignedRank::read_ahead() const {
+void AlignedRank::read_ahead() const noexcept {
   if (first_) return;  // already under way
-  first_ = std::make_unique<FirstBlocks>();
-  FirstBlocks& blocks = *first_;
-  // Decided here, on the merge's thread: map_chunks opens the file for pread (the reader's
-  // only change), so the helper's reads change nothing the merge's thread may read meanwhile.
+  // Decided here, on the calling thread: map_chunks opens the file for pread (the reader's
+  // only change), so the helper's reads change nothing the caller may read meanwhile.
   auto plan = [this]<typename Row>(FirstBlock<Row>& block) {
     block.read = reader_.row_count<Row>() > 0 && reader_.reads_without_hdf5(table_of<Row>()) &&
                  reader_.map_chunks<Row>();
@@ -50,12 +52,21 @@ void AlignedRank::read_ahead() const {
   auto read = [this]<typename Row>(FirstBlock<Row>& block) {
     if (!block.read) return;
     const std::uint64_t rows = reader_.row_count<Row>();
+    block.rows = RowBuffers<Row>::take();
     reader_.read(0, std::min<std::uint64_t>(rows, reader_.chunk_rows<Row>()), block.rows);
     aligner<Row>()(block.rows.data(), block.rows.size());
   };
-  std::apply([&](auto&... block) { (plan(block), ...); }, blocks.tables);
-  blocks.helper->worker.start(
-      [read, &blocks] { std::apply([&](auto&... block) { (read(block), ...); }, blocks.tables); });
+  try {
+    first_ = std::make_unique<FirstBlocks>();
+    FirstBlocks& blocks = *first_;
+    std::apply([&](auto&... block) { (plan(block), ...); }, blocks.tables);
+    blocks.helper->worker.start([read, &blocks] {
+      std::apply([&](auto&... block) { (read(block), ...); }, blocks.tables);
+    });
+  } catch (...) {
+    // Nothing read ahead: the visits read the rank themselves, and report what failed here.
+    first_.reset();
+  }
 }
 
 template <typename Row>

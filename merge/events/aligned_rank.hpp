@@ -100,8 +100,10 @@ class AlignedRank {
   // Reads the first chunk of each table the visitors above read, on a helper thread, for
   // the visits that follow: an exporter calls it for the next rank while it writes this one.
   // A small rank's tables are one chunk each, read on the merge's thread otherwise. Only
-  // tables that read without HDF5 are read ahead; a damaged chunk is reported by the visit.
-  void read_ahead() const;
+  // tables that read without HDF5 are read ahead (so any thread may call it, one at a time
+  // for a rank); a damaged chunk, or a file that cannot be opened again, is reported by the
+  // visit.
+  void read_ahead() const noexcept;
 
   void done() const noexcept;
 

@@ -5,6 +5,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -52,11 +53,40 @@ std::uint8_t* write_length(int field, std::size_t length, std::uint8_t* out) {
   return Coded::WriteVarint64ToArray(length, out);
 }
 
+// A flow id: fields 47 and 48 take two tag bytes, then a fixed64.
+constexpr std::size_t kFlowIdSize = 2 + 8;
+
+// A DebugAnnotation's bytes: its name's iid and its value (an int's as a varint of its bits).
+std::size_t annotation_size(const Annotation& annotation) {
+  std::size_t value_size = 1 + Coded::VarintSize64(static_cast<std::uint64_t>(annotation.value));
+  if (annotation.kind == Annotation::Kind::kDouble) value_size = 1 + 8;
+  if (annotation.kind == Annotation::Kind::kString)
+    value_size = length_delimited_size(1, annotation.text.size());
+  return 1 + Coded::VarintSize64(annotation.name_iid) + value_size;
+}
+
 std::size_t entry_size(std::uint64_t iid, std::size_t name_length) {
   return 1 + Coded::VarintSize64(iid) + length_delimited_size(1, name_length);
 }
 
 }  // namespace
+
+void PacketFile::grow(std::size_t bytes) {
+  const std::size_t capacity = std::max(bytes, std::max<std::size_t>(capacity_ * 2, 64 << 10));
+  auto grown = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  if (used_ != 0) std::memcpy(grown.get(), memory_.get(), used_);
+  memory_ = std::move(grown);
+  capacity_ = capacity;
+}
+
+void PacketFile::append(const PacketFile& other) {
+  if (other.used_ != 0) {
+    std::uint8_t* out = reserve(other.used_);
+    std::memcpy(out, other.memory_.get(), other.used_);
+    commit(out + other.used_);
+  }
+  packets_ += other.packets_;
+}
 
 std::uint64_t PacketSequence::intern(Table& table, int field, std::string_view name) {
   if (const auto found = table.find(name); found != table.end()) return found->second;
@@ -120,51 +150,16 @@ void PacketSequence::start(std::uint64_t default_track) {
 
 void PacketSequence::write_event(const Event& event) {
   if (!started_) start(event.track);
-  // The TrackEvent first (its length prefixes the packet's field), in a reused buffer.
-  std::size_t text_bytes = 0;
-  for (const Annotation& annotation : event.annotations) text_bytes += annotation.text.size();
-  const std::size_t most = std::size_t{4} * 11 + event.annotations.size() * 36 + text_bytes +
-                           (event.flows.size() + event.terminating_flows.size()) * 10;
-  if (scratch_.size() < most) scratch_.resize(most);
-  std::uint8_t* const body_begin = scratch_.data();
-  std::uint8_t* body = body_begin;
-  body = WireFormatLite::WriteEnumToArray(kType, static_cast<int>(event.type), body);
-  if (event.track != default_track_)
-    body = WireFormatLite::WriteUInt64ToArray(kTrackUuid, event.track, body);
-  if (event.category_iid != 0)
-    body = WireFormatLite::WriteUInt64ToArray(kCategoryIids, event.category_iid, body);
-  if (event.name_iid != 0)
-    body = WireFormatLite::WriteUInt64ToArray(kNameIid, event.name_iid, body);
-  for (const Annotation& annotation : event.annotations) {
-    const auto bits = static_cast<std::uint64_t>(annotation.value);
-    std::size_t value_size = 1 + Coded::VarintSize64(bits);  // int and uint
-    if (annotation.kind == Annotation::Kind::kDouble) value_size = 1 + 8;
-    if (annotation.kind == Annotation::Kind::kString)
-      value_size = length_delimited_size(1, annotation.text.size());
-    body = write_length(kDebugAnnotations,
-                        1 + Coded::VarintSize64(annotation.name_iid) + value_size, body);
-    body = WireFormatLite::WriteUInt64ToArray(kAnnotationNameIid, annotation.name_iid, body);
-    switch (annotation.kind) {
-      case Annotation::Kind::kInt:
-        body = WireFormatLite::WriteInt64ToArray(kAnnotationIntValue, annotation.value, body);
-        break;
-      case Annotation::Kind::kUint:
-        body = WireFormatLite::WriteUInt64ToArray(kAnnotationUintValue, bits, body);
-        break;
-      case Annotation::Kind::kDouble:
-        body = WireFormatLite::WriteFixed64ToArray(kAnnotationDoubleValue, bits, body);
-        break;
-      case Annotation::Kind::kString:
-        body = write_length(kAnnotationStringValue, annotation.text.size(), body);
-        body = std::copy(annotation.text.begin(), annotation.text.end(), body);
-        break;
-    }
-  }
-  for (const std::uint64_t flow : event.flows)
-    body = WireFormatLite::WriteFixed64ToArray(kFlowIds, flow, body);
-  for (const std::uint64_t flow : event.terminating_flows)
-    body = WireFormatLite::WriteFixed64ToArray(kTerminatingFlowIds, flow, body);
-  const auto body_size = static_cast<std::size_t>(body - body_begin);
+  // The TrackEvent's size first (it prefixes the packet's field), then the packet straight
+  // into the file's buffer: encoding the event aside and copying it in cost more (measured).
+  std::size_t body_size = 2;  // type
+  const bool own_track = event.track != default_track_;
+  if (own_track) body_size += 1 + Coded::VarintSize64(event.track);
+  if (event.category_iid != 0) body_size += 1 + Coded::VarintSize64(event.category_iid);
+  if (event.name_iid != 0) body_size += 1 + Coded::VarintSize64(event.name_iid);
+  for (const Annotation& annotation : event.annotations)
+    body_size += length_delimited_size(1, annotation_size(annotation));
+  body_size += (event.flows.size() + event.terminating_flows.size()) * kFlowIdSize;
 
   const std::uint32_t flags = kNeedsIncrementalState;
   const std::size_t interned = pending_.empty() ? 0 : interned_size();
@@ -172,7 +167,9 @@ void PacketSequence::write_event(const Event& event) {
                              Coded::VarintSize32(id_) + 2 +
                              (interned != 0 ? length_delimited_size(1, interned) : 0) +
                              length_delimited_size(1, body_size);
-  std::uint8_t* out = file_.reserve(length_delimited_size(1, packet));
+  const std::size_t packet_bytes = length_delimited_size(1, packet);
+  std::uint8_t* out = file_.reserve(packet_bytes);
+  [[maybe_unused]] std::uint8_t* const packet_begin = out;
   out = write_length(kTracePacket, packet, out);
   out = WireFormatLite::WriteUInt64ToArray(kTimestamp, event.timestamp, out);
   out = WireFormatLite::WriteUInt32ToArray(kSequenceId, id_, out);
@@ -182,7 +179,36 @@ void PacketSequence::write_event(const Event& event) {
     out = write_interned(out);
   }
   out = write_length(kTrackEvent, body_size, out);
-  out = static_cast<std::uint8_t*>(std::memcpy(out, body_begin, body_size)) + body_size;
+  out = WireFormatLite::WriteEnumToArray(kType, static_cast<int>(event.type), out);
+  if (own_track) out = WireFormatLite::WriteUInt64ToArray(kTrackUuid, event.track, out);
+  if (event.category_iid != 0)
+    out = WireFormatLite::WriteUInt64ToArray(kCategoryIids, event.category_iid, out);
+  if (event.name_iid != 0) out = WireFormatLite::WriteUInt64ToArray(kNameIid, event.name_iid, out);
+  for (const Annotation& annotation : event.annotations) {
+    out = write_length(kDebugAnnotations, annotation_size(annotation), out);
+    out = WireFormatLite::WriteUInt64ToArray(kAnnotationNameIid, annotation.name_iid, out);
+    const auto bits = static_cast<std::uint64_t>(annotation.value);
+    switch (annotation.kind) {
+      case Annotation::Kind::kInt:
+        out = WireFormatLite::WriteInt64ToArray(kAnnotationIntValue, annotation.value, out);
+        break;
+      case Annotation::Kind::kUint:
+        out = WireFormatLite::WriteUInt64ToArray(kAnnotationUintValue, bits, out);
+        break;
+      case Annotation::Kind::kDouble:
+        out = WireFormatLite::WriteFixed64ToArray(kAnnotationDoubleValue, bits, out);
+        break;
+      case Annotation::Kind::kString:
+        out = write_length(kAnnotationStringValue, annotation.text.size(), out);
+        out = std::copy(annotation.text.begin(), annotation.text.end(), out);
+        break;
+    }
+  }
+  for (const std::uint64_t flow : event.flows)
+    out = WireFormatLite::WriteFixed64ToArray(kFlowIds, flow, out);
+  for (const std::uint64_t flow : event.terminating_flows)
+    out = WireFormatLite::WriteFixed64ToArray(kTerminatingFlowIds, flow, out);
+  assert(static_cast<std::size_t>(out - packet_begin) == packet_bytes);
   file_.commit(out);
   file_.count_packet();
 }

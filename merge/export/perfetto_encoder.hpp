@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,20 +22,46 @@ class MessageLite;
 
 namespace rocprof::merge {
 
-// Buffered output of a Trace message (a run of length-prefixed field-1 packets).
+// Buffered output of a Trace message (a run of length-prefixed field-1 packets): to a file,
+// or into memory, for a rank encoded on another thread and appended to the file in its turn.
 class PacketFile {
  public:
-  explicit PacketFile(const std::string& path) : file_(path) {}  // throws std::runtime_error
+  explicit PacketFile(const std::string& path)  // throws std::runtime_error
+      : file_(std::make_unique<BlockFile>(path)) {}
+  PacketFile() = default;  // in memory
 
   // Room for `bytes` more; returns where to write them.
-  std::uint8_t* reserve(std::size_t bytes) { return file_.reserve(bytes); }
-  void commit(const std::uint8_t* end) { file_.commit(end); }
-  void close() { file_.close(); }  // flushes; throws on I/O errors
+  std::uint8_t* reserve(std::size_t bytes) {
+    if (file_) return file_->reserve(bytes);
+    if (used_ + bytes > capacity_) grow(used_ + bytes);
+    return memory_.get() + used_;
+  }
+  void commit(const std::uint8_t* end) {
+    if (file_)
+      file_->commit(end);
+    else
+      used_ = static_cast<std::size_t>(end - memory_.get());
+  }
+  // Appends the packets `other` holds in memory (and counts them).
+  void append(const PacketFile& other);
+  // Empties an in-memory one, keeping its memory for the next rank.
+  void clear() noexcept {
+    used_ = 0;
+    packets_ = 0;
+  }
+  void close() {  // flushes; throws on I/O errors
+    if (file_) file_->close();
+  }
   std::uint64_t packets() const noexcept { return packets_; }
   void count_packet() noexcept { ++packets_; }
 
  private:
-  BlockFile file_;
+  void grow(std::size_t bytes);
+
+  std::unique_ptr<BlockFile> file_;  // null: in memory
+  std::unique_ptr<std::uint8_t[]> memory_;
+  std::size_t capacity_ = 0;
+  std::size_t used_ = 0;
   std::uint64_t packets_ = 0;
 };
 
@@ -100,7 +127,6 @@ class PacketSequence {
   std::uint64_t default_track_ = 0;
   Table names_, categories_, annotations_;
   std::vector<Pending> pending_;
-  std::vector<std::uint8_t> scratch_;
 };
 
 }  // namespace rocprof::merge

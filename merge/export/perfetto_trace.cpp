@@ -1,5 +1,8 @@
 #include "merge/export/perfetto_trace.hpp"
 
+#include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,6 +15,7 @@
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/events/user_annotations.hpp"
+#include "merge/export/encode_ahead.hpp"
 #include "merge/export/perfetto_encoder.hpp"
 #include "perfetto_trace_subset.pb.h"
 
@@ -32,19 +36,20 @@ std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
   return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
 }
 
-}  // namespace
-
-PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              const ProgressReport& progress) {
-  PacketFile file(path);
-  PerfettoStats stats;
-  ProgressSteps steps(progress, ranks.size());
+// Buffers one encoding thread reuses from rank to rank.
+struct Scratch {
   std::vector<Annotation> annotations;
   std::vector<std::uint64_t> flows;
   std::vector<std::uint64_t> terminating;
-  for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const AlignedRank* rank = ranks[r];
-    if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();  // while this one is written
+};
+
+// One rank's packet sequence, into `file` (the output, or memory for a rank encoded aside).
+PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file, Scratch& scratch) {
+  PerfettoStats stats;
+  std::vector<Annotation>& annotations = scratch.annotations;
+  std::vector<std::uint64_t>& flows = scratch.flows;
+  std::vector<std::uint64_t>& terminating = scratch.terminating;
+  {
     const RankFileReader& reader = rank->reader();
     const std::int32_t pid = rank->rank();
     PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);
@@ -222,7 +227,79 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
             row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
             row.begin_ns, row.end_ns);
     });
-    rank->done();
+  }
+  return stats;
+}
+
+// What encoding a rank aside holds in memory is about its rows: the budget below is some
+// 100-200 MB of packets.
+constexpr std::uint64_t kAsideRows = std::uint64_t{2} << 20;
+
+}  // namespace
+
+PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
+                              const ProgressReport& progress, std::size_t helpers) {
+  PacketFile file(path);
+  PerfettoStats stats;
+  ProgressSteps steps(progress, ranks.size());
+  // Ranks whose every table reads without HDF5 (small ones, whose chunks were located when
+  // their files were checked) may be encoded on helpers; the others here, in their turn.
+  EncodeAhead::Plan plan;
+  plan.budget = kAsideRows;
+  plan.helpers = helpers == kAutoHelpers ? EncodeAhead::helpers_here() : helpers;
+  plan.window = 2 * plan.helpers + 2;
+  for (const AlignedRank* rank : ranks) {
+    const RankFileReader& reader = rank->reader();
+    std::uint64_t rows = 0;
+    for (const Table* table : all_tables()) rows += reader.row_count(*table);
+    plan.weights.push_back(reader.reads_without_hdf5() ? std::max<std::uint64_t>(rows, 1) : 0);
+  }
+  struct Aside {
+    PacketFile packets;  // in memory
+    PerfettoStats stats;
+  };
+  std::vector<std::unique_ptr<Aside>> aside(ranks.size());
+  // Written ranks' buffers, for the next ranks encoded aside: their memory is not faulted in
+  // again for each rank.
+  std::mutex spare_mutex;
+  std::vector<std::unique_ptr<Aside>> spare;
+  EncodeAhead ahead(
+      std::move(plan),
+      [&](std::size_t r) {
+        thread_local Scratch aside_scratch;  // one rank at a time on each thread
+        std::unique_ptr<Aside> encoded;
+        {
+          const std::lock_guard lock(spare_mutex);
+          if (!spare.empty()) {
+            encoded = std::move(spare.back());
+            spare.pop_back();
+          }
+        }
+        if (!encoded) encoded = std::make_unique<Aside>();
+        encoded->packets.clear();
+        encoded->stats = encode_rank(ranks[r], encoded->packets, aside_scratch);
+        aside[r] = std::move(encoded);
+      },
+      [&](std::size_t r) {
+        // The next rank's first chunks, read while this one is encoded.
+        if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();
+      });
+  Scratch scratch;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    PerfettoStats rank_stats;
+    if (ahead.take(r)) {
+      file.append(aside[r]->packets);
+      rank_stats = aside[r]->stats;
+      const std::lock_guard lock(spare_mutex);
+      spare.push_back(std::move(aside[r]));
+    } else {
+      rank_stats = encode_rank(ranks[r], file, scratch);
+    }
+    ranks[r]->done();
+    ahead.written(r);
+    stats.slices += rank_stats.slices;
+    stats.instants += rank_stats.instants;
+    stats.flows += rank_stats.flows;
     steps.step();
   }
   file.close();

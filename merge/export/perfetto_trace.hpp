@@ -5,6 +5,7 @@
 // the device work it issued. Written packet by packet, names interned per rank.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,7 +25,11 @@ struct PerfettoStats {
 // Throws std::runtime_error on I/O errors. Each rank is a packet sequence of its own (with its
 // own interned names), so the outputs of consecutive blocks of ranks, concatenated, are the
 // output of all of them: a parallel merge writes parts and joins them.
+// `helpers`: threads that encode ranks ahead of the one writing the file (kAutoHelpers:
+// from the machine's cores; 0: every rank on the calling thread). The output is the same.
+inline constexpr std::size_t kAutoHelpers = static_cast<std::size_t>(-1);
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              const ProgressReport& progress = {});
+                              const ProgressReport& progress = {},
+                              std::size_t helpers = kAutoHelpers);
 
 }  // namespace rocprof::merge

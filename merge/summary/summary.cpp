@@ -137,14 +137,16 @@ void Summary::watch(const AlignedRank& rank) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;
   };
   auto state = std::make_shared<State>(reader);
+  auto part = std::make_shared<Summary>();
+  watched_.push_back(part);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
-  watcher.mpi_call = [this, state, &reader, id](const MpiCallRow& row) {
+  watcher.mpi_call = [part, state, &reader, id](const MpiCallRow& row) {
     if (state->functions.is_per_request_row(row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    mpi_[reader.string(row.function)][id].add(duration, duration);
+    part->mpi_[reader.string(row.function)][id].add(duration, duration);
   };
-  watcher.range = [this, state, &reader, id](const Range& range) {
+  watcher.range = [part, state, &reader, id](const Range& range) {
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
     double self = duration;
     if (range.nested) {
@@ -153,17 +155,33 @@ void Summary::watch(const AlignedRank& rank) {
       inside = 0;
       state->children[{range.thread_id, range.level}] += duration;
     }
-    regions_[{id, range.thread_id, reader.string(range.name)}].add(duration, self);
+    part->regions_[{id, range.thread_id, reader.string(range.name)}].add(duration, self);
   };
-  watcher.activity = [this, &reader](const ActivityRow& row) {
+  watcher.activity = [part, &reader](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
-      kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)].add(
-          duration, duration);
+      part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)]
+          .add(duration, duration);
     else if (row.op == 1)
-      copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
+      part->copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
   };
   rank.watch(std::move(watcher));
+}
+
+void Summary::end_watch() {
+  for (const auto& part : watched_) merge(*part);
+  watched_.clear();
+}
+
+void Summary::merge(const Summary& part) {
+  ranks_ += part.ranks_;
+  for (const auto& [function, per_rank] : part.mpi_) {
+    auto& mine = mpi_[function];
+    for (const auto& [rank, stat] : per_rank) mine[rank].merge(stat);
+  }
+  for (const auto& [key, stat] : part.regions_) regions_[key].merge(stat);
+  for (const auto& [name, stat] : part.kernels_) kernels_[name].merge(stat);
+  for (const auto& [name, stat] : part.copies_) copies_[name].merge(stat);
 }
 
 void Summary::add(const AlignedRank& rank) {
@@ -173,6 +191,7 @@ void Summary::add(const AlignedRank& rank) {
   rank.for_each_activity([](const ActivityRow&) {});
   rank.watch({});
   rank.done();
+  end_watch();
 }
 
 void Summary::print(std::FILE* out, std::size_t top) const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <tuple>
@@ -22,8 +23,12 @@ class Summary {
   // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
   // The same, from the rows the rank's visitors hand out to whoever reads them next (an
-  // exporter that visits each of those tables once): no pass of its own.
+  // exporter that visits each of those tables once): no pass of its own. Each rank's rows
+  // are added up apart (ranks may be read on different threads at once) until end_watch().
   void watch(const AlignedRank& rank);
+  // Adds up what the ranks watched since the last call saw, in the order they were watched;
+  // after their rows were read and their watchers removed.
+  void end_watch();
   // A parallel merge summarises each process's ranks; the first process adds up the parts.
   std::vector<std::byte> serialize() const;
   void merge(std::span<const std::byte> part);  // throws std::runtime_error on bad bytes
@@ -54,6 +59,9 @@ class Summary {
   std::map<std::string, Stat> kernels_;
   std::map<std::string, Stat> copies_;  // by direction / kind
   std::uint64_t ranks_ = 0;
+  std::vector<std::shared_ptr<Summary>> watched_;  // a part per rank watched
+
+  void merge(const Summary& part);
 };
 
 }  // namespace rocprof::merge

@@ -49,10 +49,12 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     metadata.command_line = {"./synthetic"};
     metadata.start_clock_ns = synthetic_local_ns(job, rank, job.start_ns);
     metadata.start_realtime_ns = 1'763'800'000'000'000'000ULL;
-    metadata.compression = "zstd:1";
+    metadata.compression = job.compression;
     std::string error;
+    Compression compression;
+    if (!Compression::parse(job.compression, compression, error)) throw std::runtime_error(error);
     auto writer = RankFileWriter::create(job.directory + "/" + std::to_string(rank) + ".h5",
-                                         metadata, Compression{}, error);
+                                         metadata, compression, error);
     if (!writer) throw std::runtime_error(error);
     const StringId compute = writer->intern("compute");
     const StringId exchange = writer->intern("exchange");

@@ -29,6 +29,8 @@ struct SyntheticJob {
   // The "compute" ranges as user regions (rocprofsys_user_push_region), each with a
   // hipMemcpyAsync made inside it (carrying the region's external id) and its copy.
   bool user_regions = false;
+  // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
+  std::string compression = "zstd:1";
 };
 
 // Local clock of `rank` at reference time `reference_ns`.

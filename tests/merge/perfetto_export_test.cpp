@@ -1,0 +1,321 @@
+// Ranks encoded ahead on helper threads (EncodeAhead) and the Perfetto exporter that uses it:
+// whatever the number of helpers, the output is byte for byte the one a single thread
+// writes, the summary gathered meanwhile is the same, and a rank that fails fails the export
+// as it would serially.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "merge/causality/messages.hpp"
+#include "merge/causality/stream_table.hpp"
+#include "merge/events/aligned_rank.hpp"
+#include "merge/export/encode_ahead.hpp"
+#include "merge/export/perfetto_trace.hpp"
+#include "merge/input/rank_set.hpp"
+#include "merge/summary/summary.hpp"
+#include "tests/tools/synthetic_job.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rocprof::merge;
+
+// --- EncodeAhead on its own ---------------------------------------------------------------
+
+struct Outcome {
+  std::vector<std::size_t> aside;    // items the writer took as encoded aside
+  std::vector<std::size_t> inline_;  // items the writer encoded itself
+  std::uint64_t most_held = 0;       // the most weight encoded aside and not yet written
+};
+
+// Runs the writer's loop over `weights`; encoding an item aside takes a little while.
+Outcome run_items(const std::vector<std::uint64_t>& weights, std::uint64_t budget,
+                  std::size_t helpers) {
+  Outcome outcome;
+  std::atomic<std::uint64_t> held{0};
+  std::atomic<std::uint64_t> most{0};
+  std::vector<int> encoded(weights.size(), 0);
+  std::vector<std::size_t> claims;
+  std::mutex claims_mutex;
+  EncodeAhead::Plan plan{weights, budget, helpers, 4};
+  EncodeAhead ahead(
+      plan,
+      [&](std::size_t item) {
+        const std::uint64_t now = held += weights[item];
+        std::uint64_t seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        encoded[item] = 1;
+      },
+      [&](std::size_t item) {
+        const std::lock_guard lock(claims_mutex);
+        claims.push_back(item);
+      });
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (ahead.take(i)) {
+      EXPECT_EQ(encoded[i], 1) << "item " << i << " handed over before it was encoded";
+      outcome.aside.push_back(i);
+      held -= weights[i];
+    } else {
+      outcome.inline_.push_back(i);
+      std::this_thread::sleep_for(std::chrono::microseconds(300));  // the writer encodes it
+    }
+    ahead.written(i);
+  }
+  outcome.most_held = most.load();
+  // Every item is claimed once, in item order.
+  std::vector<std::size_t> expected(weights.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i;
+  EXPECT_EQ(claims, expected);
+  return outcome;
+}
+
+TEST(EncodeAhead, EveryItemIsTakenOnceInOrderWithinTheBudget) {
+  const std::vector<std::uint64_t> weights(40, 10);
+  const Outcome outcome = run_items(weights, 25, 3);
+  EXPECT_EQ(outcome.aside.size() + outcome.inline_.size(), weights.size());
+  EXPECT_FALSE(outcome.aside.empty()) << "no helper encoded anything";
+  // Never more than the budget held aside (two items of 10 in 25).
+  EXPECT_LE(outcome.most_held, 25U);
+}
+
+TEST(EncodeAhead, TheWritersItemsAndHeavyItemsAreNeverEncodedAside) {
+  // Weight 0: the writer's (it needs HDF5); 100 exceeds the whole budget.
+  std::vector<std::uint64_t> weights(20, 5);
+  weights[0] = weights[7] = weights[13] = 0;
+  weights[9] = 100;
+  const Outcome outcome = run_items(weights, 50, 2);
+  for (const std::size_t kept : {0, 7, 9, 13})
+    EXPECT_NE(std::find(outcome.inline_.begin(), outcome.inline_.end(), kept),
+              outcome.inline_.end())
+        << kept;
+}
+
+TEST(EncodeAhead, WithoutHelpersTheWriterEncodesEverything) {
+  const Outcome outcome = run_items(std::vector<std::uint64_t>(10, 1), 100, 0);
+  EXPECT_TRUE(outcome.aside.empty());
+  EXPECT_EQ(outcome.inline_.size(), 10U);
+}
+
+TEST(EncodeAhead, AnItemsFailureIsThrownAtItsTurn) {
+  // Items before it are handed over first; the failure comes when the writer reaches it. The
+  // writer is slow to encode what it encodes itself (helpers claim items while it does), so
+  // helpers are sure to have claimed item 6 by then.
+  const std::vector<std::uint64_t> weights(12, 1);
+  std::size_t reached = 0;
+  try {
+    EncodeAhead::Plan plan{weights, 100, 2, 4};
+    EncodeAhead ahead(
+        plan,
+        [&](std::size_t item) {
+          if (item == 6) throw std::runtime_error("item 6 failed");
+        },
+        [](std::size_t) {});
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      reached = i;
+      if (!ahead.take(i)) {
+        ASSERT_NE(i, 6U) << "the writer got item 6 itself";
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      ahead.written(i);
+    }
+    FAIL() << "the failure went unreported";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "item 6 failed");
+    EXPECT_EQ(reached, 6U);
+  }
+}
+
+TEST(EncodeAhead, HelpersFollowTheCpusGiven) {
+  EXPECT_EQ(EncodeAhead::helpers_for(1), 0U);
+  EXPECT_EQ(EncodeAhead::helpers_for(2), 1U);
+  EXPECT_EQ(EncodeAhead::helpers_for(4), 2U);
+  EXPECT_EQ(EncodeAhead::helpers_for(64), 3U);
+}
+
+// --- The Perfetto export with helpers -----------------------------------------------------
+
+class PerfettoExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("perfetto_export_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    job_.directory = (dir_ / "job").string();
+    job_.ranks = 9;
+    job_.events_per_rank = 3000;
+    job_.gpu_aware_allreduce = true;
+    job_.user_regions = true;
+    job_.skewed_rank = 4;  // some receives end before their sends: corrections and flows
+    job_.skew_ns = 400'000;
+    rocprof::test::write_synthetic_job(job_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The merge's steps up to writing: the rank set, clocks, matching and corrections.
+  struct Merge {
+    RankSet set;
+    std::vector<AlignedRank> ranks;
+    std::vector<const AlignedRank*> pointers;
+  };
+  std::unique_ptr<Merge> open() const {
+    auto merge = std::make_unique<Merge>(Merge{RankSet::open({job_.directory}, {}), {}, {}});
+    for (const auto& rank : merge->set.ranks()) merge->ranks.emplace_back(rank.rank, *rank.reader);
+    const std::string spill_path = (dir_ / "spill").string();
+    EndpointSpill spill(spill_path);
+    for (const AlignedRank& rank : merge->ranks) spill.add(rank);
+    const SpillSummary& summary = spill.finish();
+    auto table = std::make_shared<StreamTable>(summary.streams, summary.invisible);
+    const CausalityReport report = check_causality({summary}, *table, true);
+    EXPECT_GT(report.violations_before, 0U) << "the skewed rank should need correcting";
+    for (AlignedRank& rank : merge->ranks) {
+      const auto found = report.corrections.find(rank.rank());
+      if (found != report.corrections.end()) rank.set_correction(found->second);
+      rank.set_streams(table);
+      merge->pointers.push_back(&rank);
+    }
+    return merge;
+  }
+  // Exports with `helpers`; returns the file's bytes.
+  std::string export_with(std::size_t helpers, PerfettoStats* stats = nullptr,
+                          Summary* summary = nullptr) const {
+    const std::unique_ptr<Merge> merge = open();
+    if (summary != nullptr)
+      for (const AlignedRank& rank : merge->ranks) summary->watch(rank);
+    const std::string out = (dir_ / fmt::format("out{}.pftrace", helpers)).string();
+    std::vector<std::size_t> progress;
+    const PerfettoStats got = export_perfetto(
+        merge->pointers, out, [&](std::size_t done, std::size_t) { progress.push_back(done); },
+        helpers);
+    if (summary != nullptr) {
+      for (const AlignedRank& rank : merge->ranks) rank.watch({});
+      summary->end_watch();
+    }
+    EXPECT_FALSE(progress.empty());
+    EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end())) << "progress went backwards";
+    if (stats != nullptr) *stats = got;
+    std::ifstream in(out, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  fs::path dir_;
+  rocprof::test::SyntheticJob job_;
+};
+
+TEST_F(PerfettoExport, HelpersWriteTheBytesOneThreadWrites) {
+  PerfettoStats alone{};
+  const std::string serial = export_with(0, &alone);
+  ASSERT_GT(serial.size(), 100'000U);
+  EXPECT_GT(alone.flows, 0U);
+  for (const std::size_t helpers : {1, 3}) {
+    PerfettoStats stats{};
+    const std::string parallel = export_with(helpers, &stats);
+    EXPECT_TRUE(parallel == serial) << helpers << " helpers wrote other bytes";
+    EXPECT_EQ(stats.slices, alone.slices);
+    EXPECT_EQ(stats.instants, alone.instants);
+    EXPECT_EQ(stats.flows, alone.flows);
+    EXPECT_EQ(stats.packets, alone.packets);
+  }
+}
+
+TEST_F(PerfettoExport, TheSummaryGatheredMeanwhileIsTheSame) {
+  Summary serial;
+  export_with(0, nullptr, &serial);
+  Summary parallel;
+  export_with(3, nullptr, &parallel);
+  ASSERT_FALSE(serial.mpi().empty());
+  ASSERT_FALSE(serial.regions().empty());
+  auto same = [](const Summary::Stat& a, const Summary::Stat& b) {
+    return a.count == b.count && a.total_ns == b.total_ns && a.min_ns == b.min_ns &&
+           a.max_ns == b.max_ns && a.self_ns == b.self_ns && a.mean_ns == b.mean_ns && a.m2 == b.m2;
+  };
+  ASSERT_EQ(serial.mpi().size(), parallel.mpi().size());
+  for (const auto& [function, per_rank] : serial.mpi()) {
+    const auto& other = parallel.mpi().at(function);
+    ASSERT_EQ(per_rank.size(), other.size()) << function;
+    for (const auto& [rank, stat] : per_rank) EXPECT_TRUE(same(stat, other.at(rank))) << function;
+  }
+  ASSERT_EQ(serial.regions().size(), parallel.regions().size());
+  for (const auto& [key, stat] : serial.regions())
+    EXPECT_TRUE(same(stat, parallel.regions().at(key))) << std::get<2>(key);
+  std::string serial_text;
+  std::string parallel_text;
+  for (const auto& [summary, text] :
+       {std::pair{&serial, &serial_text}, std::pair{&parallel, &parallel_text}}) {
+    std::FILE* out = std::tmpfile();
+    summary->print(out);
+    std::rewind(out);
+    char buffer[4096];
+    std::size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, out)) > 0) text->append(buffer, got);
+    std::fclose(out);
+  }
+  EXPECT_EQ(serial_text, parallel_text);
+}
+
+TEST_F(PerfettoExport, ARankOnlyHdf5ReadsIsWrittenInItsTurn) {
+  // h5repack adds a Fletcher-32 checksum to one rank's MPI calls: only HDF5 reads that
+  // table, so that rank is encoded by the writing thread, between ranks helpers encoded.
+  // Deflate: a filter h5repack has built in (zstd would need our plugin on its path).
+  fs::remove_all(job_.directory);
+  job_.compression = "deflate:1";
+  rocprof::test::write_synthetic_job(job_);
+  const std::string rank_file = job_.directory + "/5.h5";
+  const std::string repacked = (dir_ / "5.h5").string();
+  const std::string command =
+      fmt::format("h5repack -f mpi_calls:FLET '{}' '{}' >/dev/null 2>&1", rank_file, repacked);
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
+  fs::rename(repacked, rank_file);
+  {
+    const std::unique_ptr<Merge> merge = open();
+    ASSERT_FALSE(merge->ranks[5].reader().reads_without_hdf5());
+    ASSERT_TRUE(merge->ranks[4].reader().reads_without_hdf5());
+  }
+  const std::string serial = export_with(0);
+  EXPECT_TRUE(export_with(3) == serial);
+}
+
+TEST_F(PerfettoExport, ARankThatFailsAsideFailsTheExportAsItWouldAlone) {
+  auto error_with = [&](std::size_t helpers) {
+    std::string message;
+    {
+      const std::unique_ptr<Merge> merge = open();
+      // Checked, then cut short: its chunks are no longer all there when they are read.
+      const std::string damaged = job_.directory + "/6.h5";
+      fs::resize_file(damaged, fs::file_size(damaged) / 3);
+      try {
+        export_perfetto(merge->pointers, (dir_ / "failed.pftrace").string(), {}, helpers);
+      } catch (const std::exception& error) {
+        message = error.what();
+      }
+    }
+    fs::remove_all(job_.directory);  // whole again for the next run
+    rocprof::test::write_synthetic_job(job_);
+    return message;
+  };
+  const std::string serial = error_with(0);
+  ASSERT_NE(serial.find("6.h5"), std::string::npos) << serial;
+  EXPECT_EQ(error_with(3), serial);
+}
+
+}  // namespace
