@@ -29,6 +29,10 @@ if(NOT GTest_FOUND)
 endif()
 rocprof_require(GTest_FOUND "GoogleTest" "libgtest-dev")
 
+# Abseil's hash maps: the merge looks a message stream up for every send and receive.
+find_package(absl CONFIG QUIET)
+rocprof_require(absl_FOUND "Abseil" "libabsl-dev")
+
 find_package(benchmark CONFIG QUIET)
 rocprof_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
 

@@ -16,8 +16,9 @@
 #include <set>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "merge/causality/step_function.hpp"
 #include "merge/causality/stream_table.hpp"
@@ -72,7 +73,7 @@ class EndpointSpill {
   SpillSummary summary_;
   std::uint64_t written_ = 0;
   std::vector<SpilledEndpoint> buffer_;
-  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> local_;
+  absl::flat_hash_map<StreamKey, std::uint32_t> local_;
   std::set<InvisibleTarget> invisible_;  // one per target (a Sendrecv loop repeats it)
 };
 

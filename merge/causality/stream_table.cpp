@@ -6,7 +6,7 @@ namespace rocprof::merge {
 
 StreamTable::StreamTable(const std::vector<StreamCount>& counts,
                          std::vector<InvisibleTarget> invisible) {
-  std::unordered_map<StreamKey, StreamCount, StreamKeyHash> merged;
+  absl::flat_hash_map<StreamKey, StreamCount> merged;
   for (const StreamCount& count : counts) {
     StreamCount& total = merged.try_emplace(count.key, StreamCount{count.key, 0, 0}).first->second;
     total.sends += count.sends;

@@ -6,8 +6,9 @@
 
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "merge/events/message_endpoints.hpp"
 
@@ -53,7 +54,7 @@ class StreamTable {
  private:
   std::vector<StreamCount> streams_;  // sorted by key
   std::vector<std::uint8_t> matched_;
-  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> index_;
+  absl::flat_hash_map<StreamKey, std::uint32_t> index_;
 };
 
 }  // namespace rocprof::merge

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <unordered_map>
+#include <utility>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/records.hpp"
@@ -26,16 +28,11 @@ struct StreamKey {
   auto operator<=>(const StreamKey&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
-struct StreamKeyHash {
-  std::size_t operator()(const StreamKey& key) const noexcept {
-    std::uint64_t h = key.communicator * 0x9E3779B97F4A7C15ULL;
-    h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.source)) << 32 |
-          static_cast<std::uint32_t>(key.destination)) +
-         0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint32_t>(key.tag) + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-  }
-};
+// For Abseil's hash maps (absl::Hash).
+template <typename H>
+H AbslHashValue(H state, const StreamKey& key) {
+  return H::combine(std::move(state), key.communicator, key.source, key.destination, key.tag);
+}
 
 struct MessageEndpoint {
   enum class Kind : std::uint8_t {
@@ -73,9 +70,8 @@ class EndpointScanner {
     std::optional<std::uint32_t> ordinal;
     StreamKey posted{};
   };
-  static std::uint32_t next_place(
-      std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash>& places,
-      const StreamKey& stream) {
+  static std::uint32_t next_place(absl::flat_hash_map<StreamKey, std::uint32_t>& places,
+                                  const StreamKey& stream) {
     return places[stream]++;
   }
   // The place a receive posted on `posted` takes now, or none if its source or tag is a
@@ -85,10 +81,10 @@ class EndpointScanner {
 
   MpiFunctions functions_;
   std::int32_t rank_;
-  std::unordered_map<std::uint64_t, Request> requests_;                           // by handle
-  std::unordered_map<StreamKey, std::uint32_t, StreamKeyHash> sends_, receives_;  // next place
+  absl::flat_hash_map<std::uint64_t, Request> requests_;            // by handle
+  absl::flat_hash_map<StreamKey, std::uint32_t> sends_, receives_;  // next place
   // MPI_Sendrecv receive halves read, by thread, until the call's own row.
-  std::unordered_map<std::uint32_t, std::optional<MessageEndpoint>> sendrecv_halves_;
+  absl::flat_hash_map<std::uint32_t, std::optional<MessageEndpoint>> sendrecv_halves_;
 };
 
 }  // namespace rocprof::merge
