@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include "merge/events/mpi_call_rows.hpp"
@@ -129,22 +130,30 @@ double Summary::Stat::stddev_ns() const {
 void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
   const RankFileReader& reader = rank.reader();
-  // Per rank: the MPI function kinds, and the nested ranges' time by (thread, level) for self
-  // time (a range's duration minus its direct children's).
+  // Per rank: the MPI function kinds, the nested ranges' time by (thread, level) for self
+  // time (a range's duration minus its direct children's), and each statistic found once by
+  // the ids of its names (a look-up by name per row was most of the summary's cost).
   struct State {
     explicit State(const RankFileReader& reader) : functions(reader) {}
     MpiFunctions functions;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, double> children;
+    absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, double> children;
+    absl::flat_hash_map<StringId, Stat*> mpi;                                // by function
+    absl::flat_hash_map<std::pair<std::uint32_t, StringId>, Stat*> regions;  // thread, name
+    absl::flat_hash_map<StringId, Stat*> kernels;                            // by name
+    absl::flat_hash_map<std::uint32_t, Stat*> copies;                        // by kind
   };
   auto state = std::make_shared<State>(reader);
   auto part = std::make_shared<Summary>();
   watched_.push_back(part);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
+  // Stats live in std::map nodes: their addresses stay put as others are added.
   watcher.mpi_call = [part, state, &reader, id](const MpiCallRow& row) {
     if (state->functions.is_per_request_row(row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    part->mpi_[reader.string(row.function)][id].add(duration, duration);
+    Stat*& stat = state->mpi[row.function];
+    if (stat == nullptr) stat = &part->mpi_[reader.string(row.function)][id];
+    stat->add(duration, duration);
   };
   watcher.range = [part, state, &reader, id](const Range& range) {
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
@@ -155,15 +164,23 @@ void Summary::watch(const AlignedRank& rank) {
       inside = 0;
       state->children[{range.thread_id, range.level}] += duration;
     }
-    part->regions_[{id, range.thread_id, reader.string(range.name)}].add(duration, self);
+    Stat*& stat = state->regions[{range.thread_id, range.name}];
+    if (stat == nullptr) stat = &part->regions_[{id, range.thread_id, reader.string(range.name)}];
+    stat->add(duration, self);
   };
-  watcher.activity = [part, &reader](const ActivityRow& row) {
+  watcher.activity = [part, state, &reader](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    if (row.op == 0)
-      part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)]
-          .add(duration, duration);
-    else if (row.op == 1)
-      part->copies_[fmt::format("copy (kind {})", row.kind)].add(duration, duration);
+    if (row.op == 0) {
+      Stat*& stat = state->kernels[row.kernel_name];
+      if (stat == nullptr)
+        stat = &part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)"
+                                                    : reader.string(row.kernel_name)];
+      stat->add(duration, duration);
+    } else if (row.op == 1) {
+      Stat*& stat = state->copies[row.kind];
+      if (stat == nullptr) stat = &part->copies_[fmt::format("copy (kind {})", row.kind)];
+      stat->add(duration, duration);
+    }
   };
   rank.watch(std::move(watcher));
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -53,6 +54,7 @@ Outcome run_items(const std::vector<std::uint64_t>& weights, std::uint64_t budge
   std::vector<int> encoded(weights.size(), 0);
   std::vector<std::size_t> claims;
   std::mutex claims_mutex;
+  std::condition_variable claimed;
   EncodeAhead::Plan plan{weights, budget, helpers, 4};
   EncodeAhead ahead(
       plan,
@@ -65,8 +67,11 @@ Outcome run_items(const std::vector<std::uint64_t>& weights, std::uint64_t budge
         encoded[item] = 1;
       },
       [&](std::size_t item) {
-        const std::lock_guard lock(claims_mutex);
-        claims.push_back(item);
+        {
+          const std::lock_guard lock(claims_mutex);
+          claims.push_back(item);
+        }
+        claimed.notify_all();
       });
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (ahead.take(i)) {
@@ -76,6 +81,12 @@ Outcome run_items(const std::vector<std::uint64_t>& weights, std::uint64_t budge
     } else {
       outcome.inline_.push_back(i);
       std::this_thread::sleep_for(std::chrono::microseconds(300));  // the writer encodes it
+      if (i == 0 && helpers > 0 && weights.size() > 1 && weights[1] != 0 && weights[1] <= budget) {
+        // However loaded the machine, a helper claims the next item while the writer
+        // encodes this one.
+        std::unique_lock lock(claims_mutex);
+        claimed.wait(lock, [&] { return claims.size() > 1; });
+      }
     }
     ahead.written(i);
   }
@@ -115,24 +126,33 @@ TEST(EncodeAhead, WithoutHelpersTheWriterEncodesEverything) {
 }
 
 TEST(EncodeAhead, AnItemsFailureIsThrownAtItsTurn) {
-  // Items before it are handed over first; the failure comes when the writer reaches it. The
-  // writer is slow to encode what it encodes itself (helpers claim items while it does), so
-  // helpers are sure to have claimed item 6 by then.
+  // Items before it are handed over first; the failure comes when the writer reaches it.
+  // The writer encodes item 0 itself and waits, meanwhile, for helpers to claim item 6.
   const std::vector<std::uint64_t> weights(12, 1);
+  std::mutex mutex;
+  std::condition_variable claimed;
+  std::size_t claimed_up_to = 0;
   std::size_t reached = 0;
   try {
-    EncodeAhead::Plan plan{weights, 100, 2, 4};
+    EncodeAhead::Plan plan{weights, 100, 2, 16};
     EncodeAhead ahead(
         plan,
         [&](std::size_t item) {
           if (item == 6) throw std::runtime_error("item 6 failed");
         },
-        [](std::size_t) {});
+        [&](std::size_t item) {
+          {
+            const std::lock_guard lock(mutex);
+            claimed_up_to = item;
+          }
+          claimed.notify_all();
+        });
     for (std::size_t i = 0; i < weights.size(); ++i) {
       reached = i;
       if (!ahead.take(i)) {
-        ASSERT_NE(i, 6U) << "the writer got item 6 itself";
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        ASSERT_EQ(i, 0U) << "the writer got item " << i << " itself";
+        std::unique_lock lock(mutex);
+        claimed.wait(lock, [&] { return claimed_up_to >= 6; });
       }
       ahead.written(i);
     }
