@@ -21,6 +21,7 @@
 #include "merge/causality/spill_ahead.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/chrome_json.hpp"
+#include "merge/export/encode_ahead.hpp"
 #include "merge/export/merged_hdf5.hpp"
 #include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
@@ -240,6 +241,9 @@ int run(int argc, char** argv) {
     const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
     if (want_summary)
       for (std::size_t i = first_rank; i < last_rank; ++i) summary.watch(ranks[i]);
+    // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
+    const std::size_t encoders = rocprof::merge::EncodeAhead::helpers_for(
+        rocprof::cli::cpus_per_process(group.processes_on_node()));
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
@@ -253,7 +257,7 @@ int run(int argc, char** argv) {
       bool failed = false;
       try {
         if (extension == ".pftrace") {
-          const auto stats = rocprof::merge::export_perfetto(mine, part, progress);
+          const auto stats = rocprof::merge::export_perfetto(mine, part, progress, encoders);
           events = stats.slices + stats.instants;
         } else {
           // The first part opens the trace, the last closes it. Only the last blocks can be
@@ -295,7 +299,7 @@ int run(int argc, char** argv) {
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress);
     } else if (extension == ".pftrace") {
-      const auto stats = rocprof::merge::export_perfetto(pointers, output, progress);
+      const auto stats = rocprof::merge::export_perfetto(pointers, output, progress, encoders);
       events = stats.slices + stats.instants;
     } else {
       events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);

@@ -11,4 +11,9 @@ namespace rocprof::cli {
 // several (its affinity mask, as the launcher set it); empty otherwise.
 std::string one_cpu_advice();
 
+// The CPUs this process may count on: those of its affinity mask, or its share of the node's
+// when the masks of the node's `processes` merge processes overlap (mpirun --bind-to none
+// gives each one every CPU).
+unsigned cpus_per_process(int processes);
+
 }  // namespace rocprof::cli

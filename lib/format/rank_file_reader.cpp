@@ -238,7 +238,7 @@ void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHa
     }
     if (map.kept) {
       const auto c = static_cast<std::size_t>(&column - table.columns.data());
-      map_column(dataset.get(), rows, map, map.columns[c], table.name, column.name);
+      map_column(dataset.get(), rows, map, map.columns[c], table.name, column.name, type.get());
     }
     first = false;
     // Checked, then closed: an open dataset costs memory, and a merge opens every rank's
@@ -282,7 +282,7 @@ void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHan
   if (rows > 0 && rows <= kMappedAtOpenRows) {
     map.columns.resize(1);
     map.kept = true;
-    map_column(dataset.get(), rows, map, map.columns[0], table.name, nullptr);
+    map_column(dataset.get(), rows, map, map.columns[0], table.name, nullptr, type.get());
     finish_map(map);
   }
 }
@@ -354,10 +354,14 @@ const std::string& RankFileReader::string(StringId id) const {
 }
 
 void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
-                                const char* table, const char* name) const {
+                                const char* table, const char* name, hid_t stored_type) const {
   const Handle creation(H5Dget_create_plist(dataset));
-  const Handle stored_type(H5Dget_type(dataset));
-  column.pipeline = column_pipeline(creation.get(), stored_type.get());
+  Handle own_type;
+  if (stored_type == H5I_INVALID_HID) {
+    own_type = Handle(H5Dget_type(dataset));
+    stored_type = own_type.get();
+  }
+  column.pipeline = column_pipeline(creation.get(), stored_type);
   hsize_t chunk = 0;
   if (H5Pget_layout(creation.get()) != H5D_CHUNKED ||
       H5Pget_chunk(creation.get(), 1, &chunk) != 1 || chunk == 0) {

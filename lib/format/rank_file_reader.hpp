@@ -219,9 +219,10 @@ class RankFileReader {
   void check_packed_table(hid_t root, const Table& table, TableHandles& handles, TableMap& map,
                           hid_t dataset_access) const;
   // Locates the chunks of a column (format 1, `name` its column) or of a table's packed rows
-  // (format 2, `name` null).
+  // (format 2, `name` null). `stored_type`: the dataset's type if the caller has it open
+  // (H5I_INVALID_HID: asked for here).
   void map_column(hid_t dataset, std::uint64_t rows, TableMap& map, ColumnMap& column,
-                  const char* table, const char* name) const;
+                  const char* table, const char* name, hid_t stored_type = H5I_INVALID_HID) const;
   static void finish_map(TableMap& map);
   const TableMap& table_map(std::size_t table_index, const Table& table) const;
   hid_t open_dataset(std::size_t table_index, const Table& table, std::size_t column) const;

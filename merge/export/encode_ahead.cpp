@@ -30,9 +30,10 @@ EncodeAhead::~EncodeAhead() {
 
 std::size_t EncodeAhead::helpers_for(unsigned cores) noexcept {
   // Half the cores: the other half read and decode the chunks the encoders consume, and
-  // write the output. None on one core; one on two; at most three (the writer then mostly
-  // appends what they encoded).
-  if (cores <= 1) return 0;
+  // write the output. None below three cores: two are busy already with the writer's thread
+  // and the readers, and a helper would only add the copy of what it encodes. At most three
+  // (the writer then mostly appends what they encoded).
+  if (cores < 3) return 0;
   return std::clamp<std::size_t>(cores / 2, 1, 3);
 }
 

@@ -103,6 +103,13 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
   sending_thread_ = wanted == MPI_THREAD_MULTIPLE && provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, index_, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    MPI_Comm_size(node, &on_node_);
+    MPI_Comm_free(&node);
+  }
 }
 
 MergeGroup::~MergeGroup() {

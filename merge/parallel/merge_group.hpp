@@ -26,6 +26,8 @@ class MergeGroup {
   const std::string& setting_problem() const noexcept { return setting_problem_; }
 
   int index() const noexcept { return index_; }
+  // Merge processes on this node, this one included (1 outside an MPI launch).
+  int processes_on_node() const noexcept { return on_node_; }
   int size() const noexcept { return size_; }
   bool leader() const noexcept { return index_ == 0; }
 
@@ -66,6 +68,7 @@ class MergeGroup {
   std::unique_ptr<Sends> sends_;
   int index_ = 0;
   int size_ = 1;
+  int on_node_ = 1;
   bool mpi_ = false;
   std::string setting_problem_;
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader

@@ -165,7 +165,8 @@ TEST(EncodeAhead, AnItemsFailureIsThrownAtItsTurn) {
 
 TEST(EncodeAhead, HelpersFollowTheCpusGiven) {
   EXPECT_EQ(EncodeAhead::helpers_for(1), 0U);
-  EXPECT_EQ(EncodeAhead::helpers_for(2), 1U);
+  EXPECT_EQ(EncodeAhead::helpers_for(2), 0U);
+  EXPECT_EQ(EncodeAhead::helpers_for(3), 1U);
   EXPECT_EQ(EncodeAhead::helpers_for(4), 2U);
   EXPECT_EQ(EncodeAhead::helpers_for(64), 3U);
 }
