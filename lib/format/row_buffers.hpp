@@ -39,7 +39,7 @@ class RowBuffers {
 
  private:
   // A few per thread that reads tables at once, with some to spare.
-  static constexpr std::size_t kKept = 16;
+  static constexpr std::size_t kKept = 8;
   struct Kept {
     Kept() { vectors.reserve(kKept); }  // give_back allocates nothing
     std::mutex mutex;
