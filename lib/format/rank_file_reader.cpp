@@ -330,7 +330,9 @@ void RankFileReader::release() const noexcept {
   if (!file_.valid()) return;
   for (auto& columns : datasets_) columns.clear();  // datasets before their file
   file_.reset();
-  H5garbage_collect();  // HDF5 keeps freed blocks in free lists otherwise
+  // No H5garbage_collect() here: HDF5's free lists are capped (by default a few MB per kind
+  // of block), and emptying them after every file made the next file's open allocate it all
+  // again (a sixth of checking a small rank's file).
 }
 
 void RankFileReader::reopen() const {
