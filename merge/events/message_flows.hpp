@@ -30,7 +30,12 @@ class MessageFlowCursor {
   // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
   // clear the vector after drawing them.
   std::vector<MessageFlow>& advance(const format::MpiCallRow& row) {
-    std::vector<MessageFlow>& pending = pending_[row.thread_id];
+    // Rows come in runs from one thread: its list is found once per run (map nodes stay put).
+    if (last_ == nullptr || row.thread_id != last_thread_) {
+      last_thread_ = row.thread_id;
+      last_ = &pending_[row.thread_id];
+    }
+    std::vector<MessageFlow>& pending = *last_;
     if (streams_ == nullptr) return pending;
     const std::size_t count = scanner_.scan(row, endpoints_);
     for (std::size_t i = 0; i < count; ++i)
@@ -44,6 +49,8 @@ class MessageFlowCursor {
   const StreamTable* streams_;  // null before matching: no flows
   std::array<MessageEndpoint, 2> endpoints_{};
   std::map<std::uint32_t, std::vector<MessageFlow>> pending_;  // by thread
+  std::uint32_t last_thread_ = 0;
+  std::vector<MessageFlow>* last_ = nullptr;  // pending_[last_thread_]
 };
 
 }  // namespace rocprof::merge

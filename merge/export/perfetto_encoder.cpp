@@ -5,6 +5,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstring>
 
@@ -157,8 +158,14 @@ void PacketSequence::write_event(const Event& event) {
   if (own_track) body_size += 1 + Coded::VarintSize64(event.track);
   if (event.category_iid != 0) body_size += 1 + Coded::VarintSize64(event.category_iid);
   if (event.name_iid != 0) body_size += 1 + Coded::VarintSize64(event.name_iid);
-  for (const Annotation& annotation : event.annotations)
-    body_size += length_delimited_size(1, annotation_size(annotation));
+  // Each annotation's size is needed twice (the body's, then its own length prefix): the
+  // first few are kept from the first time.
+  std::array<std::size_t, 8> sizes{};
+  for (std::size_t i = 0; i < event.annotations.size(); ++i) {
+    const std::size_t size = annotation_size(event.annotations[i]);
+    if (i < sizes.size()) sizes[i] = size;
+    body_size += length_delimited_size(1, size);
+  }
   body_size += (event.flows.size() + event.terminating_flows.size()) * kFlowIdSize;
 
   const std::uint32_t flags = kNeedsIncrementalState;
@@ -184,8 +191,10 @@ void PacketSequence::write_event(const Event& event) {
   if (event.category_iid != 0)
     out = WireFormatLite::WriteUInt64ToArray(kCategoryIids, event.category_iid, out);
   if (event.name_iid != 0) out = WireFormatLite::WriteUInt64ToArray(kNameIid, event.name_iid, out);
-  for (const Annotation& annotation : event.annotations) {
-    out = write_length(kDebugAnnotations, annotation_size(annotation), out);
+  for (std::size_t i = 0; i < event.annotations.size(); ++i) {
+    const Annotation& annotation = event.annotations[i];
+    const std::size_t size = i < sizes.size() ? sizes[i] : annotation_size(annotation);
+    out = write_length(kDebugAnnotations, size, out);
     out = WireFormatLite::WriteUInt64ToArray(kAnnotationNameIid, annotation.name_iid, out);
     const auto bits = static_cast<std::uint64_t>(annotation.value);
     switch (annotation.kind) {
