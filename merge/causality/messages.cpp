@@ -147,13 +147,18 @@ void EndpointSpill::add(const AlignedRank& rank) {
           invisible_.insert({endpoint.stream.communicator, endpoint.stream.destination});
           continue;
         }
-        const auto [entry, added] = local_.try_emplace(
-            endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
-        if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
+        // The stream's index here, looked up by key once per rank and stream.
+        std::uint32_t& index = scanner.value(endpoint.stream_slot);
+        if (index == EndpointScanner::kUnset) {
+          const auto [entry, added] = local_.try_emplace(
+              endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
+          if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
+          index = entry->second;
+        }
         const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
-        StreamCount& stream = summary_.streams[entry->second];
+        StreamCount& stream = summary_.streams[index];
         ++(receive ? stream.receives : stream.sends);
-        buffer_.push_back({aligner.align_uncorrected(endpoint.local_ns), entry->second,
+        buffer_.push_back({aligner.align_uncorrected(endpoint.local_ns), index,
                            endpoint.ordinal << 1 | (receive ? 1U : 0U)});
         ++section.count;
         if (buffer_.size() == kSpillBufferRecords) write_buffer();

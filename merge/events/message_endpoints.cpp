@@ -2,7 +2,7 @@
 
 namespace rocprof::merge {
 
-std::optional<std::uint32_t> EndpointScanner::place_when_posted(const StreamKey& posted) {
+std::optional<EndpointScanner::Taken> EndpointScanner::place_when_posted(const StreamKey& posted) {
   if (posted.source < 0 || posted.tag < 0) return std::nullopt;  // a wildcard: at completion
   return next_place(receives_, posted);
 }
@@ -11,10 +11,14 @@ MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
                                                   const Request* request) {
   const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
   MessageEndpoint endpoint{MessageEndpoint::Kind::kReceive, stream, row.end_ns, 0};
-  if (request != nullptr && request->ordinal && request->posted == stream)
+  if (request != nullptr && request->ordinal && request->posted == stream) {
     endpoint.ordinal = *request->ordinal;
-  else
-    endpoint.ordinal = next_place(receives_, stream);
+    endpoint.stream_slot = request->slot;
+  } else {
+    const Taken taken = next_place(receives_, stream);
+    endpoint.ordinal = taken.ordinal;
+    endpoint.stream_slot = taken.slot;
+  }
   return endpoint;
 }
 
@@ -26,7 +30,8 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   std::size_t count = 0;
   auto send = [&] {
     const StreamKey stream{row.communicator, rank_, row.peer, row.tag};
-    out[count++] = {Kind::kSend, stream, row.begin_ns, next_place(sends_, stream)};
+    const Taken taken = next_place(sends_, stream);
+    out[count++] = {Kind::kSend, stream, row.begin_ns, taken.ordinal, taken.slot};
   };
   if (kind == kSendrecv && row.request == format::kCallPartRequest) {
     // The receive half of MPI_Sendrecv (format 1.1), recorded before the call's own row: an
@@ -53,16 +58,20 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   const StreamKey posted{row.communicator, row.peer, rank_, row.tag};
   if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
     requests_[row.request] = Request{};
-  if (kind == kImmediateReceive && row.request != 0)
-    requests_[row.request] = {true, place_when_posted(posted), posted};
+  if (kind == kImmediateReceive && row.request != 0) {
+    Request& request = requests_[row.request];
+    request = Request{true, std::nullopt, kNoStreamSlot, posted};
+    post(request, place_when_posted(posted));
+  }
   if (kind == kPersistentReceive && row.request != 0)
-    requests_[row.request] = {true, std::nullopt, posted};  // placed at each start
+    requests_[row.request] =
+        Request{true, std::nullopt, kNoStreamSlot, posted};  // placed at each start
   if (kind == kStart && row.request != 0) {
     const auto found = requests_.find(row.request);
     if (found != requests_.end() && !found->second.receive && row.peer >= 0)
       send();  // a persistent send sends each time it is started
     if (found != requests_.end() && found->second.receive)
-      found->second.ordinal = place_when_posted(found->second.posted);
+      post(found->second, place_when_posted(found->second.posted));
   }
   if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
   if (kind == kCompletion && row.request != 0 && row.peer >= 0) {

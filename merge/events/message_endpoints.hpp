@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -34,6 +35,9 @@ H AbslHashValue(H state, const StreamKey& key) {
   return H::combine(std::move(state), key.communicator, key.source, key.destination, key.tag);
 }
 
+// An endpoint's stream on its rank as EndpointScanner numbers it (none: an invisible receive).
+inline constexpr std::uint32_t kNoStreamSlot = ~std::uint32_t{0};
+
 struct MessageEndpoint {
   enum class Kind : std::uint8_t {
     kSend,              // time: the send call began
@@ -48,6 +52,9 @@ struct MessageEndpoint {
   // matches the k-th send of a stream with the k-th receive posted for it, whatever order the
   // receives complete in (MPI_Waitany, or a later request waited for first).
   std::uint32_t ordinal = 0;
+  // The scanner's number for the stream (its sends and its receives of a stream count apart):
+  // the caller's value for it is EndpointScanner::value(stream_slot), no key looked up.
+  std::uint32_t stream_slot = kNoStreamSlot;
 };
 
 // Feed it a rank's rows in file order; it remembers which requests are receives and the place
@@ -60,6 +67,12 @@ class EndpointScanner {
   // The endpoints `row` records (at most two), in `out`; returns how many.
   std::size_t scan(const format::MpiCallRow& row, std::array<MessageEndpoint, 2>& out);
 
+  // A number the caller keeps per stream (the stream's index in a table of its own, say),
+  // kUnset until it sets it: found from an endpoint's stream_slot with no look-up of the
+  // stream's key, which was most of a scan's time.
+  static constexpr std::uint32_t kUnset = ~std::uint32_t{0};
+  std::uint32_t& value(std::uint32_t stream_slot) { return places_.at(stream_slot).value; }
+
  private:
   struct Request {
     bool receive = false;
@@ -68,21 +81,38 @@ class EndpointScanner {
     // uses it if the message came on that stream. A wildcard one takes the next place when it
     // completes (what it matched is only known then).
     std::optional<std::uint32_t> ordinal;
+    std::uint32_t slot = kNoStreamSlot;  // ordinal's stream
     StreamKey posted{};
   };
-  static std::uint32_t next_place(absl::flat_hash_map<StreamKey, std::uint32_t>& places,
-                                  const StreamKey& stream) {
-    return places[stream]++;
+  struct Place {
+    std::uint32_t next = 0;  // the stream's next ordinal
+    std::uint32_t value = kUnset;
+  };
+  struct Taken {
+    std::uint32_t ordinal;
+    std::uint32_t slot;
+  };
+  Taken next_place(absl::flat_hash_map<StreamKey, std::uint32_t>& slots, const StreamKey& stream) {
+    const auto [entry, added] =
+        slots.try_emplace(stream, static_cast<std::uint32_t>(places_.size()));
+    if (added) places_.emplace_back();
+    return {places_[entry->second].next++, entry->second};
   }
   // The place a receive posted on `posted` takes now, or none if its source or tag is a
   // wildcard (it takes the next place when it completes).
-  std::optional<std::uint32_t> place_when_posted(const StreamKey& posted);
+  std::optional<Taken> place_when_posted(const StreamKey& posted);
+  // Sets a request's place from place_when_posted.
+  static void post(Request& request, const std::optional<Taken>& taken) {
+    request.ordinal = taken ? std::optional<std::uint32_t>(taken->ordinal) : std::nullopt;
+    request.slot = taken ? taken->slot : kNoStreamSlot;
+  }
   MessageEndpoint receive_endpoint(const format::MpiCallRow& row, const Request* request);
 
   MpiFunctions functions_;
   std::int32_t rank_;
   absl::flat_hash_map<std::uint64_t, Request> requests_;            // by handle
-  absl::flat_hash_map<StreamKey, std::uint32_t> sends_, receives_;  // next place
+  absl::flat_hash_map<StreamKey, std::uint32_t> sends_, receives_;  // -> places_
+  std::vector<Place> places_;
   // MPI_Sendrecv receive halves read, by thread, until the call's own row.
   absl::flat_hash_map<std::uint32_t, std::optional<MessageEndpoint>> sendrecv_halves_;
 };

@@ -38,13 +38,22 @@ class MessageFlowCursor {
     std::vector<MessageFlow>& pending = *last_;
     if (streams_ == nullptr) return pending;
     const std::size_t count = scanner_.scan(row, endpoints_);
-    for (std::size_t i = 0; i < count; ++i)
-      if (const auto flow = streams_->flow(endpoints_[i]))
-        pending.push_back({*flow, endpoints_[i].kind == MessageEndpoint::Kind::kSend});
+    for (std::size_t i = 0; i < count; ++i) {
+      const MessageEndpoint& endpoint = endpoints_[i];
+      if (endpoint.stream_slot == kNoStreamSlot) continue;  // an invisible receive: no flow
+      // The stream's index in the job's table, looked up by key once per rank and stream.
+      std::uint32_t& index = scanner_.value(endpoint.stream_slot);
+      if (index == EndpointScanner::kUnset)
+        index = streams_->find(endpoint.stream).value_or(kNotInTable);
+      if (index != kNotInTable && streams_->matched(index))
+        pending.push_back({StreamTable::flow_id(index, endpoint.ordinal),
+                           endpoint.kind == MessageEndpoint::Kind::kSend});
+    }
     return pending;
   }
 
  private:
+  static constexpr std::uint32_t kNotInTable = EndpointScanner::kUnset - 1;
   EndpointScanner scanner_;
   const StreamTable* streams_;  // null before matching: no flows
   std::array<MessageEndpoint, 2> endpoints_{};
