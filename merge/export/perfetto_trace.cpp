@@ -254,6 +254,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     for (const Table* table : all_tables()) rows += reader.row_count(*table);
     plan.weights.push_back(reader.reads_without_hdf5() ? std::max<std::uint64_t>(rows, 1) : 0);
   }
+  const std::size_t read_depth = std::min<std::size_t>(1 + plan.helpers, 4);
   struct Aside {
     PacketFile packets;  // in memory
     PerfettoStats stats;
@@ -281,8 +282,10 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
         aside[r] = std::move(encoded);
       },
       [&](std::size_t r) {
-        // The next rank's first chunks, read while this one is encoded.
-        if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();
+        // The next ranks' first chunks, read while this one is encoded: one more for each
+        // helper, which takes the ranks after the next one.
+        for (std::size_t next = r + 1; next <= r + read_depth && next < ranks.size(); ++next)
+          ranks[next]->read_ahead();
       });
   Scratch scratch;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
