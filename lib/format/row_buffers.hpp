@@ -46,8 +46,10 @@ class RowBuffers {
     std::vector<std::vector<Row>> vectors;
   };
   static Kept& instance() {
-    static Kept kept;
-    return kept;
+    // Never destroyed, like ChunkReaderPool's: rows given back by static destructors at exit
+    // find it alive.
+    static Kept* const kept = new Kept;  // NOLINT(cppcoreguidelines-owning-memory)
+    return *kept;
   }
 };
 

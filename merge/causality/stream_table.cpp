@@ -45,8 +45,8 @@ std::uint64_t StreamTable::matched_messages() const {
 std::optional<std::uint64_t> StreamTable::flow(const MessageEndpoint& endpoint) const {
   if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) return std::nullopt;
   const auto index = find(endpoint.stream);
-  if (!index || !matched(*index)) return std::nullopt;
-  return flow_id(*index, endpoint.ordinal);
+  if (!index) return std::nullopt;
+  return flow(*index, endpoint.ordinal);
 }
 
 }  // namespace rocprof::merge

@@ -44,6 +44,11 @@ class StreamTable {
   // The flow an endpoint starts or ends, from its stream's index and its ordinal (which the
   // sender and the receiver give the same message); nullopt if its stream is not matched.
   std::optional<std::uint64_t> flow(const MessageEndpoint& endpoint) const;
+  // The same for the `ordinal`-th message of stream `index` (found with find()).
+  std::optional<std::uint64_t> flow(std::uint32_t index, std::uint32_t ordinal) const {
+    if (!matched(index)) return std::nullopt;
+    return flow_id(index, ordinal);
+  }
   // The id of the flow drawn for the `ordinal`-th message (from 0) of stream `index`: bit 63
   // set, bit 62 clear (other flows use it), unique in the job.
   static std::uint64_t flow_id(std::uint32_t index, std::uint32_t ordinal) {

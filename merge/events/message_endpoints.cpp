@@ -10,16 +10,10 @@ std::optional<EndpointScanner::Taken> EndpointScanner::place_when_posted(const S
 MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
                                                   const Request* request) {
   const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
-  MessageEndpoint endpoint{MessageEndpoint::Kind::kReceive, stream, row.end_ns, 0};
-  if (request != nullptr && request->ordinal && request->posted == stream) {
-    endpoint.ordinal = *request->ordinal;
-    endpoint.stream_slot = request->slot;
-  } else {
-    const Taken taken = next_place(receives_, stream);
-    endpoint.ordinal = taken.ordinal;
-    endpoint.stream_slot = taken.slot;
-  }
-  return endpoint;
+  const Taken taken = request != nullptr && request->place && request->posted == stream
+                          ? *request->place
+                          : next_place(receives_, stream);
+  return {MessageEndpoint::Kind::kReceive, stream, row.end_ns, taken.ordinal, taken.slot};
 }
 
 std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
@@ -58,27 +52,23 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   const StreamKey posted{row.communicator, row.peer, rank_, row.tag};
   if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
     requests_[row.request] = Request{};
-  if (kind == kImmediateReceive && row.request != 0) {
-    Request& request = requests_[row.request];
-    request = Request{true, std::nullopt, kNoStreamSlot, posted};
-    post(request, place_when_posted(posted));
-  }
+  if (kind == kImmediateReceive && row.request != 0)
+    requests_[row.request] = {true, place_when_posted(posted), posted};
   if (kind == kPersistentReceive && row.request != 0)
-    requests_[row.request] =
-        Request{true, std::nullopt, kNoStreamSlot, posted};  // placed at each start
+    requests_[row.request] = {true, std::nullopt, posted};  // placed at each start
   if (kind == kStart && row.request != 0) {
     const auto found = requests_.find(row.request);
     if (found != requests_.end() && !found->second.receive && row.peer >= 0)
       send();  // a persistent send sends each time it is started
     if (found != requests_.end() && found->second.receive)
-      post(found->second, place_when_posted(found->second.posted));
+      found->second.place = place_when_posted(found->second.posted);
   }
   if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
   if (kind == kCompletion && row.request != 0 && row.peer >= 0) {
     const auto found = requests_.find(row.request);
     if (found != requests_.end() && found->second.receive) {
       out[count++] = receive_endpoint(row, &found->second);
-      found->second.ordinal.reset();  // its place is taken; a persistent one gets another
+      found->second.place.reset();  // taken; a persistent one gets another at its next start
     }
   }
   return count;

@@ -74,23 +74,22 @@ class EndpointScanner {
   std::uint32_t& value(std::uint32_t stream_slot) { return places_.at(stream_slot).value; }
 
  private:
+  struct Taken {
+    std::uint32_t ordinal;
+    std::uint32_t slot;
+  };
   struct Request {
     bool receive = false;
     // A receive posted with its source and tag known takes its place in the stream when
     // posted (MPI_Irecv, or each MPI_Start of MPI_Recv_init's request): its completion then
     // uses it if the message came on that stream. A wildcard one takes the next place when it
     // completes (what it matched is only known then).
-    std::optional<std::uint32_t> ordinal;
-    std::uint32_t slot = kNoStreamSlot;  // ordinal's stream
+    std::optional<Taken> place;
     StreamKey posted{};
   };
   struct Place {
     std::uint32_t next = 0;  // the stream's next ordinal
     std::uint32_t value = kUnset;
-  };
-  struct Taken {
-    std::uint32_t ordinal;
-    std::uint32_t slot;
   };
   Taken next_place(absl::flat_hash_map<StreamKey, std::uint32_t>& slots, const StreamKey& stream) {
     const auto [entry, added] =
@@ -101,11 +100,6 @@ class EndpointScanner {
   // The place a receive posted on `posted` takes now, or none if its source or tag is a
   // wildcard (it takes the next place when it completes).
   std::optional<Taken> place_when_posted(const StreamKey& posted);
-  // Sets a request's place from place_when_posted.
-  static void post(Request& request, const std::optional<Taken>& taken) {
-    request.ordinal = taken ? std::optional<std::uint32_t>(taken->ordinal) : std::nullopt;
-    request.slot = taken ? taken->slot : kNoStreamSlot;
-  }
   MessageEndpoint receive_endpoint(const format::MpiCallRow& row, const Request* request);
 
   MpiFunctions functions_;

@@ -45,9 +45,9 @@ class MessageFlowCursor {
       std::uint32_t& index = scanner_.value(endpoint.stream_slot);
       if (index == EndpointScanner::kUnset)
         index = streams_->find(endpoint.stream).value_or(kNotInTable);
-      if (index != kNotInTable && streams_->matched(index))
-        pending.push_back({StreamTable::flow_id(index, endpoint.ordinal),
-                           endpoint.kind == MessageEndpoint::Kind::kSend});
+      if (index == kNotInTable) continue;
+      if (const auto flow = streams_->flow(index, endpoint.ordinal))
+        pending.push_back({*flow, endpoint.kind == MessageEndpoint::Kind::kSend});
     }
     return pending;
   }

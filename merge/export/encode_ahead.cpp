@@ -1,7 +1,5 @@
 #include "merge/export/encode_ahead.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <utility>
 
@@ -35,15 +33,6 @@ std::size_t EncodeAhead::helpers_for(unsigned cores) noexcept {
   // (the writer then mostly appends what they encoded).
   if (cores < 3) return 0;
   return std::clamp<std::size_t>(cores / 2, 1, 3);
-}
-
-std::size_t EncodeAhead::helpers_here() noexcept {
-  // The CPUs this process may run on (srun -c, mpirun's binding, taskset), not the node's.
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-    return helpers_for(std::thread::hardware_concurrency());
-  return helpers_for(static_cast<unsigned>(CPU_COUNT(&allowed)));
 }
 
 bool EncodeAhead::may_claim_aside() const noexcept {

@@ -47,10 +47,9 @@ class EncodeAhead {
   // The writer has written item i (its result may go): frees its weight.
   void written(std::size_t item);
 
-  // Helper threads worth running for a writer with `cores` CPUs, and with the CPUs this
-  // process may use.
+  // Helper threads worth running for a writer with `cores` CPUs (the front end counts them:
+  // cli/merge/cpu_budget.hpp).
   static std::size_t helpers_for(unsigned cores) noexcept;
-  static std::size_t helpers_here() noexcept;
 
  private:
   struct Item {

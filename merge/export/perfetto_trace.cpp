@@ -36,198 +36,191 @@ std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
   return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
 }
 
-// Buffers one encoding thread reuses from rank to rank.
-struct Scratch {
-  std::vector<Annotation> annotations;
-  std::vector<std::uint64_t> flows;
-  std::vector<std::uint64_t> terminating;
-};
-
 // One rank's packet sequence, into `file` (the output, or memory for a rank encoded aside).
-PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file, Scratch& scratch) {
+// One rank at a time on each thread: the buffers below are reused from rank to rank.
+PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
+  thread_local std::vector<Annotation> annotations;
+  thread_local std::vector<std::uint64_t> flows;
+  thread_local std::vector<std::uint64_t> terminating;
+  annotations.clear();  // a rank that failed on this thread may have left some
+  flows.clear();
+  terminating.clear();
   PerfettoStats stats;
-  std::vector<Annotation>& annotations = scratch.annotations;
-  std::vector<std::uint64_t>& flows = scratch.flows;
-  std::vector<std::uint64_t>& terminating = scratch.terminating;
+  const RankFileReader& reader = rank->reader();
+  const std::int32_t pid = rank->rank();
+  PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);
   {
-    const RankFileReader& reader = rank->reader();
-    const std::int32_t pid = rank->rank();
-    PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);
-    {
-      pb::TrackDescriptor track;
-      track.set_uuid(process_uuid(pid));
-      track.mutable_process()->set_pid(pid);
-      track.mutable_process()->set_process_name(
-          fmt::format("rank {} ({})", pid, reader.metadata().hostname));
-      sequence.write_message(kTrackDescriptorField, track);
-    }
-    std::unordered_set<std::uint32_t> threads;
-    // Rows come in runs from one thread: the last one seen needs no set look-up.
-    std::optional<std::uint32_t> last_thread;
-    auto thread_track = [&](std::uint32_t tid, const std::string& name) {
-      if (last_thread == tid) return;
-      last_thread = tid;
-      if (!threads.insert(tid).second) return;
-      pb::TrackDescriptor track;
-      track.set_uuid(thread_uuid(pid, tid));
-      track.set_parent_uuid(process_uuid(pid));
-      track.mutable_thread()->set_pid(pid);
-      track.mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
-      track.mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
-      sequence.write_message(kTrackDescriptorField, track);
-    };
-    for (const ThreadRow& thread : reader.read_all<ThreadRow>())
-      thread_track(thread.thread_id, reader.string(thread.name));
-
-    // Interned ids of the rank's strings, and of op names, looked up once each.
-    std::vector<std::uint64_t> string_iids(reader.string_count(), 0);
-    auto name_iid = [&](StringId id) {
-      if (id >= string_iids.size()) return sequence.event_name(reader.string(id));  // throws
-      std::uint64_t& iid = string_iids[id];
-      if (iid == 0) iid = sequence.event_name(reader.string(id));
-      return iid;
-    };
-    const OpNames op_name(reader);
-    std::unordered_map<std::uint64_t, std::uint64_t> op_iids;
-    auto op_iid = [&](std::uint8_t domain, std::uint32_t op) {
-      const std::uint64_t key = (std::uint64_t{domain} << 32) | op;
-      const auto [entry, added] = op_iids.try_emplace(key, 0);
-      if (added) entry->second = sequence.event_name(op_name(domain, op));
-      return entry->second;
-    };
-    const std::uint64_t mpi_category = sequence.category("mpi");
-    const std::uint64_t api_category = sequence.category("api");
-    const std::uint64_t gpu_category = sequence.category("gpu");
-    const std::uint64_t range_category = sequence.category("range");
-    const std::uint64_t marker_category = sequence.category("marker");
-    const std::uint64_t peer = sequence.annotation_name("peer");
-    const std::uint64_t tag = sequence.annotation_name("tag");
-    const std::uint64_t bytes_sent = sequence.annotation_name("bytes_sent");
-    const std::uint64_t bytes_received = sequence.annotation_name("bytes_received");
-    const std::uint64_t communicator = sequence.annotation_name("communicator");
-    const std::uint64_t external_id = sequence.annotation_name("external_id");
-    const std::uint64_t correlation_id = sequence.annotation_name("correlation_id");
-
-    // Built in place: a temporary copied in stalls on store forwarding (measured, per row).
-    auto annotate = [&](std::uint64_t name, std::int64_t value) {
-      Annotation& annotation = annotations.emplace_back();
-      annotation.name_iid = name;
-      annotation.value = value;
-    };
-    auto slice = [&](std::uint64_t track, std::uint64_t category, std::uint64_t name,
-                     std::uint64_t begin, std::uint64_t end) {
-      sequence.write_event({.type = PacketSequence::EventType::kSliceBegin,
-                            .timestamp = begin,
-                            .track = track,
-                            .category_iid = category,
-                            .name_iid = name,
-                            .annotations = annotations,
-                            .flows = flows,
-                            .terminating_flows = terminating});
-      sequence.write_event({.type = PacketSequence::EventType::kSliceEnd,
-                            .timestamp = std::max(end, begin),
-                            .track = track});
-      annotations.clear();
-      flows.clear();
-      terminating.clear();
-      ++stats.slices;
-    };
-
-    AttributionFlows attribution(*rank);
-    MessageFlowCursor message_flows(*rank);
-    MpiFunctions functions(reader);
-    rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      std::vector<MessageFlow>& pending = message_flows.advance(row);
-      if (functions.is_per_request_row(row)) return;
-      thread_track(row.thread_id, "");
-      stats.flows += pending.size();
-      attribution.starts(row, flows);
-      for (const auto& flow : pending) (flow.starts ? flows : terminating).push_back(flow.flow);
-      pending.clear();
-      // Only what the call has: a collective names no peer, a receive sends no bytes.
-      if (row.peer >= 0) annotate(peer, row.peer);
-      if (row.tag >= 0) annotate(tag, row.tag);
-      if (row.bytes_sent != 0) annotate(bytes_sent, static_cast<std::int64_t>(row.bytes_sent));
-      if (row.bytes_received != 0)
-        annotate(bytes_received, static_cast<std::int64_t>(row.bytes_received));
-      if (row.communicator != 0)
-        annotate(communicator, static_cast<std::int64_t>(row.communicator));
-      if (row.external_id != 0) annotate(external_id, static_cast<std::int64_t>(row.external_id));
-      slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
-            row.end_ns);
-    });
-    // Ranges and marks before the API calls: a region starts the flows they end. User
-    // annotations (by the id of the marker they belong to) go on their region or mark.
-    const UserAnnotations user_annotations(reader);
-    auto annotate_marker = [&](std::uint64_t id) {
-      user_annotations.for_marker(id, [&](const AnnotationValue& value) {
-        // uint_value holds the recorded bits whatever the kind (a double's too).
-        annotations.push_back({sequence.annotation_name(value.name),
-                               static_cast<std::int64_t>(value.uint_value), value.kind,
-                               value.text});
-      });
-    };
-    rank->for_each_marker(
-        [&](const MarkerRow& mark) {
-          thread_track(mark.thread_id, "");
-          annotate_marker(mark.id);
-          sequence.write_event({.type = PacketSequence::EventType::kInstant,
-                                .timestamp = mark.timestamp_ns,
-                                .track = thread_uuid(pid, mark.thread_id),
-                                .category_iid = marker_category,
-                                .name_iid = name_iid(mark.message),
-                                .annotations = annotations});
-          annotations.clear();
-          ++stats.instants;
-        },
-        [&](const Range& range) {
-          thread_track(range.thread_id, "");
-          if (range.region) {
-            // A user region leads to the API calls made inside it.
-            attribution.starts(kRegionExternalBit | range.id, flows);
-            annotate_marker(range.id);
-          }
-          slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
-                range.begin_ns, range.end_ns);
-        });
-    // A flow id per correlation id, qualified by rank: API call -> device work.
-    auto flow_id = [pid](std::uint64_t correlation) {
-      return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
-    };
-    std::unordered_set<std::uint64_t> issued;
-    rank->for_each_api_call([&](const ApiCallRow& row) {
-      thread_track(row.thread_id, "");
-      issued.insert(row.correlation_id);
-      annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
-      flows.push_back(flow_id(row.correlation_id));
-      if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
-        annotate(external_id, static_cast<std::int64_t>(row.external_id));
-        terminating.push_back(flow);
-        ++stats.flows;
-      }
-      slice(thread_uuid(pid, row.thread_id), api_category, op_iid(row.domain, row.op), row.begin_ns,
-            row.end_ns);
-    });
-    std::unordered_set<std::uint64_t> queues;
-    rank->for_each_activity([&](const ActivityRow& row) {
-      const std::uint64_t track = queue_uuid(pid, row.queue_id);
-      if (queues.insert(track).second) {
-        pb::TrackDescriptor descriptor;
-        descriptor.set_uuid(track);
-        descriptor.set_parent_uuid(process_uuid(pid));
-        descriptor.set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
-        sequence.write_message(kTrackDescriptorField, descriptor);
-      }
-      if (issued.contains(row.correlation_id)) {
-        terminating.push_back(flow_id(row.correlation_id));
-        ++stats.flows;
-      }
-      annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
-      slice(track, gpu_category,
-            row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
-            row.begin_ns, row.end_ns);
-    });
+    pb::TrackDescriptor track;
+    track.set_uuid(process_uuid(pid));
+    track.mutable_process()->set_pid(pid);
+    track.mutable_process()->set_process_name(
+        fmt::format("rank {} ({})", pid, reader.metadata().hostname));
+    sequence.write_message(kTrackDescriptorField, track);
   }
+  std::unordered_set<std::uint32_t> threads;
+  // Rows come in runs from one thread: the last one seen needs no set look-up.
+  std::optional<std::uint32_t> last_thread;
+  auto thread_track = [&](std::uint32_t tid, const std::string& name) {
+    if (last_thread == tid) return;
+    last_thread = tid;
+    if (!threads.insert(tid).second) return;
+    pb::TrackDescriptor track;
+    track.set_uuid(thread_uuid(pid, tid));
+    track.set_parent_uuid(process_uuid(pid));
+    track.mutable_thread()->set_pid(pid);
+    track.mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
+    track.mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
+    sequence.write_message(kTrackDescriptorField, track);
+  };
+  for (const ThreadRow& thread : reader.read_all<ThreadRow>())
+    thread_track(thread.thread_id, reader.string(thread.name));
+
+  // Interned ids of the rank's strings, and of op names, looked up once each.
+  std::vector<std::uint64_t> string_iids(reader.string_count(), 0);
+  auto name_iid = [&](StringId id) {
+    if (id >= string_iids.size()) return sequence.event_name(reader.string(id));  // throws
+    std::uint64_t& iid = string_iids[id];
+    if (iid == 0) iid = sequence.event_name(reader.string(id));
+    return iid;
+  };
+  const OpNames op_name(reader);
+  std::unordered_map<std::uint64_t, std::uint64_t> op_iids;
+  auto op_iid = [&](std::uint8_t domain, std::uint32_t op) {
+    const std::uint64_t key = (std::uint64_t{domain} << 32) | op;
+    const auto [entry, added] = op_iids.try_emplace(key, 0);
+    if (added) entry->second = sequence.event_name(op_name(domain, op));
+    return entry->second;
+  };
+  const std::uint64_t mpi_category = sequence.category("mpi");
+  const std::uint64_t api_category = sequence.category("api");
+  const std::uint64_t gpu_category = sequence.category("gpu");
+  const std::uint64_t range_category = sequence.category("range");
+  const std::uint64_t marker_category = sequence.category("marker");
+  const std::uint64_t peer = sequence.annotation_name("peer");
+  const std::uint64_t tag = sequence.annotation_name("tag");
+  const std::uint64_t bytes_sent = sequence.annotation_name("bytes_sent");
+  const std::uint64_t bytes_received = sequence.annotation_name("bytes_received");
+  const std::uint64_t communicator = sequence.annotation_name("communicator");
+  const std::uint64_t external_id = sequence.annotation_name("external_id");
+  const std::uint64_t correlation_id = sequence.annotation_name("correlation_id");
+
+  // Built in place: a temporary copied in stalls on store forwarding (measured, per row).
+  auto annotate = [&](std::uint64_t name, std::int64_t value) {
+    Annotation& annotation = annotations.emplace_back();
+    annotation.name_iid = name;
+    annotation.value = value;
+  };
+  auto slice = [&](std::uint64_t track, std::uint64_t category, std::uint64_t name,
+                   std::uint64_t begin, std::uint64_t end) {
+    sequence.write_event({.type = PacketSequence::EventType::kSliceBegin,
+                          .timestamp = begin,
+                          .track = track,
+                          .category_iid = category,
+                          .name_iid = name,
+                          .annotations = annotations,
+                          .flows = flows,
+                          .terminating_flows = terminating});
+    sequence.write_event({.type = PacketSequence::EventType::kSliceEnd,
+                          .timestamp = std::max(end, begin),
+                          .track = track});
+    annotations.clear();
+    flows.clear();
+    terminating.clear();
+    ++stats.slices;
+  };
+
+  AttributionFlows attribution(*rank);
+  MessageFlowCursor message_flows(*rank);
+  MpiFunctions functions(reader);
+  rank->for_each_mpi_call([&](const MpiCallRow& row) {
+    std::vector<MessageFlow>& pending = message_flows.advance(row);
+    if (functions.is_per_request_row(row)) return;
+    thread_track(row.thread_id, "");
+    stats.flows += pending.size();
+    attribution.starts(row, flows);
+    for (const auto& flow : pending) (flow.starts ? flows : terminating).push_back(flow.flow);
+    pending.clear();
+    // Only what the call has: a collective names no peer, a receive sends no bytes.
+    if (row.peer >= 0) annotate(peer, row.peer);
+    if (row.tag >= 0) annotate(tag, row.tag);
+    if (row.bytes_sent != 0) annotate(bytes_sent, static_cast<std::int64_t>(row.bytes_sent));
+    if (row.bytes_received != 0)
+      annotate(bytes_received, static_cast<std::int64_t>(row.bytes_received));
+    if (row.communicator != 0) annotate(communicator, static_cast<std::int64_t>(row.communicator));
+    if (row.external_id != 0) annotate(external_id, static_cast<std::int64_t>(row.external_id));
+    slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
+          row.end_ns);
+  });
+  // Ranges and marks before the API calls: a region starts the flows they end. User
+  // annotations (by the id of the marker they belong to) go on their region or mark.
+  const UserAnnotations user_annotations(reader);
+  auto annotate_marker = [&](std::uint64_t id) {
+    user_annotations.for_marker(id, [&](const AnnotationValue& value) {
+      // uint_value holds the recorded bits whatever the kind (a double's too).
+      annotations.push_back({sequence.annotation_name(value.name),
+                             static_cast<std::int64_t>(value.uint_value), value.kind, value.text});
+    });
+  };
+  rank->for_each_marker(
+      [&](const MarkerRow& mark) {
+        thread_track(mark.thread_id, "");
+        annotate_marker(mark.id);
+        sequence.write_event({.type = PacketSequence::EventType::kInstant,
+                              .timestamp = mark.timestamp_ns,
+                              .track = thread_uuid(pid, mark.thread_id),
+                              .category_iid = marker_category,
+                              .name_iid = name_iid(mark.message),
+                              .annotations = annotations});
+        annotations.clear();
+        ++stats.instants;
+      },
+      [&](const Range& range) {
+        thread_track(range.thread_id, "");
+        if (range.region) {
+          // A user region leads to the API calls made inside it.
+          attribution.starts(kRegionExternalBit | range.id, flows);
+          annotate_marker(range.id);
+        }
+        slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
+              range.begin_ns, range.end_ns);
+      });
+  // A flow id per correlation id, qualified by rank: API call -> device work.
+  auto flow_id = [pid](std::uint64_t correlation) {
+    return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
+  };
+  std::unordered_set<std::uint64_t> issued;
+  rank->for_each_api_call([&](const ApiCallRow& row) {
+    thread_track(row.thread_id, "");
+    issued.insert(row.correlation_id);
+    annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
+    flows.push_back(flow_id(row.correlation_id));
+    if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
+      annotate(external_id, static_cast<std::int64_t>(row.external_id));
+      terminating.push_back(flow);
+      ++stats.flows;
+    }
+    slice(thread_uuid(pid, row.thread_id), api_category, op_iid(row.domain, row.op), row.begin_ns,
+          row.end_ns);
+  });
+  std::unordered_set<std::uint64_t> queues;
+  rank->for_each_activity([&](const ActivityRow& row) {
+    const std::uint64_t track = queue_uuid(pid, row.queue_id);
+    if (queues.insert(track).second) {
+      pb::TrackDescriptor descriptor;
+      descriptor.set_uuid(track);
+      descriptor.set_parent_uuid(process_uuid(pid));
+      descriptor.set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
+      sequence.write_message(kTrackDescriptorField, descriptor);
+    }
+    if (issued.contains(row.correlation_id)) {
+      terminating.push_back(flow_id(row.correlation_id));
+      ++stats.flows;
+    }
+    annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
+    slice(track, gpu_category,
+          row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
+          row.begin_ns, row.end_ns);
+  });
   return stats;
 }
 
@@ -246,7 +239,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
   // their files were checked) may be encoded on helpers; the others here, in their turn.
   EncodeAhead::Plan plan;
   plan.budget = kAsideRows;
-  plan.helpers = helpers == kAutoHelpers ? EncodeAhead::helpers_here() : helpers;
+  plan.helpers = helpers;
   plan.window = 2 * plan.helpers + 2;
   for (const AlignedRank* rank : ranks) {
     const RankFileReader& reader = rank->reader();
@@ -267,7 +260,6 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
   EncodeAhead ahead(
       std::move(plan),
       [&](std::size_t r) {
-        thread_local Scratch aside_scratch;  // one rank at a time on each thread
         std::unique_ptr<Aside> encoded;
         {
           const std::lock_guard lock(spare_mutex);
@@ -278,7 +270,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
         }
         if (!encoded) encoded = std::make_unique<Aside>();
         encoded->packets.clear();
-        encoded->stats = encode_rank(ranks[r], encoded->packets, aside_scratch);
+        encoded->stats = encode_rank(ranks[r], encoded->packets);
         aside[r] = std::move(encoded);
       },
       [&](std::size_t r) {
@@ -287,7 +279,6 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
         for (std::size_t next = r + 1; next <= r + read_depth && next < ranks.size(); ++next)
           ranks[next]->read_ahead();
       });
-  Scratch scratch;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     PerfettoStats rank_stats;
     if (ahead.take(r)) {
@@ -296,7 +287,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       const std::lock_guard lock(spare_mutex);
       spare.push_back(std::move(aside[r]));
     } else {
-      rank_stats = encode_rank(ranks[r], file, scratch);
+      rank_stats = encode_rank(ranks[r], file);
     }
     ranks[r]->done();
     ahead.written(r);

@@ -25,11 +25,9 @@ struct PerfettoStats {
 // Throws std::runtime_error on I/O errors. Each rank is a packet sequence of its own (with its
 // own interned names), so the outputs of consecutive blocks of ranks, concatenated, are the
 // output of all of them: a parallel merge writes parts and joins them.
-// `helpers`: threads that encode ranks ahead of the one writing the file (kAutoHelpers:
-// from the machine's cores; 0: every rank on the calling thread). The output is the same.
-inline constexpr std::size_t kAutoHelpers = static_cast<std::size_t>(-1);
+// `helpers`: threads that encode ranks ahead of the one writing the file (0: every rank on
+// the calling thread; EncodeAhead::helpers_for sizes them). The output is the same.
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              const ProgressReport& progress = {},
-                              std::size_t helpers = kAutoHelpers);
+                              const ProgressReport& progress = {}, std::size_t helpers = 0);
 
 }  // namespace rocprof::merge

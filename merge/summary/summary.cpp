@@ -127,6 +127,19 @@ double Summary::Stat::stddev_ns() const {
   return count > 1 ? std::sqrt(m2 / static_cast<double>(count - 1)) : 0.0;
 }
 
+namespace {
+
+// The statistic `cache` holds for `key`, found by `find` the first time (in a std::map of
+// the summary's, whose nodes stay put as others are added).
+template <typename Key, typename Find>
+Summary::Stat& cached(absl::flat_hash_map<Key, Summary::Stat*>& cache, const Key& key, Find find) {
+  Summary::Stat*& stat = cache[key];
+  if (stat == nullptr) stat = &find();
+  return *stat;
+}
+
+}  // namespace
+
 void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
   const RankFileReader& reader = rank.reader();
@@ -147,13 +160,12 @@ void Summary::watch(const AlignedRank& rank) {
   watched_.push_back(part);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
-  // Stats live in std::map nodes: their addresses stay put as others are added.
   watcher.mpi_call = [part, state, &reader, id](const MpiCallRow& row) {
     if (state->functions.is_per_request_row(row)) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    Stat*& stat = state->mpi[row.function];
-    if (stat == nullptr) stat = &part->mpi_[reader.string(row.function)][id];
-    stat->add(duration, duration);
+    cached(state->mpi, row.function, [&]() -> Stat& {
+      return part->mpi_[reader.string(row.function)][id];
+    }).add(duration, duration);
   };
   watcher.range = [part, state, &reader, id](const Range& range) {
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
@@ -164,23 +176,21 @@ void Summary::watch(const AlignedRank& rank) {
       inside = 0;
       state->children[{range.thread_id, range.level}] += duration;
     }
-    Stat*& stat = state->regions[{range.thread_id, range.name}];
-    if (stat == nullptr) stat = &part->regions_[{id, range.thread_id, reader.string(range.name)}];
-    stat->add(duration, self);
+    cached(state->regions, std::pair{range.thread_id, range.name}, [&]() -> Stat& {
+      return part->regions_[{id, range.thread_id, reader.string(range.name)}];
+    }).add(duration, self);
   };
   watcher.activity = [part, state, &reader](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    if (row.op == 0) {
-      Stat*& stat = state->kernels[row.kernel_name];
-      if (stat == nullptr)
-        stat = &part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)"
-                                                    : reader.string(row.kernel_name)];
-      stat->add(duration, duration);
-    } else if (row.op == 1) {
-      Stat*& stat = state->copies[row.kind];
-      if (stat == nullptr) stat = &part->copies_[fmt::format("copy (kind {})", row.kind)];
-      stat->add(duration, duration);
-    }
+    if (row.op == 0)
+      cached(state->kernels, row.kernel_name, [&]() -> Stat& {
+        return part
+            ->kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)];
+      }).add(duration, duration);
+    else if (row.op == 1)
+      cached(state->copies, row.kind, [&]() -> Stat& {
+        return part->copies_[fmt::format("copy (kind {})", row.kind)];
+      }).add(duration, duration);
   };
   rank.watch(std::move(watcher));
 }

@@ -23,6 +23,7 @@
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/rank_file_writer.hpp"
 #include "tests/format/rank_file_sample.hpp"
+#include "tests/tools/test_dir.hpp"
 
 namespace {
 
@@ -33,13 +34,7 @@ using rocprof::test::write_sample_file;
 
 class RankFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("rank_file_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = rocprof::test::fresh_test_dir("rank_file_test"); }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   fs::path dir_;

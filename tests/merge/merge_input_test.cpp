@@ -20,6 +20,7 @@
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
 #include "tests/tools/synthetic_job.hpp"
+#include "tests/tools/test_dir.hpp"
 
 namespace {
 
@@ -30,10 +31,7 @@ using rocprof::test::SyntheticJob;
 class MergeInput : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("merge_input_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = rocprof::test::fresh_test_dir("merge_input");
     job_.directory = (dir_ / "job").string();
     job_.ranks = 4;
     job_.events_per_rank = 2000;

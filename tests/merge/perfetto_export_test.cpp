@@ -31,6 +31,7 @@
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
 #include "tests/tools/synthetic_job.hpp"
+#include "tests/tools/test_dir.hpp"
 
 namespace {
 
@@ -176,11 +177,7 @@ TEST(EncodeAhead, HelpersFollowTheCpusGiven) {
 class PerfettoExport : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("perfetto_export_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = rocprof::test::fresh_test_dir("perfetto_export");
     job_.directory = (dir_ / "job").string();
     job_.ranks = 9;
     job_.events_per_rank = 3000;
