@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "cli/merge/cpu_budget.hpp"
 #include "cli/merge/partial_output.hpp"
+#include "cli/merge/phase_timings.hpp"
 #include "cli/merge/progress_bar.hpp"
 #include "merge/causality/messages.hpp"
 #include "merge/causality/spill_ahead.hpp"
@@ -27,6 +29,7 @@
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/files/block_file.hpp"
 #include "merge/input/rank_set.hpp"
+#include "merge/parallel/early_check.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/parallel/shared_check.hpp"
 #include "merge/summary/summary.hpp"
@@ -50,10 +53,20 @@ std::string check_writable(const std::string& output) {
   return {};
 }
 
+// The settings read from the environment are sound (otherwise the merge stops before any
+// work, once MPI has started).
+bool settings_sound() {
+  try {
+    static_cast<void>(rocprof::merge::BlockFile::direct_io_from_environment());
+  } catch (const std::exception&) {
+    return false;
+  }
+  return rocprof::merge::send_thread_setting_problem().empty();
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
-  rocprof::merge::MergeGroup group(&argc, &argv);
   CLI::App app{
       "rocprof-merge: one timeline from a traced job's rank files.\n"
       "Usage: rocprof-merge DIR|FILES... -o OUTPUT.json [options]",
@@ -83,7 +96,7 @@ int run(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   bool timings = false;
   app.add_flag("--timings", timings,
-               "print how long each phase took (on stderr; the first merge process's view)");
+               "print how long each phase took, on stderr (in parallel, every merge process's)");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");
   app.footer(
       "In parallel (many ranks): srun -n K -c 4 rocprof-merge ..., or mpirun -np K --bind-to "
@@ -91,17 +104,53 @@ int run(int argc, char** argv) {
       "Environment: ROCPROF_MERGE_DIRECT_IO=auto|on|off (direct I/O for .pftrace past 64 MiB), "
       "ROCPROF_MERGE_SEND_THREAD=auto|off (in parallel, a thread of its own sends .h5 chunks to "
       "the first process).\nMore: docs/ROCPROF_MERGE.md");
+  // The command line is read before MPI starts, so that a parallel merge can check its share
+  // of the rank files while MPI starts; problems are told once it has, by the first process.
+  std::exception_ptr parse_error;
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return group.leader() ? app.exit(error) : (error.get_exit_code() == 0 ? 0 : 2);
+  } catch (const CLI::ParseError&) {
+    parse_error = std::current_exception();
+  }
+  const std::string extension = fs::path(output).extension().string();
+  const bool known_output =
+      extension == ".json" || extension == ".pftrace" || extension == ".h5" || extension == ".otf2";
+  // Each process spills the message endpoints of the ranks whose files it checked, next to
+  // the output; the first matches them all and hands out the corrections. Each rank starts
+  // on a helper as soon as its file is checked, while the next files are checked.
+  std::optional<rocprof::merge::EndpointSpill> spill;
+  std::optional<rocprof::merge::SpillAhead> ahead;
+  auto spill_early = [&ahead](std::int32_t rank, const rocprof::format::RankFileReader& reader) {
+    ahead->offer(rank, reader);
+  };
+  auto stop_spilling = [&ahead] { ahead->abandon(); };
+  std::optional<rocprof::merge::EarlyCheck> early;
+  if (parse_error == nullptr && known_output && check_writable(output).empty() && settings_sound())
+    if (const auto place = rocprof::merge::launch_place_from_environment();
+        place && place->processes > 1) {
+      try {
+        // Named by the process too: the place is the launcher's word, not yet MPI's.
+        spill.emplace(fmt::format("{}.messages.{}.{}", output, place->index, ::getpid()));
+        ahead.emplace(*spill);
+        early.emplace(inputs, *place, spill_early, stop_spilling);
+      } catch (const std::exception&) {  // done again, and told, once MPI has started
+        early.reset();
+        ahead.reset();
+        spill.reset();
+      }
+    }
+  rocprof::merge::MergeGroup group(&argc, &argv);
+  if (parse_error != nullptr) {
+    try {
+      std::rethrow_exception(parse_error);
+    } catch (const CLI::ParseError& error) {
+      return group.leader() ? app.exit(error) : (error.get_exit_code() == 0 ? 0 : 2);
+    }
   }
   // Under `srun -n K` every process runs this; only the first one talks.
   const bool user_quiet = quiet;
   if (!group.leader()) quiet = true;
-  const std::string extension = fs::path(output).extension().string();
-  if (extension != ".json" && extension != ".pftrace" && extension != ".h5" &&
-      extension != ".otf2") {
+  if (!known_output) {
     if (!group.leader()) return 2;
     fmt::print(stderr,
                "rocprof-merge: cannot write '{}': the outputs are .pftrace (Perfetto), .otf2 "
@@ -129,22 +178,28 @@ int run(int argc, char** argv) {
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
     rocprof::cli::ProgressBar bar(!quiet);
-    // Each process spills the message endpoints of the ranks whose files it checked, next to
-    // the output; the first matches them all and hands out the corrections. Each rank starts
-    // on a helper as soon as its file is checked, while the next files are checked.
-    std::optional<rocprof::merge::EndpointSpill> spill;
-    spill.emplace(fmt::format("{}.messages.{}", output, group.index()));
-    rocprof::merge::SpillAhead ahead(*spill);
     const bool serial = group.size() == 1;
     bar.phase("checking rank files");
-    auto spill_early = [&ahead](std::int32_t rank, const rocprof::format::RankFileReader& reader) {
-      ahead.offer(rank, reader);
-    };
-    auto stop_spilling = [&ahead] { ahead.abandon(); };
+    // The share checked while MPI started, if MPI placed this process where the launcher
+    // said; otherwise it is dropped with its spill.
+    std::optional<rocprof::merge::CheckedShare> share;
+    if (early) {
+      share = early->take(group);
+      early.reset();
+      if (!share) {
+        ahead.reset();
+        spill.reset();
+      }
+    }
+    if (!spill) {
+      spill.emplace(fmt::format("{}.messages.{}", output, group.index()));
+      ahead.emplace(*spill);
+    }
     // In parallel, each process checks a share of the files and the others take its word.
     auto set =
-        serial ? rocprof::merge::RankSet::open(inputs, options, spill_early, stop_spilling)
-               : rocprof::merge::check_shared(group, inputs, options, spill_early, stop_spilling);
+        serial  ? rocprof::merge::RankSet::open(inputs, options, spill_early, stop_spilling)
+        : share ? rocprof::merge::join_shares(group, std::move(*share), options, stop_spilling)
+                : rocprof::merge::check_shared(group, inputs, options, spill_early, stop_spilling);
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
     // The ranks checked here (before their readers are replaced below): this process spills
@@ -168,10 +223,10 @@ int run(int argc, char** argv) {
       bool failed = false;
       std::vector<std::byte> mine;
       try {
-        ahead.finish();  // its last rank; rethrows a damaged chunk's error
+        ahead->finish();  // its last rank; rethrows a damaged chunk's error
         for (std::size_t n = 0; n < checked_here.size(); ++n) {
           const rocprof::merge::AlignedRank& rank = ranks[checked_here[n]];
-          if (!ahead.spilled(rank.rank())) spill->add(rank);
+          if (!ahead->spilled(rank.rank())) spill->add(rank);
           bar.update(n + 1, checked_here.size());
         }
         mine = spill->finish().serialize();
@@ -192,8 +247,9 @@ int run(int argc, char** argv) {
       auto streams = std::make_shared<rocprof::merge::StreamTable>(counts, std::move(invisible));
       rocprof::merge::CausalityReport report;
       std::vector<std::byte> outcome;
+      // Every process times this phase: the others wait for the first one's matching.
+      bar.phase("matching MPI messages");
       if (group.leader()) {
-        bar.phase("matching MPI messages");
         try {
           report = rocprof::merge::check_causality(spills, *streams, !no_correction);
           outcome = report.serialize();
@@ -322,6 +378,8 @@ int run(int argc, char** argv) {
       }
       bar.clear();
     }
+    std::vector<std::string> timing_report;
+    if (timings) timing_report = rocprof::cli::timing_lines(group, bar.timings());
     if (!group.leader()) return 0;
     if (!quiet && !no_summary) summary.print(stdout);
     if (!csv_prefix.empty()) {
@@ -334,9 +392,7 @@ int run(int argc, char** argv) {
     if (!quiet)
       fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", ranks.size(), events, output,
                  group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
-    if (timings)
-      for (const auto& [label, seconds] : bar.timings())
-        fmt::print(stderr, "rocprof-merge: {:.3f} s {}\n", seconds, label);
+    for (const std::string& line : timing_report) fmt::print(stderr, "rocprof-merge: {}\n", line);
   } catch (const rocprof::merge::InputError& error) {
     // Every process of a parallel merge finds the same problem: the first says it.
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());

@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -38,7 +41,38 @@ bool launched_as_mpi_job() {
   return false;
 }
 
+std::string_view send_thread_setting() {
+  const char* setting = std::getenv("ROCPROF_MERGE_SEND_THREAD");  // NOLINT(concurrency-mt-unsafe)
+  return setting == nullptr ? "" : setting;
+}
+
+// A whole number from the environment, nullopt if unset or not one.
+std::optional<std::size_t> environment_count(const char* name) {
+  const char* text = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(text, text + std::strlen(text), value);
+  if (error != std::errc() || *end != '\0') return std::nullopt;
+  return value;
+}
+
 }  // namespace
+
+std::optional<LaunchPlace> launch_place_from_environment() {
+  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                   std::pair{"PMIX_RANK", "SLURM_STEP_NUM_TASKS"}}) {
+    const auto index = environment_count(rank);
+    const auto processes = environment_count(size);
+    if (index && processes && *index < *processes) return LaunchPlace{*index, *processes};
+  }
+  return std::nullopt;
+}
+
+std::string send_thread_setting_problem() {
+  const std::string_view setting = send_thread_setting();
+  if (setting.empty() || setting == "auto" || setting == "off") return {};
+  return fmt::format("ROCPROF_MERGE_SEND_THREAD is '{}': use auto (the default) or off", setting);
+}
 
 // Messages to the first process. Open MPI moves a large message over shared memory only
 // while both processes are inside MPI, and this process's main thread enters MPI only between
@@ -85,12 +119,10 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
   if (!launched_as_mpi_job()) return;
   // ROCPROF_MERGE_SEND_THREAD=auto|off: off keeps MPI to the main thread, for an MPI whose
   // MPI_THREAD_MULTIPLE is slow or unsound. Read before MPI_Init, which it decides.
-  const char* setting = std::getenv("ROCPROF_MERGE_SEND_THREAD");  // NOLINT(concurrency-mt-unsafe)
-  const std::string_view send_thread = setting == nullptr ? "" : setting;
-  if (!send_thread.empty() && send_thread != "auto" && send_thread != "off")
-    setting_problem_ = fmt::format(
-        "ROCPROF_MERGE_SEND_THREAD is '{}': use auto (the default) or off", send_thread);
-  const int wanted = send_thread == "off" ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+  setting_problem_ = send_thread_setting_problem();
+  const bool send_thread_off = setting_problem_.empty() && send_thread_setting() == "off";
+  const int wanted = send_thread_off ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+  const auto started = std::chrono::steady_clock::now();
   int initialized = 0;
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
@@ -110,6 +142,8 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
     MPI_Comm_size(node, &on_node_);
     MPI_Comm_free(&node);
   }
+  start_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 MergeGroup::~MergeGroup() {
@@ -118,13 +152,16 @@ MergeGroup::~MergeGroup() {
   MPI_Finalize();
 }
 
-std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const noexcept {
-  const auto processes = static_cast<std::size_t>(size_);
-  const auto me = static_cast<std::size_t>(index_);
+std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t index,
+                                             std::size_t processes) noexcept {
   const std::size_t base = count / processes;
   const std::size_t extra = count % processes;
-  const std::size_t first = me * base + std::min(me, extra);
-  return {first, first + base + (me < extra ? 1 : 0)};
+  const std::size_t first = index * base + std::min(index, extra);
+  return {first, first + base + (index < extra ? 1 : 0)};
+}
+
+std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const noexcept {
+  return block_of(count, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
 }
 
 MergeShare MergeGroup::share(std::size_t ranks) {

@@ -7,12 +7,32 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "merge/parallel/merge_share.hpp"
 
 namespace rocprof::merge {
+
+// The block [first, last) of `count` items that process `index` of `processes` handles:
+// contiguous, in order, the first `count % processes` blocks one larger.
+std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t index,
+                                             std::size_t processes) noexcept;
+
+// Where the launcher placed this process, from its environment before MPI starts: mpirun's
+// OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE, or srun's PMIX_RANK and
+// SLURM_STEP_NUM_TASKS. nullopt outside an MPI launch or where the environment does not say.
+// A guess, for work that may start early: MPI's own answer decides.
+struct LaunchPlace {
+  std::size_t index = 0;
+  std::size_t processes = 1;
+};
+std::optional<LaunchPlace> launch_place_from_environment();
+
+// ROCPROF_MERGE_SEND_THREAD's problem ("" if it is unset, auto or off): readable before MPI
+// starts, the same as MergeGroup::setting_problem().
+std::string send_thread_setting_problem();
 
 class MergeGroup {
  public:
@@ -30,6 +50,9 @@ class MergeGroup {
   int processes_on_node() const noexcept { return on_node_; }
   int size() const noexcept { return size_; }
   bool leader() const noexcept { return index_ == 0; }
+  // Seconds this process spent starting MPI (0 outside an MPI launch): Open MPI's start alone
+  // can take a quarter of a second (its UCX transport probing the node's devices).
+  double start_seconds() const noexcept { return start_seconds_; }
 
   // The block [first, last) of `count` items this process handles.
   std::pair<std::size_t, std::size_t> block(std::size_t count) const noexcept;
@@ -70,6 +93,7 @@ class MergeGroup {
   int size_ = 1;
   int on_node_ = 1;
   bool mpi_ = false;
+  double start_seconds_ = 0;
   std::string setting_problem_;
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };

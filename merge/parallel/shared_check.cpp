@@ -13,33 +13,32 @@
 
 namespace rocprof::merge {
 
-RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
-                     const RankSetOptions& options, const RankSet::Checked& checked,
-                     const RankSet::Refused& refused) {
-  // Every step that may fail on one process only ends in a decision all of them take
-  // together: a process that gave up alone would leave the others waiting for it.
-  std::vector<std::string> paths;
-  std::string problem;
+CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t index,
+                         std::size_t processes, const RankSet::Checked& checked,
+                         const RankSet::Refused& refused, const std::atomic<bool>* stop) {
+  CheckedShare share;
+  share.index = index;
+  share.processes = processes;
   try {
-    paths = RankSet::list(inputs);
+    share.paths = RankSet::list(inputs);
   } catch (const InputError& error) {
-    problem = error.what();
+    share.list_problem = error.what();
+    return share;
   }
-  if (group.any(!problem.empty()))
-    throw InputError(!problem.empty() ? problem
-                                      : "another merge process cannot list the input files");
-  const std::vector<std::size_t> order = RankSet::numbered_order(paths);
-  const auto [first, last] = group.block(order.size());
-  std::vector<RankSet::CheckedFile> files(paths.size());
-  std::optional<RankSet::OnRefusal> on_refusal(std::in_place, refused);  // goes before `files`
+  const std::vector<std::size_t> order = RankSet::numbered_order(share.paths);
+  const auto [first, last] = block_of(order.size(), index, processes);
+  share.files.resize(share.paths.size());
+  // Work `checked` started must end before the readers go, should anything throw here.
+  const RankSet::OnRefusal on_refusal(refused);
   // Per file checked here: its index, then a digest (1), or its path and problem (0).
   ByteWriter found;
   for (std::size_t i = first; i < last; ++i) {
-    const std::size_t index = order[i];
-    RankSet::CheckedFile& file = files[index];
-    found.put<std::uint64_t>(index);
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) break;
+    const std::size_t file_index = order[i];
+    RankSet::CheckedFile& file = share.files[file_index];
+    found.put<std::uint64_t>(file_index);
     try {
-      file.reader = std::make_unique<format::RankFileReader>(paths[index]);
+      file.reader = std::make_unique<format::RankFileReader>(share.paths[file_index]);
       ByteWriter digest;
       put_digest(digest, file.reader->digest());
       found.put<std::uint8_t>(1);
@@ -50,14 +49,32 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
       file.reader.reset();
       file.problem = error.what();
       found.put<std::uint8_t>(0);
-      found.put_string(paths[index]);
+      found.put_string(share.paths[file_index]);
       found.put_string(file.problem);
     }
     // A rank of its own (-1 only in a merge of one file) is known here: work may start.
     if (checked && file.reader && file.reader->metadata().rank >= 0)
       checked(file.reader->metadata().rank, *file.reader);
   }
-  const std::vector<std::vector<std::byte>> everyone = group.all_gather(found.take());
+  share.found = found.take();
+  return share;
+}
+
+RankSet join_shares(const MergeGroup& group, CheckedShare share, const RankSetOptions& options,
+                    const RankSet::Refused& refused) {
+  std::vector<RankSet::CheckedFile> files = std::move(share.files);
+  std::optional<RankSet::OnRefusal> on_refusal(std::in_place, refused);  // goes before `files`
+  if (share.index != static_cast<std::size_t>(group.index()) ||
+      share.processes != static_cast<std::size_t>(group.size()))
+    throw std::logic_error("a share of the rank files checked for another merge process");
+  // Every step that may fail on one process only ends in a decision all of them take
+  // together: a process that gave up alone would leave the others waiting for it.
+  std::string problem = share.list_problem;
+  if (group.any(!problem.empty()))
+    throw InputError(!problem.empty() ? problem
+                                      : "another merge process cannot list the input files");
+  const std::vector<std::string>& paths = share.paths;
+  const std::vector<std::vector<std::byte>> everyone = group.all_gather(share.found);
   try {
     for (std::size_t process = 0; process < everyone.size(); ++process) {
       if (process == static_cast<std::size_t>(group.index())) continue;
@@ -93,6 +110,15 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
     throw InputError(!problem.empty() ? problem : "the merge processes see different input files");
   on_refusal.reset();  // from here on, the set's own
   return RankSet::assemble(paths, std::move(files), options, refused);
+}
+
+RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& inputs,
+                     const RankSetOptions& options, const RankSet::Checked& checked,
+                     const RankSet::Refused& refused) {
+  return join_shares(group,
+                     check_share(inputs, static_cast<std::size_t>(group.index()),
+                                 static_cast<std::size_t>(group.size()), checked, refused),
+                     options, refused);
 }
 
 }  // namespace rocprof::merge

@@ -457,6 +457,33 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
+    def test_a_parallel_merge_checks_while_mpi_starts_and_mpi_has_the_last_word(self):
+        # Each process checks its share of the files while MPI starts, placed by the
+        # launcher's variables; MPI's own ranks decide. Launcher variables that place every
+        # process one further (a wrapper rewrites them) make every early share the wrong one:
+        # each is dropped, the check is done again, and the trace is still the serial one.
+        job = self.synthetic("five", ranks=5, events=20000, skew=(2, 9000))
+        serial = os.path.join(self.dir, "serial.pftrace")
+        self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        shifted = 'OMPI_COMM_WORLD_RANK=$(( (OMPI_COMM_WORLD_RANK + 1) % 3 )) exec "$0" "$@"'
+        for name, wrapper in (("early", []), ("shifted", ["sh", "-c", shifted])):
+            out = os.path.join(self.dir, f"{name}.pftrace")
+            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", *wrapper, MERGE,
+                                     job, "-o", out, "-q", "--timings"], env=env,
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(serial, "rb") as a, open(out, "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+            # --timings: every process's seconds per phase, starting MPI included.
+            lines = [l for l in result.stderr.splitlines() if " s " in l]
+            self.assertTrue(lines[0].endswith(")") and "starting MPI (each process:" in lines[0],
+                            result.stderr)
+            self.assertTrue(any("checking rank files (each process:" in l for l in lines))
+            for line in lines:
+                self.assertEqual(len(line[line.index("process:"):].split()), 4, line)
+        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
+
     def test_help_says_how_to_merge_in_parallel_and_names_the_settings(self):
         result = self.merge("--help")
         self.assertEqual(result.returncode, 0, result.stderr)
