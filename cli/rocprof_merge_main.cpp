@@ -313,7 +313,13 @@ int run(int argc, char** argv) {
       bool failed = false;
       try {
         if (extension == ".pftrace") {
-          const auto stats = rocprof::merge::export_perfetto(mine, part, progress, encoders);
+          // A part copied into the output right after is read back from the page cache:
+          // direct I/O (past 64 MiB, by default) would send it to the disk and back.
+          using DirectIo = rocprof::merge::BlockFile::DirectIo;
+          DirectIo direct_io = rocprof::merge::BlockFile::direct_io_from_environment();
+          if (part != output && direct_io == DirectIo::kAuto) direct_io = DirectIo::kOff;
+          const auto stats =
+              rocprof::merge::export_perfetto(mine, part, progress, encoders, direct_io);
           events = stats.slices + stats.instants;
         } else {
           // The first part opens the trace, the last closes it. Only the last blocks can be
@@ -326,6 +332,8 @@ int run(int argc, char** argv) {
         fmt::print(stderr, "rocprof-merge: {}\n", error.what());
         failed = true;
       }
+      // A phase of its own: waiting for the other processes' parts, and copying this one.
+      bar.phase("joining the parts");
       if (group.any(failed)) return 1;
       events = group.sum(events);
       if (!rocprof::merge::join_parts(group, part, output)) return 1;

@@ -26,8 +26,9 @@ namespace rocprof::merge {
 // or into memory, for a rank encoded on another thread and appended to the file in its turn.
 class PacketFile {
  public:
-  explicit PacketFile(const std::string& path)  // throws std::runtime_error
-      : file_(std::make_unique<BlockFile>(path)) {}
+  explicit PacketFile(const std::string& path,  // throws std::runtime_error
+                      BlockFile::DirectIo direct_io = BlockFile::direct_io_from_environment())
+      : file_(std::make_unique<BlockFile>(path, direct_io)) {}
   PacketFile() = default;  // in memory
 
   // Room for `bytes` more; returns where to write them.

@@ -231,8 +231,9 @@ constexpr std::uint64_t kAsideRows = std::uint64_t{2} << 20;
 }  // namespace
 
 PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              const ProgressReport& progress, std::size_t helpers) {
-  PacketFile file(path);
+                              const ProgressReport& progress, std::size_t helpers,
+                              BlockFile::DirectIo direct_io) {
+  PacketFile file(path, direct_io);
   PerfettoStats stats;
   ProgressSteps steps(progress, ranks.size());
   // Ranks whose every table reads without HDF5 (small ones, whose chunks were located when

@@ -12,6 +12,7 @@
 
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/files/block_file.hpp"
 
 namespace rocprof::merge {
 
@@ -27,7 +28,10 @@ struct PerfettoStats {
 // output of all of them: a parallel merge writes parts and joins them.
 // `helpers`: threads that encode ranks ahead of the one writing the file (0: every rank on
 // the calling thread; EncodeAhead::helpers_for sizes them). The output is the same.
-PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, const std::string& path,
-                              const ProgressReport& progress = {}, std::size_t helpers = 0);
+// `direct_io`: as for BlockFile (a part that is copied right after wants the page cache).
+PerfettoStats export_perfetto(
+    const std::vector<const AlignedRank*>& ranks, const std::string& path,
+    const ProgressReport& progress = {}, std::size_t helpers = 0,
+    BlockFile::DirectIo direct_io = BlockFile::direct_io_from_environment());
 
 }  // namespace rocprof::merge
