@@ -218,6 +218,23 @@ int run(int argc, char** argv) {
     const rocprof::merge::ProgressReport progress = [&bar](std::size_t done, std::size_t total) {
       bar.update(done, total);
     };
+    std::vector<const rocprof::merge::AlignedRank*> pointers;
+    pointers.reserve(ranks.size());
+    for (const auto& rank : ranks) pointers.push_back(&rank);
+    // This process's ranks (all of them in a serial merge).
+    const std::vector<const rocprof::merge::AlignedRank*> block(
+        pointers.begin() + static_cast<std::ptrdiff_t>(first_rank),
+        pointers.begin() + static_cast<std::ptrdiff_t>(last_rank));
+    // The summary: gathered from the rows every exporter reads, not in a pass of its own.
+    rocprof::merge::Summary summary;
+    const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
+    if (want_summary)
+      for (const rocprof::merge::AlignedRank* rank : block) summary.watch(*rank);
+    // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
+    const unsigned cpus = rocprof::cli::cpus_per_process(group.processes_on_node());
+    const std::size_t encoders = rocprof::merge::EncodeAhead::helpers_for(cpus);
+    // .pftrace: this process's first ranks, encoded while the messages are matched.
+    std::optional<rocprof::merge::PerfettoHeadStart> head_start;
     {
       bar.phase("reading MPI messages");
       bool failed = false;
@@ -249,6 +266,14 @@ int run(int argc, char** argv) {
       std::vector<std::byte> outcome;
       // Every process times this phase: the others wait for the first one's matching.
       bar.phase("matching MPI messages");
+      if (extension == ".pftrace") {
+        // The matching takes one CPU of the first process (the others wait for it, idle):
+        // the rest start encoding ranks as they are now, uncorrected.
+        for (auto& rank : ranks) rank.set_streams(streams);
+        const unsigned idle = group.leader() ? cpus - 1 : cpus;
+        const std::size_t threads = std::min<std::size_t>(idle, 3);
+        if (threads > 0) head_start.emplace(block, threads);
+      }
       if (group.leader()) {
         try {
           report = rocprof::merge::check_causality(spills, *streams, !no_correction);
@@ -261,12 +286,21 @@ int run(int argc, char** argv) {
       if (group.any(failed)) return 1;
       group.broadcast(outcome);
       if (!group.leader()) report = rocprof::merge::CausalityReport::deserialize(outcome);
+      if (head_start) head_start->stop();  // before the ranks and streams change below
       for (const std::uint32_t stream : report.given_up) streams->unmatch(stream);
       for (auto& rank : ranks) {
         if (const auto found = report.corrections.find(rank.rank());
             found != report.corrections.end())
           rank.set_correction(found->second);
         rank.set_streams(streams);
+      }
+      if (head_start) {
+        // Ranks whose correction or message flows the matching changed are encoded again in
+        // their turn (a stream given up may change any rank's flows), and summed up again.
+        head_start->drop([&](std::size_t i) { return report.changes(block[i]->rank()); });
+        if (want_summary)
+          for (std::size_t i = 0; i < block.size(); ++i)
+            if (head_start->started(i) && !head_start->kept(i)) summary.watch_again(*block[i]);
       }
       bar.clear();
       if (!quiet)
@@ -278,9 +312,6 @@ int run(int argc, char** argv) {
             static_cast<double>(report.max_shift_ns) / 1000.0);
       spill.reset();  // matched (the first process read every spill before the broadcast)
     }
-    std::vector<const rocprof::merge::AlignedRank*> pointers;
-    pointers.reserve(ranks.size());
-    for (const auto& rank : ranks) pointers.push_back(&rank);
     // JSON times are microseconds from the job's first record (viewers want small ones).
     // Each process looks at its own ranks, and they agree on the earliest.
     auto json_origin = [&, first = first_rank, last = last_rank] {
@@ -292,21 +323,10 @@ int run(int argc, char** argv) {
       return origin;
     };
     std::uint64_t events = 0;
-    // The summary: gathered from the rows every exporter reads, not in a pass of its own.
-    rocprof::merge::Summary summary;
-    const bool want_summary = (!user_quiet && !no_summary) || !csv_prefix.empty();
-    if (want_summary)
-      for (std::size_t i = first_rank; i < last_rank; ++i) summary.watch(ranks[i]);
-    // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
-    const std::size_t encoders = rocprof::merge::EncodeAhead::helpers_for(
-        rocprof::cli::cpus_per_process(group.processes_on_node()));
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
-      const std::vector<const rocprof::merge::AlignedRank*> mine(
-          pointers.begin() + static_cast<std::ptrdiff_t>(first_rank),
-          pointers.begin() + static_cast<std::ptrdiff_t>(last_rank));
       // The first part starts the output: written in place; the others are copied after it.
       const std::string part =
           group.leader() ? output : fmt::format("{}.part{}", output, group.index());
@@ -318,14 +338,14 @@ int run(int argc, char** argv) {
           using DirectIo = rocprof::merge::BlockFile::DirectIo;
           DirectIo direct_io = rocprof::merge::BlockFile::direct_io_from_environment();
           if (part != output && direct_io == DirectIo::kAuto) direct_io = DirectIo::kOff;
-          const auto stats =
-              rocprof::merge::export_perfetto(mine, part, progress, encoders, direct_io);
+          const auto stats = rocprof::merge::export_perfetto(
+              block, part, progress, encoders, direct_io, head_start ? &*head_start : nullptr);
           events = stats.slices + stats.instants;
         } else {
           // The first part opens the trace, the last closes it. Only the last blocks can be
           // empty (fewer ranks than processes), so no part continues an empty one.
           events = rocprof::merge::export_chrome_json(
-              mine, json_origin(), part, progress,
+              block, json_origin(), part, progress,
               {group.leader(), group.index() + 1 == group.size()});
         }
       } catch (const std::exception& error) {
@@ -363,7 +383,10 @@ int run(int argc, char** argv) {
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress);
     } else if (extension == ".pftrace") {
-      const auto stats = rocprof::merge::export_perfetto(pointers, output, progress, encoders);
+      const auto stats =
+          rocprof::merge::export_perfetto(pointers, output, progress, encoders,
+                                          rocprof::merge::BlockFile::direct_io_from_environment(),
+                                          head_start ? &*head_start : nullptr);
       events = stats.slices + stats.instants;
     } else {
       events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);

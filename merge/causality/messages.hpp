@@ -89,6 +89,9 @@ struct CausalityReport {
 
   std::vector<std::byte> serialize() const;
   static CausalityReport deserialize(std::span<const std::byte> bytes);
+  // Whether a rank read before this report was applied reads otherwise now: it has a
+  // correction, or a stream was given up (which changes the flows of any rank it touches).
+  bool changes(std::int32_t rank) const { return !given_up.empty() || corrections.contains(rank); }
 };
 
 // Matches every spill's endpoints by stream, in order (MPI's non-overtaking rule), counts

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,15 +25,49 @@ struct PerfettoStats {
   std::uint64_t packets = 0;
 };
 
+// Ranks encoded into memory before the export starts, from the first, while the merge
+// matches the messages (the matching runs on one thread; the rest of the CPUs would wait).
+// Encoded without the correction the matching decides: the merge drops those it corrects
+// and writes them again. Within the same memory budget as the export's helpers.
+class PerfettoHeadStart {
+ public:
+  // Starts encoding `ranks` (the export's, in the same order) on `threads` threads.
+  PerfettoHeadStart(std::vector<const AlignedRank*> ranks, std::size_t threads);
+  ~PerfettoHeadStart();
+  PerfettoHeadStart(const PerfettoHeadStart&) = delete;
+  PerfettoHeadStart& operator=(const PerfettoHeadStart&) = delete;
+
+  // Takes up no more ranks and waits for those in hand: they are kept.
+  void stop() noexcept;
+  // After stop(): drops the ranks (by index) that `stale` names, those whose encoding the
+  // matching changed.
+  void drop(const std::function<bool(std::size_t)>& stale);
+  // Whether rank `index` was read (its rows went to whatever watches the rank), and whether
+  // its encoding is kept for the export.
+  bool started(std::size_t index) const;
+  bool kept(std::size_t index) const;
+  std::size_t kept_count() const;
+
+ private:
+  friend PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks,
+                                       const std::string& path, const ProgressReport& progress,
+                                       std::size_t helpers, BlockFile::DirectIo direct_io,
+                                       PerfettoHeadStart* head_start);
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // Throws std::runtime_error on I/O errors. Each rank is a packet sequence of its own (with its
 // own interned names), so the outputs of consecutive blocks of ranks, concatenated, are the
 // output of all of them: a parallel merge writes parts and joins them.
 // `helpers`: threads that encode ranks ahead of the one writing the file (0: every rank on
 // the calling thread; EncodeAhead::helpers_for sizes them). The output is the same.
 // `direct_io`: as for BlockFile (a part that is copied right after wants the page cache).
+// `head_start`: ranks encoded already (stopped here if still running), appended in turn.
 PerfettoStats export_perfetto(
     const std::vector<const AlignedRank*>& ranks, const std::string& path,
     const ProgressReport& progress = {}, std::size_t helpers = 0,
-    BlockFile::DirectIo direct_io = BlockFile::direct_io_from_environment());
+    BlockFile::DirectIo direct_io = BlockFile::direct_io_from_environment(),
+    PerfettoHeadStart* head_start = nullptr);
 
 }  // namespace rocprof::merge

@@ -56,6 +56,19 @@ std::optional<std::size_t> environment_count(const char* name) {
   return value;
 }
 
+// Waits for `request` without keeping a CPU busy: a blocking MPI call spins (Open MPI polls
+// its shared-memory queues), taking a core from the process's helper threads, or the other
+// processes', for as long as the wait lasts (the first process's matching, say).
+void wait_idle(MPI_Request& request) {
+  auto pause = std::chrono::microseconds(20);
+  constexpr auto kLongest = std::chrono::milliseconds(1);
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done == 0) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, kLongest);
+  }
+}
+
 }  // namespace
 
 std::optional<LaunchPlace> launch_place_from_environment() {
@@ -206,9 +219,12 @@ std::vector<std::vector<std::byte>> MergeGroup::all_gather(
 void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
   if (!mpi_ || size_ == 1) return;
   auto size = static_cast<std::uint64_t>(bytes.size());
-  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request);
+  wait_idle(request);
   bytes.resize(size);
-  MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD);
+  MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+  wait_idle(request);
 }
 
 std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {

@@ -62,7 +62,8 @@ class MergeGroup {
 
   // Every process's bytes, in process order (the same everywhere).
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
-  // The first process's bytes, everywhere.
+  // The first process's bytes, everywhere. The others wait without keeping a CPU busy (it
+  // serves to wait for the first process's matching, while helpers work).
   void broadcast(std::vector<std::byte>& bytes) const;
   void barrier() const;
   // Every process's value, in process order.

@@ -142,6 +142,19 @@ Summary::Stat& cached(absl::flat_hash_map<Key, Summary::Stat*>& cache, const Key
 
 void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
+  watched_at_[&rank] = watched_.size();
+  watched_.push_back(std::make_shared<Summary>());
+  install_watcher(rank, watched_.back());
+}
+
+void Summary::watch_again(const AlignedRank& rank) {
+  const auto found = watched_at_.find(&rank);
+  if (found == watched_at_.end()) return;  // not watched: nothing to forget
+  watched_[found->second] = std::make_shared<Summary>();
+  install_watcher(rank, watched_[found->second]);
+}
+
+void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) {
   const RankFileReader& reader = rank.reader();
   // Per rank: the MPI function kinds, the nested ranges' time by (thread, level) for self
   // time (a range's duration minus its direct children's), and each statistic found once by
@@ -156,8 +169,6 @@ void Summary::watch(const AlignedRank& rank) {
     absl::flat_hash_map<std::uint32_t, Stat*> copies;                        // by kind
   };
   auto state = std::make_shared<State>(reader);
-  auto part = std::make_shared<Summary>();
-  watched_.push_back(part);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
   watcher.mpi_call = [part, state, &reader, id](const MpiCallRow& row) {
@@ -198,6 +209,7 @@ void Summary::watch(const AlignedRank& rank) {
 void Summary::end_watch() {
   for (const auto& part : watched_) merge(*part);
   watched_.clear();
+  watched_at_.clear();
 }
 
 void Summary::merge(const Summary& part) {

@@ -26,6 +26,9 @@ class Summary {
   // exporter that visits each of those tables once): no pass of its own. Each rank's rows
   // are added up apart (ranks may be read on different threads at once) until end_watch().
   void watch(const AlignedRank& rank);
+  // Forgets what a watched rank's rows added so far and watches it afresh: for a rank read
+  // again (one encoded ahead of the message matching, then again with its correction).
+  void watch_again(const AlignedRank& rank);
   // Adds up what the ranks watched since the last call saw, in the order they were watched;
   // after their rows were read and their watchers removed.
   void end_watch();
@@ -59,7 +62,11 @@ class Summary {
   std::map<std::string, Stat> kernels_;
   std::map<std::string, Stat> copies_;  // by direction / kind
   std::uint64_t ranks_ = 0;
-  std::vector<std::shared_ptr<Summary>> watched_;  // a part per rank watched
+  std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
+  std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
+
+  // Sends the rank's rows to `part`.
+  static void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part);
 
   void merge(const Summary& part);
 };

@@ -195,35 +195,58 @@ class PerfettoExport : public ::testing::Test {
     std::vector<AlignedRank> ranks;
     std::vector<const AlignedRank*> pointers;
   };
-  std::unique_ptr<Merge> open() const {
+  // With `head_start`, ranks are encoded (and their rows summed up) on `head_start` threads
+  // before the matching's outcome is applied, as the merge does while it matches; the ranks
+  // it changes are dropped and summed up again.
+  std::unique_ptr<Merge> open(std::size_t head_start = 0, Summary* summary = nullptr,
+                              std::unique_ptr<PerfettoHeadStart>* started = nullptr) const {
     auto merge = std::make_unique<Merge>(Merge{RankSet::open({job_.directory}, {}), {}, {}});
     for (const auto& rank : merge->set.ranks()) merge->ranks.emplace_back(rank.rank, *rank.reader);
     const std::string spill_path = (dir_ / "spill").string();
     EndpointSpill spill(spill_path);
     for (const AlignedRank& rank : merge->ranks) spill.add(rank);
-    const SpillSummary& summary = spill.finish();
-    auto table = std::make_shared<StreamTable>(summary.streams, summary.invisible);
-    const CausalityReport report = check_causality({summary}, *table, true);
+    const SpillSummary& spilled = spill.finish();
+    auto table = std::make_shared<StreamTable>(spilled.streams, spilled.invisible);
+    for (AlignedRank& rank : merge->ranks) {
+      rank.set_streams(table);
+      merge->pointers.push_back(&rank);
+    }
+    if (summary != nullptr)
+      for (const AlignedRank& rank : merge->ranks) summary->watch(rank);
+    if (head_start > 0) {
+      *started = std::make_unique<PerfettoHeadStart>(merge->pointers, head_start);
+      // Every rank encoded (they fit the budget) before the outcome comes.
+      for (int wait = 0; wait < 10000 && (*started)->kept_count() < merge->ranks.size(); ++wait)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      EXPECT_EQ((*started)->kept_count(), merge->ranks.size());
+      (*started)->stop();
+    }
+    const CausalityReport report = check_causality({spilled}, *table, true);
     EXPECT_GT(report.violations_before, 0U) << "the skewed rank should need correcting";
     for (AlignedRank& rank : merge->ranks) {
       const auto found = report.corrections.find(rank.rank());
       if (found != report.corrections.end()) rank.set_correction(found->second);
-      rank.set_streams(table);
-      merge->pointers.push_back(&rank);
+    }
+    if (head_start > 0) {
+      (*started)->drop([&](std::size_t i) { return report.changes(merge->ranks[i].rank()); });
+      for (std::size_t i = 0; i < merge->ranks.size(); ++i)
+        if (summary != nullptr && !(*started)->kept(i)) summary->watch_again(merge->ranks[i]);
     }
     return merge;
   }
-  // Exports with `helpers`; returns the file's bytes.
+  // Exports with `helpers` (and a head start on `head_start` threads); returns the file's
+  // bytes.
   std::string export_with(std::size_t helpers, PerfettoStats* stats = nullptr,
-                          Summary* summary = nullptr) const {
-    const std::unique_ptr<Merge> merge = open();
-    if (summary != nullptr)
-      for (const AlignedRank& rank : merge->ranks) summary->watch(rank);
-    const std::string out = (dir_ / fmt::format("out{}.pftrace", helpers)).string();
+                          Summary* summary = nullptr, std::size_t head_start = 0,
+                          std::size_t* kept = nullptr) const {
+    std::unique_ptr<PerfettoHeadStart> started;
+    const std::unique_ptr<Merge> merge = open(head_start, summary, &started);
+    if (kept != nullptr) *kept = started ? started->kept_count() : 0;
+    const std::string out = (dir_ / fmt::format("out{}_{}.pftrace", helpers, head_start)).string();
     std::vector<std::size_t> progress;
     const PerfettoStats got = export_perfetto(
         merge->pointers, out, [&](std::size_t done, std::size_t) { progress.push_back(done); },
-        helpers);
+        helpers, BlockFile::direct_io_from_environment(), started.get());
     if (summary != nullptr) {
       for (const AlignedRank& rank : merge->ranks) rank.watch({});
       summary->end_watch();
@@ -255,39 +278,62 @@ TEST_F(PerfettoExport, HelpersWriteTheBytesOneThreadWrites) {
   }
 }
 
+TEST_F(PerfettoExport, RanksEncodedWhileMatchingWriteTheSameBytes) {
+  // The head start encodes every rank uncorrected; the matching then corrects the skewed
+  // rank (and those its corrections reach): those are dropped and encoded again in turn.
+  PerfettoStats alone{};
+  const std::string serial = export_with(0, &alone);
+  for (const auto& [threads, helpers] : {std::pair{1, 0}, std::pair{3, 0}, std::pair{2, 3}}) {
+    PerfettoStats stats{};
+    std::size_t kept = 0;
+    const std::string ahead = export_with(helpers, &stats, nullptr, threads, &kept);
+    EXPECT_TRUE(ahead == serial) << threads << " head-start threads wrote other bytes";
+    EXPECT_GT(kept, 0U) << "no rank was kept: nothing tested the kept ranks' bytes";
+    EXPECT_LT(kept, job_.ranks) << "no rank was dropped: nothing tested a corrected rank";
+    EXPECT_EQ(stats.slices, alone.slices);
+    EXPECT_EQ(stats.instants, alone.instants);
+    EXPECT_EQ(stats.flows, alone.flows);
+    EXPECT_EQ(stats.packets, alone.packets);
+  }
+}
+
 TEST_F(PerfettoExport, TheSummaryGatheredMeanwhileIsTheSame) {
   Summary serial;
   export_with(0, nullptr, &serial);
-  Summary parallel;
-  export_with(3, nullptr, &parallel);
-  ASSERT_FALSE(serial.mpi().empty());
-  ASSERT_FALSE(serial.regions().empty());
-  auto same = [](const Summary::Stat& a, const Summary::Stat& b) {
-    return a.count == b.count && a.total_ns == b.total_ns && a.min_ns == b.min_ns &&
-           a.max_ns == b.max_ns && a.self_ns == b.self_ns && a.mean_ns == b.mean_ns && a.m2 == b.m2;
-  };
-  ASSERT_EQ(serial.mpi().size(), parallel.mpi().size());
-  for (const auto& [function, per_rank] : serial.mpi()) {
-    const auto& other = parallel.mpi().at(function);
-    ASSERT_EQ(per_rank.size(), other.size()) << function;
-    for (const auto& [rank, stat] : per_rank) EXPECT_TRUE(same(stat, other.at(rank))) << function;
+  // Helpers, or a head start whose corrected ranks are summed up again.
+  for (const std::size_t head_start : {0, 2}) {
+    Summary parallel;
+    export_with(3, nullptr, &parallel, head_start);
+    ASSERT_FALSE(serial.mpi().empty());
+    ASSERT_FALSE(serial.regions().empty());
+    auto same = [](const Summary::Stat& a, const Summary::Stat& b) {
+      return a.count == b.count && a.total_ns == b.total_ns && a.min_ns == b.min_ns &&
+             a.max_ns == b.max_ns && a.self_ns == b.self_ns && a.mean_ns == b.mean_ns &&
+             a.m2 == b.m2;
+    };
+    ASSERT_EQ(serial.mpi().size(), parallel.mpi().size());
+    for (const auto& [function, per_rank] : serial.mpi()) {
+      const auto& other = parallel.mpi().at(function);
+      ASSERT_EQ(per_rank.size(), other.size()) << function;
+      for (const auto& [rank, stat] : per_rank) EXPECT_TRUE(same(stat, other.at(rank))) << function;
+    }
+    ASSERT_EQ(serial.regions().size(), parallel.regions().size());
+    for (const auto& [key, stat] : serial.regions())
+      EXPECT_TRUE(same(stat, parallel.regions().at(key))) << std::get<2>(key);
+    std::string serial_text;
+    std::string parallel_text;
+    for (const auto& [summary, text] :
+         {std::pair{&serial, &serial_text}, std::pair{&parallel, &parallel_text}}) {
+      std::FILE* out = std::tmpfile();
+      summary->print(out);
+      std::rewind(out);
+      char buffer[4096];
+      std::size_t got = 0;
+      while ((got = std::fread(buffer, 1, sizeof buffer, out)) > 0) text->append(buffer, got);
+      std::fclose(out);
+    }
+    EXPECT_EQ(serial_text, parallel_text);
   }
-  ASSERT_EQ(serial.regions().size(), parallel.regions().size());
-  for (const auto& [key, stat] : serial.regions())
-    EXPECT_TRUE(same(stat, parallel.regions().at(key))) << std::get<2>(key);
-  std::string serial_text;
-  std::string parallel_text;
-  for (const auto& [summary, text] :
-       {std::pair{&serial, &serial_text}, std::pair{&parallel, &parallel_text}}) {
-    std::FILE* out = std::tmpfile();
-    summary->print(out);
-    std::rewind(out);
-    char buffer[4096];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, out)) > 0) text->append(buffer, got);
-    std::fclose(out);
-  }
-  EXPECT_EQ(serial_text, parallel_text);
 }
 
 TEST_F(PerfettoExport, ARankOnlyHdf5ReadsIsWrittenInItsTurn) {
