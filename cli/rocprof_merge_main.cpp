@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -62,6 +63,13 @@ bool settings_sound() {
     return false;
   }
   return rocprof::merge::send_thread_setting_problem().empty();
+}
+
+// Ranks whose message endpoints are spilled at once, beside the check of the files: the
+// merge's thread mostly waits for them once the files are checked.
+std::size_t spill_helpers(std::size_t processes_on_node) {
+  const unsigned cpus = rocprof::cli::cpus_per_process(static_cast<int>(processes_on_node));
+  return std::clamp<std::size_t>(cpus, 1, 4);
 }
 
 }  // namespace
@@ -131,7 +139,7 @@ int run(int argc, char** argv) {
       try {
         // Named by the process too: the place is the launcher's word, not yet MPI's.
         spill.emplace(fmt::format("{}.messages.{}.{}", output, place->index, ::getpid()));
-        ahead.emplace(*spill);
+        ahead.emplace(*spill, spill_helpers(place->on_node));
         early.emplace(inputs, *place, spill_early, stop_spilling);
       } catch (const std::exception&) {  // done again, and told, once MPI has started
         early.reset();
@@ -193,7 +201,7 @@ int run(int argc, char** argv) {
     }
     if (!spill) {
       spill.emplace(fmt::format("{}.messages.{}", output, group.index()));
-      ahead.emplace(*spill);
+      ahead.emplace(*spill, spill_helpers(group.processes_on_node()));
     }
     // In parallel, each process checks a share of the files and the others take its word.
     auto set =

@@ -102,29 +102,55 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
 }
 
 EndpointSpill::EndpointSpill(const std::string& path)
-    : remove_on_signal_(path), file_(std::fopen(path.c_str(), "wb")) {
-  if (file_ == nullptr)
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
+    : remove_on_signal_(path),
+      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) {
+  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
   summary_.path = path;
-  buffer_.reserve(kSpillBufferRecords);
 }
 
 EndpointSpill::~EndpointSpill() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
   std::remove(summary_.path.c_str());
 }
 
-void EndpointSpill::write_buffer() {
-  if (!buffer_.empty() &&
-      std::fwrite(buffer_.data(), sizeof(SpilledEndpoint), buffer_.size(), file_) != buffer_.size())
-    throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path, error_text()));
-  written_ += buffer_.size();
-  buffer_.clear();
+std::size_t EndpointSpill::reserve(const AlignedRank& rank) {
+  // At most two endpoints per MPI call (a send and a receive: MPI_Sendrecv).
+  const std::uint64_t most = 2 * rank.reader().row_count<MpiCallRow>();
+  const std::lock_guard lock(mutex_);
+  summary_.sections.push_back({rank.rank(), 0, reserved_, 0});
+  reserved_ += most;
+  return summary_.sections.size() - 1;
 }
 
-void EndpointSpill::add(const AlignedRank& rank) {
+void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
   const RankFileReader& reader = rank.reader();
-  SpillSection section{rank.rank(), 0, written_ + buffer_.size(), 0};
+  std::uint64_t first = 0;
+  {
+    const std::lock_guard lock(mutex_);
+    first = summary_.sections.at(place).first;
+  }
+  const std::uint64_t most = 2 * reader.row_count<MpiCallRow>();
+  std::uint64_t written = 0;
+  thread_local std::vector<SpilledEndpoint> buffer;
+  buffer.clear();
+  auto write_buffer = [&] {
+    if (written + buffer.size() > most)  // a bug: it would overwrite the next rank's place
+      throw std::logic_error("a rank spilled more message endpoints than its place holds");
+    const std::size_t bytes = buffer.size() * sizeof(SpilledEndpoint);
+    std::size_t done = 0;
+    while (done < bytes) {
+      const ssize_t wrote =
+          ::pwrite(fd_, reinterpret_cast<const char*>(buffer.data()) + done, bytes - done,
+                   static_cast<off_t>((first + written) * sizeof(SpilledEndpoint) + done));
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0)
+        throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path,
+                                             wrote < 0 ? error_text() : "nothing written"));
+      done += static_cast<std::size_t>(wrote);
+    }
+    written += buffer.size();
+    buffer.clear();
+  };
   // The helpers read and decode the blocks; this thread scans them in order, as the scanner
   // remembers requests, and moves each endpoint's time to the reference clock (uncorrected:
   // what matching works on). The scanner only passes times on, and most rows (collectives,
@@ -138,41 +164,52 @@ void EndpointSpill::add(const AlignedRank& rank) {
   AlignedRank::Aligner aligner(rank);
   std::vector<MpiCallRow> rows;
   std::array<MessageEndpoint, 2> endpoints;
+  // This rank's sends and receives per stream (by the scanner's slot), added to the spill's
+  // counts at the end; and its receives from unknown places.
+  std::vector<std::array<std::uint64_t, 2>> counts;
+  std::set<InvisibleTarget> invisible;
   while (cursor.next(rows))
     for (const MpiCallRow& row : rows) {
       const std::size_t found = scanner.scan(row, endpoints);
       for (std::size_t i = 0; i < found; ++i) {
         const MessageEndpoint& endpoint = endpoints[i];
         if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
-          invisible_.insert({endpoint.stream.communicator, endpoint.stream.destination});
+          invisible.insert({endpoint.stream.communicator, endpoint.stream.destination});
           continue;
         }
         // The stream's index here, looked up by key once per rank and stream.
         std::uint32_t& index = scanner.value(endpoint.stream_slot);
         if (index == EndpointScanner::kUnset) {
+          const std::lock_guard lock(mutex_);
           const auto [entry, added] = local_.try_emplace(
               endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
           if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
           index = entry->second;
         }
         const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
-        StreamCount& stream = summary_.streams[index];
-        ++(receive ? stream.receives : stream.sends);
-        buffer_.push_back({aligner.align_uncorrected(endpoint.local_ns), index,
-                           endpoint.ordinal << 1 | (receive ? 1U : 0U)});
-        ++section.count;
-        if (buffer_.size() == kSpillBufferRecords) write_buffer();
+        if (endpoint.stream_slot >= counts.size()) counts.resize(endpoint.stream_slot + 1);
+        ++counts[endpoint.stream_slot][receive ? 1 : 0];
+        buffer.push_back({aligner.align_uncorrected(endpoint.local_ns), index,
+                          endpoint.ordinal << 1 | (receive ? 1U : 0U)});
+        if (buffer.size() == kSpillBufferRecords) write_buffer();
       }
     }
+  write_buffer();
   reader.release();
-  summary_.sections.push_back(section);
+  const std::lock_guard lock(mutex_);
+  summary_.sections[place].count = written;
+  for (std::uint32_t slot = 0; slot < counts.size(); ++slot) {
+    if (counts[slot][0] == 0 && counts[slot][1] == 0) continue;
+    StreamCount& stream = summary_.streams[scanner.value(slot)];
+    stream.sends += counts[slot][0];
+    stream.receives += counts[slot][1];
+  }
+  invisible_.insert(invisible.begin(), invisible.end());
 }
 
 const SpillSummary& EndpointSpill::finish() {
+  const std::lock_guard lock(mutex_);
   summary_.invisible.assign(invisible_.begin(), invisible_.end());
-  write_buffer();
-  if (std::fflush(file_) != 0)
-    throw std::runtime_error(fmt::format("writing {} failed: {}", summary_.path, error_text()));
   return summary_;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <set>
 #include <span>
 #include <string>
@@ -55,6 +56,10 @@ struct SpillSummary {
   static SpillSummary deserialize(std::span<const std::byte> bytes);  // throws on bad bytes
 };
 
+// Each rank's endpoints go to a region of the file of their own, reserved for the most the
+// rank can have (two per MPI call; the file is sparse past what is written): several ranks
+// may be spilled at once, on several threads, in any order, while the sections stay listed
+// in the order the ranks were reserved (the matching's order).
 class EndpointSpill {
  public:
   explicit EndpointSpill(const std::string& path);  // throws std::runtime_error
@@ -62,17 +67,21 @@ class EndpointSpill {
   EndpointSpill(const EndpointSpill&) = delete;
   EndpointSpill& operator=(const EndpointSpill&) = delete;
 
-  void add(const AlignedRank& rank);  // appends the rank's endpoints
-  const SpillSummary& finish();       // flushes; throws on I/O errors
+  // The rank's place (its section), next after those reserved before.
+  std::size_t reserve(const AlignedRank& rank);
+  // Writes the rank's endpoints into the place reserved for it (throws on I/O errors). Safe
+  // on several threads at once, for different places.
+  void fill(std::size_t place, const AlignedRank& rank);
+  void add(const AlignedRank& rank) { fill(reserve(rank), rank); }
+  const SpillSummary& finish();  // after every place is filled; throws on I/O errors
 
  private:
-  void write_buffer();
   // Named for removal before the file is created: a signal in between must not leave it.
   RemoveOnSignal remove_on_signal_;  // a temporary file: gone if the merge is interrupted
-  std::FILE* file_;
+  int fd_;
+  std::mutex mutex_;  // guards what follows
   SpillSummary summary_;
-  std::uint64_t written_ = 0;
-  std::vector<SpilledEndpoint> buffer_;
+  std::uint64_t reserved_ = 0;  // records
   absl::flat_hash_map<StreamKey, std::uint32_t> local_;
   std::set<InvisibleTarget> invisible_;  // one per target (a Sendrecv loop repeats it)
 };

@@ -76,7 +76,10 @@ std::optional<LaunchPlace> launch_place_from_environment() {
                                    std::pair{"PMIX_RANK", "SLURM_STEP_NUM_TASKS"}}) {
     const auto index = environment_count(rank);
     const auto processes = environment_count(size);
-    if (index && processes && *index < *processes) return LaunchPlace{*index, *processes};
+    if (index && processes && *index < *processes) {
+      const auto on_node = environment_count("OMPI_COMM_WORLD_LOCAL_SIZE");
+      return LaunchPlace{*index, *processes, on_node && *on_node > 0 ? *on_node : 1};
+    }
   }
   return std::nullopt;
 }

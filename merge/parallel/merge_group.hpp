@@ -21,12 +21,13 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
                                              std::size_t processes) noexcept;
 
 // Where the launcher placed this process, from its environment before MPI starts: mpirun's
-// OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE, or srun's PMIX_RANK and
+// OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (and _LOCAL_SIZE), or srun's PMIX_RANK and
 // SLURM_STEP_NUM_TASKS. nullopt outside an MPI launch or where the environment does not say.
 // A guess, for work that may start early: MPI's own answer decides.
 struct LaunchPlace {
   std::size_t index = 0;
   std::size_t processes = 1;
+  std::size_t on_node = 1;  // processes on this node (OMPI_COMM_WORLD_LOCAL_SIZE), 1 if unsaid
 };
 std::optional<LaunchPlace> launch_place_from_environment();
 

@@ -14,16 +14,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "merge/causality/messages.hpp"
+#include "merge/causality/spill_ahead.hpp"
 #include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/encode_ahead.hpp"
@@ -380,6 +383,80 @@ TEST_F(PerfettoExport, ARankThatFailsAsideFailsTheExportAsItWouldAlone) {
   const std::string serial = error_with(0);
   ASSERT_NE(serial.find("6.h5"), std::string::npos) << serial;
   EXPECT_EQ(error_with(3), serial);
+}
+
+// --- The message spill, several ranks at once ---------------------------------------------
+
+TEST_F(PerfettoExport, RanksSpilledAtOnceMatchAsRanksSpilledInTurn) {
+  // Each rank's endpoints go to a place of their own, reserved in offer order, whatever
+  // order the helpers finish in: the sections, the streams' counts and the matching are the
+  // ones one thread spilling rank after rank finds. With ranks cut short after their check,
+  // the first rank (in offer order) that fails is the one reported, also when a later one's
+  // helper is waited for first (2 helpers: rank 8's, then rank 7's).
+  struct Spilled {
+    std::vector<std::pair<std::int32_t, std::uint64_t>> sections;  // rank, endpoints
+    std::map<std::tuple<std::uint64_t, std::int32_t, std::int32_t, std::int32_t>,
+             std::pair<std::uint64_t, std::uint64_t>>
+        streams;  // by key: sends, receives
+    CausalityReport report;
+  };
+  auto spill_with = [&](std::size_t helpers) {
+    const RankSet set = RankSet::open({job_.directory}, {});
+    std::vector<AlignedRank> ranks;
+    for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    EndpointSpill spill((dir_ / fmt::format("spill{}", helpers)).string());
+    Spilled got;
+    {
+      SpillAhead ahead(spill, helpers);
+      for (const AlignedRank& rank : ranks)
+        if (helpers == 0 || !ahead.offer(rank.rank(), rank.reader())) spill.add(rank);
+      ahead.finish();
+    }
+    const SpillSummary& summary = spill.finish();
+    for (const SpillSection& section : summary.sections)
+      got.sections.emplace_back(section.rank, section.count);
+    for (const StreamCount& stream : summary.streams)
+      got.streams[{stream.key.communicator, stream.key.source, stream.key.destination,
+                   stream.key.tag}] = {stream.sends, stream.receives};
+    const StreamTable table(summary.streams, summary.invisible);
+    got.report = check_causality({summary}, table, true);
+    return got;
+  };
+  const Spilled alone = spill_with(0);
+  ASSERT_EQ(alone.sections.size(), job_.ranks);
+  EXPECT_GT(alone.report.messages, 0U);
+  EXPECT_FALSE(alone.report.corrections.empty());
+  for (const std::size_t helpers : {1, 3}) {
+    const Spilled spilled = spill_with(helpers);
+    EXPECT_EQ(spilled.sections, alone.sections) << helpers;
+    EXPECT_EQ(spilled.streams, alone.streams) << helpers;
+    EXPECT_EQ(spilled.report.messages, alone.report.messages);
+    EXPECT_EQ(spilled.report.violations_before, alone.report.violations_before);
+    EXPECT_EQ(spilled.report.violations_after, alone.report.violations_after);
+    EXPECT_EQ(spilled.report.max_shift_ns, alone.report.max_shift_ns);
+    EXPECT_EQ(spilled.report.serialize(), alone.report.serialize()) << helpers;
+  }
+  // Two ranks cut short after their check: the earlier one's error, with any helpers.
+  for (const std::size_t helpers : {1, 2}) {
+    fs::remove_all(job_.directory);
+    rocprof::test::write_synthetic_job(job_);
+    const RankSet set = RankSet::open({job_.directory}, {});
+    std::vector<AlignedRank> ranks;
+    for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    for (const char* name : {"/8.h5", "/7.h5"}) {
+      const std::string damaged = job_.directory + name;
+      fs::resize_file(damaged, fs::file_size(damaged) / 3);
+    }
+    EndpointSpill spill((dir_ / "damaged").string());
+    SpillAhead ahead(spill, helpers);
+    for (const AlignedRank& rank : ranks) ahead.offer(rank.rank(), rank.reader());
+    try {
+      ahead.finish();
+      ADD_FAILURE() << "damaged ranks spilled without an error";
+    } catch (const std::exception& error) {
+      EXPECT_NE(std::string(error.what()).find("7.h5"), std::string::npos) << error.what();
+    }
+  }
 }
 
 }  // namespace
