@@ -241,6 +241,8 @@ int run(int argc, char** argv) {
     // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
     const unsigned cpus = rocprof::cli::cpus_per_process(group.processes_on_node());
     const std::size_t encoders = rocprof::merge::EncodeAhead::helpers_for(cpus);
+    // .h5: chunks compressed at once (one helper below three CPUs, as before).
+    const std::size_t chunk_encoders = std::max<std::size_t>(encoders, 1);
     // .pftrace: this process's first ranks, encoded while the messages are matched.
     std::optional<rocprof::merge::PerfettoHeadStart> head_start;
     {
@@ -373,7 +375,7 @@ int run(int argc, char** argv) {
         events =
             extension == ".h5"
                 ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress,
-                                                     &share)
+                                                     &share, chunk_encoders)
                 : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
@@ -389,7 +391,8 @@ int run(int argc, char** argv) {
     } else if (extension == ".otf2") {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
-      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress);
+      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, nullptr,
+                                                  chunk_encoders);
     } else if (extension == ".pftrace") {
       const auto stats =
           rocprof::merge::export_perfetto(pointers, output, progress, encoders,
