@@ -73,7 +73,7 @@ class EndpointSpill {
   // on several threads at once, for different places.
   void fill(std::size_t place, const AlignedRank& rank);
   void add(const AlignedRank& rank) { fill(reserve(rank), rank); }
-  const SpillSummary& finish();  // after every place is filled; throws on I/O errors
+  const SpillSummary& finish();  // after every place is filled (fill() reports I/O errors)
 
  private:
   // Named for removal before the file is created: a signal in between must not leave it.
