@@ -240,9 +240,11 @@ int run(int argc, char** argv) {
       for (const rocprof::merge::AlignedRank* rank : block) summary.watch(*rank);
     // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
     const unsigned cpus = rocprof::cli::cpus_per_process(group.processes_on_node());
-    const std::size_t encoders = rocprof::merge::EncodeAhead::helpers_for(cpus);
+    const std::size_t helpers = rocprof::merge::EncodeAhead::helpers_for(cpus);
     // .h5: chunks compressed at once (one helper below three CPUs, as before).
-    const std::size_t chunk_encoders = std::max<std::size_t>(encoders, 1);
+    const std::size_t chunk_encoders = std::max<std::size_t>(helpers, 1);
+    // .h5: the next ranks' rows of a table made ready on helpers (none below three CPUs).
+    const std::size_t stagers = helpers;
     // .pftrace: this process's first ranks, encoded while the messages are matched.
     std::optional<rocprof::merge::PerfettoHeadStart> head_start;
     {
@@ -349,7 +351,7 @@ int run(int argc, char** argv) {
           DirectIo direct_io = rocprof::merge::BlockFile::direct_io_from_environment();
           if (part != output && direct_io == DirectIo::kAuto) direct_io = DirectIo::kOff;
           const auto stats = rocprof::merge::export_perfetto(
-              block, part, progress, encoders, direct_io, head_start ? &*head_start : nullptr);
+              block, part, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
           events = stats.slices + stats.instants;
         } else {
           // The first part opens the trace, the last closes it. Only the last blocks can be
@@ -375,7 +377,7 @@ int run(int argc, char** argv) {
         events =
             extension == ".h5"
                 ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress,
-                                                     &share, chunk_encoders)
+                                                     &share, chunk_encoders, stagers)
                 : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
@@ -392,10 +394,10 @@ int run(int argc, char** argv) {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, nullptr,
-                                                  chunk_encoders);
+                                                  chunk_encoders, stagers);
     } else if (extension == ".pftrace") {
       const auto stats =
-          rocprof::merge::export_perfetto(pointers, output, progress, encoders,
+          rocprof::merge::export_perfetto(pointers, output, progress, helpers,
                                           rocprof::merge::BlockFile::direct_io_from_environment(),
                                           head_start ? &*head_start : nullptr);
       events = stats.slices + stats.instants;

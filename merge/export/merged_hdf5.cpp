@@ -22,6 +22,7 @@
 #include "lib/format/schema.hpp"
 #include "lib/format/zstd_filter.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/export/encode_ahead.hpp"
 #include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
@@ -226,6 +227,11 @@ class ChunkProducer {
     if (next_ - chunk_ * kChunk == kChunk) flush(false);
     return buffer_.data() + (next_++ - chunk_ * kChunk) * layout_->row_size;
   }
+  // Rows made ready aside (`row_size` bytes each, the layout's), after those so far.
+  void append(const std::vector<std::byte>& rows, std::size_t row_size) {
+    for (std::size_t at = 0; at + row_size <= rows.size(); at += row_size)
+      std::memcpy(next_row(), rows.data() + at, row_size);
+  }
   // The rows so far are the table's last ones when `last` (its total is then known).
   void end(bool last) {
     flush(last);
@@ -364,11 +370,12 @@ class Strings {
   std::vector<std::vector<StringId>> remaps_;
 };
 
-// Copies one rank's rows of a table: rank column added, times aligned, string ids global.
-// The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device activities
-// as AlignedRank's visitors hand them out: aligned, with the rank's own string ids.
-template <typename Row>
-void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, ChunkProducer& out) {
+// One rank's rows of a table as the merged table holds them: rank column added, times
+// aligned, string ids global, each into the row `next_row()` gives (zeroed, the layout's
+// size). The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device
+// activities as AlignedRank's visitors hand them out: aligned, with the rank's own string ids.
+template <typename Row, typename NextRow>
+void produce_rows(const AlignedRank& rank, const std::vector<StringId>& remap, NextRow next_row) {
   const Table& table = table_of<Row>();
   std::vector<std::size_t> times;
   std::vector<std::size_t> strings;
@@ -399,7 +406,7 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
   while (cursor.next(rows))
     for (const Row& row : rows) {
       if (watch) watch(row);
-      std::byte* field = out.next_row();
+      std::byte* field = next_row();
       std::memcpy(field, &row, sizeof(Row));
       for (const std::size_t offset : strings) {
         StringId id = 0;
@@ -412,17 +419,45 @@ void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, Chun
   reader.release();
 }
 
+// Straight into the chunks, on the merge's thread.
+template <typename Row>
+void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, ChunkProducer& out) {
+  produce_rows<Row>(rank, remap, [&out] { return out.next_row(); });
+}
+
+// Into `staged` (rows of `row_size` bytes), on a helper: a rank whose table reads without
+// HDF5, made ready while the merge's thread copies the ranks before it.
+template <typename Row>
+void stage_rank(const AlignedRank& rank, const std::vector<StringId>& remap,
+                std::vector<std::byte>& staged, std::size_t row_size) {
+  staged.assign(rank.reader().row_count<Row>() * row_size, std::byte{0});
+  std::size_t used = 0;
+  produce_rows<Row>(rank, remap, [&] {
+    if (used + row_size > staged.size()) staged.resize(used + row_size);  // never, by the count
+    std::byte* row = staged.data() + used;
+    used += row_size;
+    return row;
+  });
+  staged.resize(used);
+}
+
 using CopyRank = void (*)(const AlignedRank&, const std::vector<StringId>&, ChunkProducer&);
+using StageRank = void (*)(const AlignedRank&, const std::vector<StringId>&,
+                           std::vector<std::byte>&, std::size_t);
 
 struct TableSpec {
   const Table* table;
   CopyRank copy;
+  StageRank stage;
 };
 
 template <typename Row>
 TableSpec spec() {
-  return {&table_of<Row>(), &copy_rank<Row>};
+  return {&table_of<Row>(), &copy_rank<Row>, &stage_rank<Row>};
 }
+
+// Rows staged aside by helpers at once, across the ranks ahead: some 64 MB.
+constexpr std::uint64_t kStagedRows = std::uint64_t{1} << 20;
 
 // The writer's side of the messages: everything the senders produce, until all are done.
 void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& encoder,
@@ -460,7 +495,7 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  const std::string& job_id, const std::string& path,
                                  const ProgressReport& progress, const MergeShare* share,
-                                 std::size_t encoders) {
+                                 std::size_t encoders, std::size_t stagers) {
   const QuietErrors quiet;
   register_zstd_filter();
   MergeShare serial;
@@ -542,8 +577,42 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     }
   for (std::size_t t = 0; t < specs.size(); ++t) {
     producer.begin(t, layouts[t], firsts[t], totals[t]);
-    for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
-      specs[t].copy(*ranks[r], strings.remap(r), producer);
+    // The ranks after the one being copied are made ready on helpers; the merge's thread
+    // copies them into the chunks in rank order. Only tables of one chunk that read without
+    // HDF5: those are read on the merge's thread otherwise (a longer table's next chunks are
+    // read ahead on helpers already, and staging it only added a copy: 64 x 1 M serially on
+    // the lent machine, 4.20-4.76 s without against 4.31-5.71 s with).
+    const std::size_t first = me.first_rank;
+    const std::size_t row_size = layouts[t].row_size;
+    EncodeAhead::Plan plan;
+    plan.helpers = stagers;
+    plan.budget = kStagedRows;
+    plan.window = 2 * stagers + 2;
+    for (std::size_t r = first; r < me.last_rank; ++r) {
+      const RankFileReader& reader = ranks[r]->reader();
+      const std::uint64_t rows = reader.row_count(*specs[t].table);
+      const bool one_chunk = rows <= reader.chunk_rows(*specs[t].table);
+      plan.weights.push_back(stagers > 0 && one_chunk && reader.reads_without_hdf5(*specs[t].table)
+                                 ? std::max<std::uint64_t>(rows, 1)
+                                 : 0);
+    }
+    if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
+      plan.helpers = 0;  // nothing to stage: no threads
+    std::vector<std::vector<std::byte>> staged(me.last_rank - first);
+    EncodeAhead ahead(
+        std::move(plan),
+        [&](std::size_t i) {
+          specs[t].stage(*ranks[first + i], strings.remap(first + i), staged[i], row_size);
+        },
+        [](std::size_t) {});
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+      if (ahead.take(i)) {
+        producer.append(staged[i], row_size);
+        std::vector<std::byte>().swap(staged[i]);
+      } else {
+        specs[t].copy(*ranks[first + i], strings.remap(first + i), producer);
+      }
+      ahead.written(i);
       steps.step();
       drain(false);
     }

@@ -18,11 +18,13 @@ namespace rocprof::merge {
 // Returns the number of rows written (on the writer; 0 elsewhere). Throws std::runtime_error
 // naming the file on errors. With `share`, every process encodes its block's chunks and the
 // leader writes them all (the others send theirs); without, one process writes every rank.
-// `encoders`: chunks compressed at once on helper threads (at least one; the output is the
-// same).
+// `encoders`: chunks compressed at once on helper threads (at least one); `stagers`: helper
+// threads that make the next ranks' rows of a table ready while the merge's thread copies
+// one (0: none). The output is the same.
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  const std::string& job_id, const std::string& path,
                                  const ProgressReport& progress = {},
-                                 const MergeShare* share = nullptr, std::size_t encoders = 1);
+                                 const MergeShare* share = nullptr, std::size_t encoders = 1,
+                                 std::size_t stagers = 0);
 
 }  // namespace rocprof::merge

@@ -1,10 +1,12 @@
-// The merged HDF5 file with its chunks compressed on several helpers at once: every table
-// holds what one helper writes, chunk for chunk (chunks go out in order whoever compressed
-// them), read back through HDF5.
+// The merged HDF5 file with its chunks compressed on several helpers at once, and the next
+// ranks' rows made ready on helpers: every table holds what one thread writes, row for row
+// (chunks go out in order whoever compressed them, ranks in order whoever read them), read
+// back through HDF5.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -14,6 +16,7 @@
 #include "merge/events/aligned_rank.hpp"
 #include "merge/export/merged_hdf5.hpp"
 #include "merge/input/rank_set.hpp"
+#include "merge/summary/summary.hpp"
 #include "tests/tools/synthetic_job.hpp"
 #include "tests/tools/test_dir.hpp"
 
@@ -63,8 +66,8 @@ TEST(MergedHdf5Encoders, ChunksCompressedAtOnceWriteTheSameTables) {
   const fs::path dir = rocprof::test::fresh_test_dir("merged_hdf5_encoders");
   rocprof::test::SyntheticJob job;
   job.directory = (dir / "job").string();
-  job.ranks = 4;
-  job.events_per_rank = 120'000;  // several 64 Ki-row chunks per table, the last one partial
+  job.ranks = 24;                // small ranks: one-chunk tables, staged on helpers
+  job.events_per_rank = 20'000;  // several 64 Ki-row chunks per merged table, the last partial
   job.user_regions = true;
   rocprof::test::write_synthetic_job(job);
   const RankSet set = RankSet::open({job.directory}, {});
@@ -74,11 +77,27 @@ TEST(MergedHdf5Encoders, ChunksCompressedAtOnceWriteTheSameTables) {
   pointers.reserve(ranks.size());
   for (const AlignedRank& rank : ranks) pointers.push_back(&rank);
 
+  // 1 encoder and no stagers (the merge's thread reads every rank), against 4 encoders and 3
+  // stagers (the next ranks' rows made ready on helpers).
+  // The summary gathered meanwhile (on helpers, for staged ranks) is printed the same too.
   std::map<std::size_t, std::map<std::string, std::vector<std::byte>>> tables;
+  std::map<std::size_t, std::string> summaries;
   for (const std::size_t encoders : {1, 4}) {
     const std::string out = (dir / ("merged" + std::to_string(encoders) + ".h5")).string();
+    Summary summary;
+    for (const AlignedRank& rank : ranks) summary.watch(rank);
     const std::uint64_t rows =
-        export_merged_hdf5(pointers, set.job_id(), out, {}, nullptr, encoders);
+        export_merged_hdf5(pointers, set.job_id(), out, {}, nullptr, encoders, encoders - 1);
+    for (const AlignedRank& rank : ranks) rank.watch({});
+    summary.end_watch();
+    std::FILE* text = std::tmpfile();
+    summary.print(text);
+    std::rewind(text);
+    char buffer[4096];
+    std::size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, text)) > 0)
+      summaries[encoders].append(buffer, got);
+    std::fclose(text);
     EXPECT_GT(rows, 4U * 65536U) << "too few rows for several chunks";
     tables[encoders] = read_datasets(out);
   }
@@ -91,6 +110,8 @@ TEST(MergedHdf5Encoders, ChunksCompressedAtOnceWriteTheSameTables) {
   }
   EXPECT_GT(large, 0U) << "no table spans several chunks";
   EXPECT_EQ(tables[4].size(), tables[1].size());
+  EXPECT_NE(summaries[1].find("MPI_"), std::string::npos) << summaries[1];
+  EXPECT_EQ(summaries[4], summaries[1]);
   fs::remove_all(dir);
 }
 
