@@ -54,15 +54,15 @@ std::string check_writable(const std::string& output) {
   return {};
 }
 
-// The settings read from the environment are sound (otherwise the merge stops before any
-// work, once MPI has started).
-bool settings_sound() {
+// ROCPROF_MERGE_DIRECT_IO, read once; `problem` says why if misspelt (the merge then stops
+// before any work, once MPI has started).
+rocprof::merge::BlockFile::DirectIo direct_io_setting(std::string& problem) {
   try {
-    static_cast<void>(rocprof::merge::BlockFile::direct_io_from_environment());
-  } catch (const std::exception&) {
-    return false;
+    return rocprof::merge::BlockFile::direct_io_from_environment();
+  } catch (const std::exception& error) {
+    problem = error.what();
+    return rocprof::merge::BlockFile::DirectIo::kAuto;
   }
-  return rocprof::merge::send_thread_setting_problem().empty();
 }
 
 // Ranks whose message endpoints are spilled at once, beside the check of the files: the
@@ -132,8 +132,11 @@ int run(int argc, char** argv) {
     ahead->offer(rank, reader);
   };
   auto stop_spilling = [&ahead] { ahead->abandon(); };
+  std::string setting_problem;
+  const rocprof::merge::BlockFile::DirectIo direct_io = direct_io_setting(setting_problem);
   std::optional<rocprof::merge::EarlyCheck> early;
-  if (parse_error == nullptr && known_output && check_writable(output).empty() && settings_sound())
+  if (parse_error == nullptr && known_output && check_writable(output).empty() &&
+      setting_problem.empty() && rocprof::merge::send_thread_setting_problem().empty())
     if (const auto place = rocprof::merge::launch_place_from_environment();
         place && place->processes > 1) {
       try {
@@ -170,11 +173,9 @@ int run(int argc, char** argv) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
     return 2;
   }
-  try {
-    static_cast<void>(rocprof::merge::BlockFile::direct_io_from_environment());
-    if (!group.setting_problem().empty()) throw std::runtime_error(group.setting_problem());
-  } catch (const std::exception& error) {  // a misspelt setting: refused before any work
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+  if (setting_problem.empty()) setting_problem = group.setting_problem();
+  if (!setting_problem.empty()) {  // a misspelt setting: refused before any work
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", setting_problem);
     return 2;
   }
   if (!quiet)
@@ -348,10 +349,10 @@ int run(int argc, char** argv) {
           // A part copied into the output right after is read back from the page cache:
           // direct I/O (past 64 MiB, by default) would send it to the disk and back.
           using DirectIo = rocprof::merge::BlockFile::DirectIo;
-          DirectIo direct_io = rocprof::merge::BlockFile::direct_io_from_environment();
-          if (part != output && direct_io == DirectIo::kAuto) direct_io = DirectIo::kOff;
+          const DirectIo part_io =
+              part != output && direct_io == DirectIo::kAuto ? DirectIo::kOff : direct_io;
           const auto stats = rocprof::merge::export_perfetto(
-              block, part, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
+              block, part, progress, helpers, part_io, head_start ? &*head_start : nullptr);
           events = stats.slices + stats.instants;
         } else {
           // The first part opens the trace, the last closes it. Only the last blocks can be
@@ -396,10 +397,8 @@ int run(int argc, char** argv) {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, nullptr,
                                                   chunk_encoders, stagers);
     } else if (extension == ".pftrace") {
-      const auto stats =
-          rocprof::merge::export_perfetto(pointers, output, progress, helpers,
-                                          rocprof::merge::BlockFile::direct_io_from_environment(),
-                                          head_start ? &*head_start : nullptr);
+      const auto stats = rocprof::merge::export_perfetto(
+          pointers, output, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
       events = stats.slices + stats.instants;
     } else {
       events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);

@@ -192,7 +192,7 @@ bool read_attribute(hid_t object, const char* name, std::vector<std::uint32_t>& 
   if (!attribute.valid()) return false;
   const Handle type(H5Aget_type(attribute.get()));
   const Handle space(H5Aget_space(attribute.get()));
-  if (!attribute.valid() || H5Tget_class(type.get()) != H5T_INTEGER) return false;
+  if (H5Tget_class(type.get()) != H5T_INTEGER) return false;
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
   if (count < 0 || count > 64) return false;
   values.resize(static_cast<std::size_t>(count));

@@ -113,9 +113,18 @@ EndpointSpill::~EndpointSpill() {
   std::remove(summary_.path.c_str());
 }
 
+namespace {
+
+// The records a rank's place holds: at most two endpoints per MPI call (a send and a
+// receive: MPI_Sendrecv).
+std::uint64_t place_records(const RankFileReader& reader) {
+  return 2 * reader.row_count<MpiCallRow>();
+}
+
+}  // namespace
+
 std::size_t EndpointSpill::reserve(const AlignedRank& rank) {
-  // At most two endpoints per MPI call (a send and a receive: MPI_Sendrecv).
-  const std::uint64_t most = 2 * rank.reader().row_count<MpiCallRow>();
+  const std::uint64_t most = place_records(rank.reader());
   const std::lock_guard lock(mutex_);
   summary_.sections.push_back({rank.rank(), 0, reserved_, 0});
   reserved_ += most;
@@ -129,7 +138,7 @@ void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
     const std::lock_guard lock(mutex_);
     first = summary_.sections.at(place).first;
   }
-  const std::uint64_t most = 2 * reader.row_count<MpiCallRow>();
+  const std::uint64_t most = place_records(reader);
   std::uint64_t written = 0;
   thread_local std::vector<SpilledEndpoint> buffer;
   buffer.clear();

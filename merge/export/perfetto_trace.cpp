@@ -348,16 +348,15 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
   for (std::size_t r = 0; r < ranks.size(); ++r)
     plan.weights.push_back(kept(r) ? 0 : aside_weight(*ranks[r]));
   const std::size_t read_depth = std::min<std::size_t>(1 + plan.helpers, 4);
-  using Aside = EncodedRank;
-  std::vector<std::unique_ptr<Aside>> aside(ranks.size());
+  std::vector<std::unique_ptr<EncodedRank>> aside(ranks.size());
   // Written ranks' buffers, for the next ranks encoded aside: their memory is not faulted in
   // again for each rank.
   std::mutex spare_mutex;
-  std::vector<std::unique_ptr<Aside>> spare;
+  std::vector<std::unique_ptr<EncodedRank>> spare;
   EncodeAhead ahead(
       std::move(plan),
       [&](std::size_t r) {
-        std::unique_ptr<Aside> encoded;
+        std::unique_ptr<EncodedRank> encoded;
         {
           const std::lock_guard lock(spare_mutex);
           if (!spare.empty()) {
@@ -365,7 +364,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
             spare.pop_back();
           }
         }
-        if (!encoded) encoded = std::make_unique<Aside>();
+        if (!encoded) encoded = std::make_unique<EncodedRank>();
         encoded->packets.clear();
         encoded->stats = encode_rank(ranks[r], encoded->packets);
         aside[r] = std::move(encoded);

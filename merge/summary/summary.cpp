@@ -99,12 +99,14 @@ std::vector<std::byte> Summary::serialize() const {
   return out.take();
 }
 
-void Summary::merge(std::span<const std::byte> part) {
-  ByteReader in(part);
-  ranks_ += in.get<std::uint64_t>();
+void Summary::merge(std::span<const std::byte> bytes) {
+  // Read into a summary of its own, then added up like a watched rank's part.
+  Summary part;
+  ByteReader in(bytes);
+  part.ranks_ = in.get<std::uint64_t>();
   const auto functions = in.get<std::uint64_t>();
   for (std::uint64_t f = 0; f < functions; ++f) {
-    auto& per_rank = mpi_[in.get_string()];
+    auto& per_rank = part.mpi_[in.get_string()];
     const auto count = in.get<std::uint64_t>();
     for (std::uint64_t r = 0; r < count; ++r) {
       const auto rank = in.get<std::int32_t>();
@@ -116,11 +118,12 @@ void Summary::merge(std::span<const std::byte> part) {
     const auto rank = in.get<std::int32_t>();
     const auto thread = in.get<std::uint32_t>();
     std::string name = in.get_string();
-    regions_[{rank, thread, std::move(name)}].merge(in.get<Stat>());
+    part.regions_[{rank, thread, std::move(name)}].merge(in.get<Stat>());
   }
-  merge_stats(in, kernels_);
-  merge_stats(in, copies_);
+  merge_stats(in, part.kernels_);
+  merge_stats(in, part.copies_);
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
+  merge(part);
 }
 
 double Summary::Stat::stddev_ns() const {

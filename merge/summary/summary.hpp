@@ -34,7 +34,7 @@ class Summary {
   void end_watch();
   // A parallel merge summarises each process's ranks; the first process adds up the parts.
   std::vector<std::byte> serialize() const;
-  void merge(std::span<const std::byte> part);  // throws std::runtime_error on bad bytes
+  void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
   // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv. False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;

@@ -363,6 +363,9 @@ TEST_F(MergeInput, PartialSummariesAddUpAndDamagedOnesAreRefused) {
   EXPECT_THROW(damaged.merge(std::span(bytes).first(bytes.size() / 2)), std::runtime_error);
   bytes.push_back(std::byte{0});
   EXPECT_THROW(damaged.merge(bytes), std::runtime_error);
+  // Refused whole: nothing read before the damage was added.
+  EXPECT_TRUE(damaged.mpi().empty());
+  EXPECT_TRUE(damaged.regions().empty());
 }
 
 }  // namespace
