@@ -8,9 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
-#include <functional>
 #include <memory>
-#include <queue>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
@@ -301,30 +299,43 @@ struct InFlight {
   }
 };
 
-// One walk over every rank's endpoints in (corrected) time order. A receive is taken only
-// after its send, so a rank's correction is final up to each send it makes before the
-// receiver looks at it. Counts violations; with `correct`, raises the receivers' steps.
+// The rounds' first time window; each next one is widened or narrowed so that a round takes
+// about kRoundEndpoints endpoints per rank.
+constexpr std::uint64_t kFirstWindowNs = 100'000;
+constexpr std::uint64_t kRoundEndpoints = 256;
+
+// One walk over every rank's endpoints, each rank's in its file order, a receive only after
+// its send: so a rank's correction is final up to each send it makes before the receiver
+// looks at it. Counts violations; with `correct`, raises the receivers' steps.
+//
+// What it finds does not depend on which rank goes next (each rank's endpoints are taken in
+// its order, and a receive waits for its send's), so ranks need not be interleaved endpoint
+// by endpoint in time order: each runs as far as it can up to a time horizon, in rounds. The
+// horizon only keeps the messages in flight (held in memory) few; a rank's run is a scan of
+// its block, with no heap to keep in order.
 PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<StepFunction*>& steps, bool correct,
                 std::vector<std::uint32_t>& given_up) {
   PassCounts counts;
   std::vector<InFlight> streams(table.size());
-  // (corrected time, cursor) in one integer: the heap compares once per step, not twice.
-  using Entry = unsigned __int128;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
   auto corrected = [&](std::size_t cursor, std::uint64_t t) { return t + steps[cursor]->at(t); };
-  auto push = [&](std::size_t cursor) {
-    ready.push(static_cast<Entry>(corrected(cursor, cursors[cursor].head().time_ns)) << 64 |
-               cursor);
-  };
+  std::vector<std::size_t> runnable;  // in this round
+  std::vector<std::size_t> paused;    // at the horizon, for the next round
   for (std::size_t i = 0; i < cursors.size(); ++i)
-    if (cursors[i].advance()) push(i);
-  for (;;) {
-    while (!ready.empty()) {
-      const auto i = static_cast<std::size_t>(static_cast<std::uint64_t>(ready.top()));
-      ready.pop();
-      EndpointCursor& cursor = cursors[i];
+    if (cursors[i].advance()) paused.push_back(i);
+  std::uint64_t window = kFirstWindowNs;
+  // Takes cursor i's endpoints up to `last` (inclusive); stops early at a receive whose send
+  // has not been taken yet (the cursor then waits on that stream) or at the cursor's end.
+  // Returns how many it took.
+  auto run = [&](std::size_t i, std::uint64_t last) -> std::uint64_t {
+    EndpointCursor& cursor = cursors[i];
+    std::uint64_t taken = 0;
+    for (;;) {
       const SpilledEndpoint& endpoint = cursor.head();
+      if (endpoint.time_ns > last) {
+        paused.push_back(i);
+        return taken;
+      }
       const std::uint32_t stream = cursor.stream();
       if (table.matched(stream)) {
         InFlight& flight = streams[stream];
@@ -332,36 +343,59 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
           flight.sends.emplace_back(endpoint.time_ns, corrected(i, endpoint.time_ns));
           flight.taken.push_back(false);
           if (flight.waiting >= 0 && flight.has(flight.wanted)) {
-            push(static_cast<std::size_t>(flight.waiting));
+            runnable.push_back(static_cast<std::size_t>(flight.waiting));
             flight.waiting = -1;
           }
         } else {
           const std::uint32_t ordinal = endpoint.ordinal();
-          if (ordinal < flight.first) {
-            // Its send was taken already: a second receive in one place (a damaged file).
-            if (cursor.advance()) push(i);
-            continue;
-          }
-          if (!flight.has(ordinal)) {
-            flight.waiting = static_cast<std::int64_t>(i);  // resumes when the send comes
-            flight.wanted = ordinal;
-            continue;
-          }
-          const auto [sent, sent_corrected] = flight.take(ordinal);
-          if (endpoint.time_ns < sent) ++counts.before;
-          const std::uint64_t received = corrected(i, endpoint.time_ns);
-          if (received < sent_corrected) {
-            if (correct)
-              steps[i]->raise(endpoint.time_ns, sent_corrected - received);
-            else
-              ++counts.after;
+          // ordinal < first: its send was taken already, a second receive in one place (a
+          // damaged file); it is passed over.
+          if (ordinal >= flight.first) {
+            if (!flight.has(ordinal)) {
+              flight.waiting = static_cast<std::int64_t>(i);  // runs again when the send comes
+              flight.wanted = ordinal;
+              return taken;
+            }
+            const auto [sent, sent_corrected] = flight.take(ordinal);
+            if (endpoint.time_ns < sent) ++counts.before;
+            const std::uint64_t received = corrected(i, endpoint.time_ns);
+            if (received < sent_corrected) {
+              if (correct)
+                steps[i]->raise(endpoint.time_ns, sent_corrected - received);
+              else
+                ++counts.after;
+            }
           }
         }
       }
-      if (cursor.advance()) push(i);
+      ++taken;
+      if (!cursor.advance()) return taken;
     }
-    // Receives still waiting: their sends never come before them. Give up the stream of
-    // the earliest and go on (the input's order is inconsistent there).
+  };
+  for (;;) {
+    while (!paused.empty()) {
+      std::uint64_t earliest = ~std::uint64_t{0};
+      for (const std::size_t i : paused) earliest = std::min(earliest, cursors[i].head().time_ns);
+      // The earliest endpoint is always within the horizon: every round makes progress.
+      const std::uint64_t last =
+          earliest > ~std::uint64_t{0} - (window - 1) ? ~std::uint64_t{0} : earliest + (window - 1);
+      const std::size_t active = paused.size();
+      runnable.swap(paused);
+      paused.clear();
+      std::uint64_t taken = 0;
+      while (!runnable.empty()) {
+        const std::size_t i = runnable.back();
+        runnable.pop_back();
+        taken += run(i, last);
+      }
+      const std::uint64_t wanted = kRoundEndpoints * active;
+      if (taken < wanted / 2 && window < (std::uint64_t{1} << 62))
+        window *= 2;
+      else if (taken > wanted * 2 && window > 1)
+        window /= 2;
+    }
+    // No rank can go on: receives still waiting have sends that never come before them.
+    // Give up the stream of the earliest and go on (the input's order is inconsistent there).
     std::int64_t earliest = -1;
     std::uint32_t earliest_stream = 0;
     for (std::uint32_t s = 0; s < streams.size(); ++s) {
@@ -378,7 +412,7 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
     table.unmatch(earliest_stream);
     given_up.push_back(earliest_stream);
     streams[earliest_stream] = InFlight{};
-    push(static_cast<std::size_t>(earliest));
+    paused.push_back(static_cast<std::size_t>(earliest));
   }
   return counts;
 }

@@ -6,8 +6,9 @@
 //
 // Bounded memory whatever the number of messages: each merge process first writes its ranks'
 // message endpoints (16 bytes each) to a spill file next to the output; the first process then
-// walks every rank's endpoints at once in time order, holding only messages in flight (sent,
-// not yet received), and hands the resulting corrections to the others.
+// walks every rank's endpoints, a rank at a time up to a moving time horizon, holding only
+// messages in flight (sent, not yet received), and hands the resulting corrections to the
+// others.
 #pragma once
 
 #include <cstdint>

@@ -2,10 +2,15 @@
 // least correction and its propagation along a chain of messages can be checked exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <queue>
+#include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "merge/causality/messages.hpp"
@@ -27,7 +32,10 @@ struct Message {
 // One spill holding every rank's endpoints (a serial merge), written as EndpointSpill does.
 class HandSpill {
  public:
-  explicit HandSpill(const std::vector<Message>& messages, std::int32_t ranks) {
+  // `shuffle`: a generator that swaps some neighbouring endpoints of a rank after they are
+  // put in time order (records of several threads).
+  explicit HandSpill(const std::vector<Message>& messages, std::int32_t ranks,
+                     std::mt19937* shuffle = nullptr) {
     path_ = (std::filesystem::temp_directory_path() /
              ("causality_test." + std::to_string(::getpid()) + "." + std::to_string(serial_++)))
                 .string();
@@ -55,6 +63,15 @@ class HandSpill {
       // A rank's file order is its time order here.
       std::stable_sort(endpoints.begin(), endpoints.end(),
                        [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
+      // A stream's sends stay in their order: a rank file numbers them in its order.
+      if (shuffle != nullptr)
+        for (std::size_t i = 1; i < endpoints.size(); ++i) {
+          const bool both_send = !endpoints[i - 1].receive() && !endpoints[i].receive();
+          if ((*shuffle)() % 16 == 0 &&
+              !(both_send && endpoints[i - 1].stream == endpoints[i].stream))
+            std::swap(endpoints[i - 1], endpoints[i]);
+        }
+      by_rank_.push_back(endpoints);
       std::fwrite(endpoints.data(), sizeof(SpilledEndpoint), endpoints.size(), file);
       summary_.sections.push_back({rank, 0, written, endpoints.size()});
       written += endpoints.size();
@@ -71,12 +88,111 @@ class HandSpill {
     return check_causality({summary_}, table, correct);
   }
   SpillSummary& summary() { return summary_; }
+  const SpillSummary& summary() const { return summary_; }
+  // Each rank's endpoints in file order.
+  const std::vector<std::vector<SpilledEndpoint>>& by_rank() const { return by_rank_; }
 
  private:
   static inline int serial_ = 0;
   std::string path_;
   SpillSummary summary_;
+  std::vector<std::vector<SpilledEndpoint>> by_rank_;
 };
+
+// The matcher's definition, kept plain: every rank's endpoints in one walk in corrected time
+// order (a heap of ranks), a receive taken only after its send, in memory. What the matcher
+// finds must not depend on the order it takes ranks in, so it must find the same.
+struct Walked {
+  std::uint64_t before = 0;
+  std::uint64_t after = 0;
+  std::map<std::int32_t, StepFunction> steps;
+  std::vector<std::uint32_t> given_up;  // the spill's stream indexes
+};
+
+// `table_order`: the spill's stream indexes in the stream table's order (which the earliest of
+// several waiting receives is found in).
+Walked time_ordered_walk(const std::vector<std::vector<SpilledEndpoint>>& ranks,
+                         const std::vector<std::uint32_t>& table_order, bool correct,
+                         const std::map<std::int32_t, StepFunction>* final_steps = nullptr) {
+  Walked walked;
+  if (final_steps != nullptr) walked.steps = *final_steps;
+  auto steps = [&](std::size_t rank) -> StepFunction& {
+    return walked.steps[static_cast<std::int32_t>(rank)];
+  };
+  auto corrected = [&](std::size_t rank, std::uint64_t t) { return t + steps(rank).at(t); };
+  struct Stream {
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> sends;  // by ordinal
+    std::set<std::uint32_t> taken;
+    std::uint32_t first = 0;  // the lowest ordinal not taken
+    std::int64_t waiting = -1;
+    std::uint32_t wanted = 0;
+    bool given_up = false;
+  };
+  std::vector<Stream> state(table_order.size());
+  std::vector<std::size_t> next(ranks.size(), 0);
+  using Entry = std::pair<std::uint64_t, std::size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  auto push = [&](std::size_t r) {
+    if (next[r] < ranks[r].size()) ready.emplace(corrected(r, ranks[r][next[r]].time_ns), r);
+  };
+  for (std::size_t r = 0; r < ranks.size(); ++r) push(r);
+  for (;;) {
+    while (!ready.empty()) {
+      const std::size_t r = ready.top().second;
+      ready.pop();
+      const SpilledEndpoint& e = ranks[r][next[r]];
+      Stream& s = state[e.stream];
+      if (!s.given_up) {
+        if (!e.receive()) {
+          s.sends[e.ordinal()] = {e.time_ns, corrected(r, e.time_ns)};
+          if (s.waiting >= 0 && s.sends.contains(s.wanted)) {
+            push(static_cast<std::size_t>(s.waiting));
+            s.waiting = -1;
+          }
+        } else if (e.ordinal() >= s.first) {
+          if (!s.sends.contains(e.ordinal())) {
+            s.waiting = static_cast<std::int64_t>(r);
+            s.wanted = e.ordinal();
+            continue;
+          }
+          const auto [sent, sent_corrected] = s.sends.at(e.ordinal());
+          s.taken.insert(e.ordinal());
+          while (s.taken.contains(s.first)) ++s.first;
+          if (e.time_ns < sent) ++walked.before;
+          const std::uint64_t received = corrected(r, e.time_ns);
+          if (received < sent_corrected) {
+            if (correct)
+              steps(r).raise(e.time_ns, sent_corrected - received);
+            else
+              ++walked.after;
+          }
+        }
+      }
+      ++next[r];
+      push(r);
+    }
+    std::int64_t earliest = -1;
+    std::uint32_t earliest_stream = 0;
+    for (const std::uint32_t s : table_order) {
+      const std::int64_t w = state[s].waiting;
+      if (w < 0) continue;
+      const auto time = [&](std::int64_t r) {
+        return ranks[static_cast<std::size_t>(r)][next[static_cast<std::size_t>(r)]].time_ns;
+      };
+      if (earliest < 0 || time(w) < time(earliest)) {
+        earliest = w;
+        earliest_stream = s;
+      }
+    }
+    if (earliest < 0) break;
+    state[earliest_stream] = Stream{};
+    state[earliest_stream].given_up = true;
+    walked.given_up.push_back(earliest_stream);
+    push(static_cast<std::size_t>(earliest));
+  }
+  std::erase_if(walked.steps, [](const auto& entry) { return entry.second.max() == 0; });
+  return walked;
+}
 
 TEST(Causality, ConsistentMessagesNeedNoCorrection) {
   const HandSpill spill({{0, 1, 100, 200}, {1, 0, 300, 400}, {0, 1, 500, 600}}, 2);
@@ -186,6 +302,74 @@ TEST(Causality, FlowIdsComeFromTheStreamAndTheEndpointsOrdinal) {
   EXPECT_EQ(table.flow({Kind::kReceive, {1, 0, 1, 0}, 9, 1}), second);
   EXPECT_EQ(table.flow({Kind::kReceive, {1, 0, 1, 0}, 10, 0}), first);
   EXPECT_EQ(table.flow({Kind::kSend, {1, 0, 1, 9}, 0, 0}), std::nullopt);  // no such stream
+}
+
+TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
+  // Random message patterns between a few ranks: receives that end before their send (by up
+  // to 200 ns), receives completed out of their posted order, neighbouring endpoints swapped
+  // (records of several threads), so that some streams contradict themselves.
+  std::mt19937 random(12345);
+  int with_violations = 0;
+  int with_given_up = 0;
+  for (int pattern = 0; pattern < 60; ++pattern) {
+    const auto ranks = static_cast<std::int32_t>(2 + random() % 10);
+    std::vector<std::uint64_t> clock(static_cast<std::size_t>(ranks), 1000);
+    std::vector<Message> messages;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_stream;
+    const std::size_t count = 20 + random() % 400;
+    for (std::size_t m = 0; m < count; ++m) {
+      const auto from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks));
+      auto to = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks - 1));
+      if (to >= from) ++to;
+      auto& sender = clock[static_cast<std::size_t>(from)];
+      auto& receiver = clock[static_cast<std::size_t>(to)];
+      sender += 10 + random() % 1000;
+      const std::uint64_t received = std::max(receiver + 10, sender + 50 + random() % 500) -
+                                     (random() % 4 == 0 ? random() % 250 : 0);
+      receiver = std::max(receiver, received);
+      std::int64_t& ordinal = per_stream[{from, to}];
+      messages.push_back({from, to, sender, received, ordinal++});
+    }
+    // Some neighbouring messages of a stream complete in the other's posted place.
+    for (std::size_t m = 1; m < messages.size(); ++m)
+      if (random() % 10 == 0)
+        for (std::size_t n = m; n-- > 0;)
+          if (messages[n].from == messages[m].from && messages[n].to == messages[m].to) {
+            std::swap(messages[n].receive_ordinal, messages[m].receive_ordinal);
+            break;
+          }
+    std::mt19937 shuffle(static_cast<std::mt19937::result_type>(pattern));
+    const HandSpill spill(messages, ranks, pattern % 2 == 0 ? &shuffle : nullptr);
+    for (const bool correct : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "pattern " << pattern << " correct " << correct);
+      const CausalityReport report = spill.check(correct);
+      const StreamTable table(spill.summary().streams, {});
+      std::vector<std::uint32_t> table_order(spill.summary().streams.size());
+      for (std::uint32_t s = 0; s < table_order.size(); ++s)
+        table_order[*table.find(spill.summary().streams[s].key)] = s;
+      const Walked first = time_ordered_walk(spill.by_rank(), table_order, correct);
+      EXPECT_EQ(report.violations_before, first.before);
+      std::vector<std::uint32_t> given_up;
+      for (const std::uint32_t s : first.given_up)
+        given_up.push_back(*table.find(spill.summary().streams[s].key));
+      EXPECT_EQ(report.given_up, given_up);
+      ASSERT_EQ(report.corrections.size(), first.steps.size());
+      for (const auto& [rank, function] : first.steps) {
+        ASSERT_TRUE(report.corrections.contains(rank)) << "rank " << rank;
+        EXPECT_EQ(report.corrections.at(rank).steps(), function.steps()) << "rank " << rank;
+      }
+      const std::uint64_t after =
+          correct && !first.steps.empty()
+              ? time_ordered_walk(spill.by_rank(), table_order, false, &first.steps).after
+              : first.after;
+      EXPECT_EQ(report.violations_after, after);
+      with_violations += first.before > 0 ? 1 : 0;
+      with_given_up += first.given_up.empty() ? 0 : 1;
+    }
+  }
+  // The patterns reach what they are meant to.
+  EXPECT_GT(with_violations, 40);
+  EXPECT_GT(with_given_up, 4);
 }
 
 }  // namespace
