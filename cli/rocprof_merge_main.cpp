@@ -341,8 +341,7 @@ int run(int argc, char** argv) {
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       // The first part starts the output: written in place; the others are copied after it.
-      const std::string part =
-          group.leader() ? output : fmt::format("{}.part{}", output, group.index());
+      const std::string part = rocprof::merge::part_path(output, group.index());
       bool failed = false;
       try {
         if (extension == ".pftrace") {
@@ -369,7 +368,7 @@ int run(int argc, char** argv) {
       bar.phase("joining the parts");
       if (group.any(failed)) return 1;
       events = group.sum(events);
-      if (!rocprof::merge::join_parts(group, part, output)) return 1;
+      if (!rocprof::merge::join_parts(group, output)) return 1;
     } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.

@@ -4,7 +4,7 @@
 #include <system_error>
 #include <utility>
 
-#include <fmt/format.h>
+#include "merge/parallel/merge_group.hpp"
 
 namespace rocprof::cli {
 
@@ -13,17 +13,10 @@ namespace fs = std::filesystem;
 PartialOutput::PartialOutput(std::string output, bool leader, std::size_t process_index)
     : output_(std::move(output)), leader_(leader), process_index_(process_index) {}
 
-namespace {
-std::string part_path(const std::string& output, std::size_t index) {
-  return fmt::format("{}.part{}", output, index);
-}
-}  // namespace
-
 std::vector<PartialOutput::Written> PartialOutput::written() const {
-  // This process's part of a parallel .pftrace/.json (the first writes in place).
-  std::vector<Written> paths = {{part_path(output_, process_index_), false}};
-  if (!leader_) return paths;
-  paths.push_back({output_, false});
+  // Only its part of a parallel .pftrace/.json (the first writes its part as the output).
+  if (!leader_) return {{merge::part_path(output_, static_cast<int>(process_index_)), false}};
+  std::vector<Written> paths = {{output_, false}};
   const fs::path path(output_);
   if (path.extension() == ".otf2") {
     // The rest of the archive: its definitions and its directory of .evt/.def files (the

@@ -330,21 +330,26 @@ bool MergeGroup::any(bool failed) const {
   return global != 0;
 }
 
+std::string part_path(const std::string& output, int index) {
+  return index == 0 ? output : fmt::format("{}.part{}", output, index);
+}
+
 namespace {
 
-// Copies `size` bytes of `from` to `to` at `offset`, in the kernel where it can.
-void copy_at(int from, int to, std::uint64_t offset, std::uint64_t size) {
+// Copies `size` bytes of `from`, from `read_at`, to `to` at `offset`, in the kernel where it
+// can.
+void copy_at(int from, std::uint64_t read_at, int to, std::uint64_t offset, std::uint64_t size) {
   auto at = static_cast<off64_t>(offset);
-  off64_t read_at = 0;
+  auto from_at = static_cast<off64_t>(read_at);
   std::vector<char> buffer;
   while (size > 0) {
-    ssize_t done = ::copy_file_range(from, &read_at, to, &at, size, 0);
+    ssize_t done = ::copy_file_range(from, &from_at, to, &at, size, 0);
     if (done < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
       buffer.resize(std::size_t{4} << 20);
-      done = ::pread(from, buffer.data(), std::min<std::uint64_t>(size, buffer.size()), read_at);
+      done = ::pread(from, buffer.data(), std::min<std::uint64_t>(size, buffer.size()), from_at);
       if (done > 0) done = ::pwrite(to, buffer.data(), static_cast<std::size_t>(done), at);
       if (done > 0) {
-        read_at += done;
+        from_at += done;
         at += done;
       }
     }
@@ -354,50 +359,70 @@ void copy_at(int from, int to, std::uint64_t offset, std::uint64_t size) {
   }
 }
 
+// This process's share of the copying: the bytes of parts 1.. (part 0 is the output), taken
+// as one run and cut into equal shares, one per process.
+std::string copy_share(const MergeGroup& group, const std::string& output,
+                       const std::vector<std::uint64_t>& sizes) {
+  std::uint64_t to_copy = 0;
+  for (std::size_t i = 1; i < sizes.size(); ++i) to_copy += sizes[i];
+  const auto processes = static_cast<std::uint64_t>(group.size());
+  const auto index = static_cast<std::uint64_t>(group.index());
+  // (to_copy * index) / processes without overflow: parts are far below 2^64 / processes.
+  const std::uint64_t share_begin =
+      to_copy / processes * index + to_copy % processes * index / processes;
+  const std::uint64_t share_end =
+      to_copy / processes * (index + 1) + to_copy % processes * (index + 1) / processes;
+  if (share_begin == share_end) return {};
+  const int to = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
+  if (to < 0)
+    return fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
+  std::string problem;
+  std::uint64_t run = 0;            // where part i starts in the run of parts to copy
+  std::uint64_t offset = sizes[0];  // and in the output
+  for (std::size_t i = 1; i < sizes.size() && problem.empty(); ++i) {
+    const std::uint64_t begin = std::max(run, share_begin);
+    const std::uint64_t end = std::min(run + sizes[i], share_end);
+    if (begin < end) {
+      const std::string part = part_path(output, static_cast<int>(i));
+      const int from = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+      try {
+        if (from < 0) throw std::runtime_error(std::generic_category().message(errno));
+        copy_at(from, begin - run, to, offset + (begin - run), end - begin);
+      } catch (const std::exception& error) {
+        problem = fmt::format("cannot copy {} into {}: {}", part, output, error.what());
+      }
+      if (from >= 0) ::close(from);
+    }
+    run += sizes[i];
+    offset += sizes[i];
+  }
+  if (::close(to) != 0 && problem.empty())
+    problem = fmt::format("writing {} failed: {}", output, std::generic_category().message(errno));
+  return problem;
+}
+
 }  // namespace
 
-bool join_parts(const MergeGroup& group, const std::string& part, const std::string& output) {
+bool join_parts(const MergeGroup& group, const std::string& output) {
+  const std::string part = part_path(output, group.index());
   std::string problem;
   std::error_code code;
   const std::uint64_t size = std::filesystem::file_size(part, code);
   if (code) problem = fmt::format("cannot read {}: {}", part, code.message());
   const std::vector<std::uint64_t> sizes = group.all_gather(code ? 0 : size);
-  std::uint64_t offset = 0;
   std::uint64_t total = 0;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (static_cast<int>(i) < group.index()) offset += sizes[i];
-    total += sizes[i];
-  }
-  // The first process may have written its part as the output itself (it starts at 0).
-  const bool in_place = part == output;
-  if (group.leader() && problem.empty()) {
-    // At its full size first, so that every process can write its place at once.
-    const int fd =
-        ::open(output.c_str(), O_WRONLY | O_CREAT | (in_place ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
-    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(total)) != 0)
-      problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
-    if (fd >= 0) ::close(fd);
-  }
-  if (group.any(!problem.empty())) {
-    if (!problem.empty()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
-    if (!in_place) std::remove(part.c_str());
-    return false;
-  }
-  if (in_place) return !group.any(false);  // nothing to copy: already in place
-  const int from = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
-  const int to = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
-  try {
-    if (from < 0 || to < 0) throw std::runtime_error(std::generic_category().message(errno));
-    copy_at(from, to, offset, size);
-  } catch (const std::exception& error) {
-    problem = fmt::format("cannot copy {} into {}: {}", part, output, error.what());
-  }
-  if (from >= 0) ::close(from);
-  if (to >= 0 && ::close(to) != 0 && problem.empty())
-    problem = fmt::format("writing {} failed: {}", output, std::generic_category().message(errno));
-  std::remove(part.c_str());
+  for (const std::uint64_t each : sizes) total += each;
+  // The first process wrote its part as the output: it grows it to its full size first, so
+  // that every process can write its share at once.
+  if (group.leader() && problem.empty() &&
+      ::truncate(output.c_str(), static_cast<off_t>(total)) != 0)
+    problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
+  if (!group.any(!problem.empty())) problem = copy_share(group, output, sizes);
+  // Every share is copied (or failed) before a part goes.
+  const bool failed = group.any(!problem.empty());
+  if (!group.leader()) std::remove(part.c_str());
   if (!problem.empty()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
-  return !group.any(!problem.empty());
+  return !failed;
 }
 
 }  // namespace rocprof::merge

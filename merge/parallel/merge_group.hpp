@@ -100,10 +100,13 @@ class MergeGroup {
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };
 
-// Collective: every process's `part` (a file) goes into `output` at its place in process
-// order, each process copying its own in parallel, and is removed. The first process may
-// write its part as `output` itself (nothing to copy). False everywhere if any process failed
-// (after printing why).
-bool join_parts(const MergeGroup& group, const std::string& part, const std::string& output);
+// Where process `index` writes its part of `output` before the parts are joined.
+std::string part_path(const std::string& output, int index);
+
+// Collective: every process's part (part_path(), a file) goes into `output` at its place in
+// process order, and is removed. The first process writes its part as `output` itself
+// (nothing to copy); the other parts' bytes are copied in equal shares by every process, the
+// first included. False everywhere if any process failed (after printing why).
+bool join_parts(const MergeGroup& group, const std::string& output);
 
 }  // namespace rocprof::merge
