@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <limits>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,6 +32,7 @@
 #include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/files/block_file.hpp"
+#include "merge/input/check_helpers.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/early_check.hpp"
 #include "merge/parallel/merge_group.hpp"
@@ -72,6 +76,38 @@ std::size_t spill_helpers(std::size_t processes_on_node) {
   return std::clamp<std::size_t>(cpus, 1, 4);
 }
 
+// ROCPROF_MERGE_CHECK_HELPERS=auto|N: how many check helpers (other processes) check rank
+// files beside each merge process; nullopt for auto. `problem` says why if misspelt (the
+// merge then stops before any work).
+std::optional<std::size_t> check_helpers_asked(std::string& problem) {
+  const char* value = std::getenv("ROCPROF_MERGE_CHECK_HELPERS");  // NOLINT(concurrency-mt-unsafe)
+  const std::string text = value == nullptr ? "auto" : value;
+  if (text == "auto") return std::nullopt;
+  std::size_t count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (error != std::errc{} || end != text.data() + text.size() || count > 64) {
+    if (problem.empty())
+      problem = fmt::format(
+          "ROCPROF_MERGE_CHECK_HELPERS is '{}': give auto or a number of helper processes "
+          "(0 to 64)",
+          text);
+    return 0;
+  }
+  return count;
+}
+
+// auto: one helper per CPU the process may count on, less its own, at most four.
+rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
+                                                        std::size_t processes_on_node) {
+  rocprof::merge::CheckHelperSetting setting;
+  std::error_code code;
+  setting.executable = fs::read_symlink("/proc/self/exe", code).string();
+  if (code) setting.executable.clear();  // none then: every file is checked here
+  const unsigned cpus = rocprof::cli::cpus_per_process(static_cast<int>(processes_on_node));
+  setting.count = asked ? *asked : std::min<std::size_t>(cpus > 0 ? cpus - 1 : 0, 4);
+  return setting;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -111,7 +147,8 @@ int run(int argc, char** argv) {
       "none rocprof-merge ...\n"
       "Environment: ROCPROF_MERGE_DIRECT_IO=auto|on|off (direct I/O for .pftrace past 64 MiB), "
       "ROCPROF_MERGE_SEND_THREAD=auto|off (in parallel, a thread of its own sends .h5 chunks to "
-      "the first process).\nMore: docs/ROCPROF_MERGE.md");
+      "the first process), ROCPROF_MERGE_CHECK_HELPERS=auto|N (processes that check rank files "
+      "beside each merge process).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share
   // of the rank files while MPI starts; problems are told once it has, by the first process.
   std::exception_ptr parse_error;
@@ -134,6 +171,7 @@ int run(int argc, char** argv) {
   auto stop_spilling = [&ahead] { ahead->abandon(); };
   std::string setting_problem;
   const rocprof::merge::BlockFile::DirectIo direct_io = direct_io_setting(setting_problem);
+  const std::optional<std::size_t> check_helpers = check_helpers_asked(setting_problem);
   std::optional<rocprof::merge::EarlyCheck> early;
   if (parse_error == nullptr && known_output && check_writable(output).empty() &&
       setting_problem.empty() && rocprof::merge::send_thread_setting_problem().empty())
@@ -143,7 +181,8 @@ int run(int argc, char** argv) {
         // Named by the process too: the place is the launcher's word, not yet MPI's.
         spill.emplace(fmt::format("{}.messages.{}.{}", output, place->index, ::getpid()));
         ahead.emplace(*spill, spill_helpers(place->on_node));
-        early.emplace(inputs, *place, spill_early, stop_spilling);
+        early.emplace(inputs, *place, spill_early, stop_spilling,
+                      check_helper_setting(check_helpers, place->on_node));
       } catch (const std::exception&) {  // done again, and told, once MPI has started
         early.reset();
         ahead.reset();
@@ -186,6 +225,7 @@ int run(int argc, char** argv) {
     rocprof::merge::RankSetOptions options;
     options.allow_missing = allow_missing;
     options.skip_bad = skip_bad;
+    options.check_helpers = check_helper_setting(check_helpers, group.processes_on_node());
     rocprof::cli::ProgressBar bar(!quiet);
     const bool serial = group.size() == 1;
     bar.phase("checking rank files");
@@ -447,6 +487,10 @@ int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
+  // command line of its own.
+  if (argc == 2 && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)
+    return rocprof::merge::run_check_helper();
   try {
     return run(argc, argv);
   } catch (const std::exception& error) {

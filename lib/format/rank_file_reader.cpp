@@ -295,10 +295,11 @@ RankFileReader::RankFileReader(Digest digest)
       version_minor_(digest.version_minor),
       strings_(std::move(digest.strings)),
       clock_samples_(std::move(digest.clock_samples)),
-      from_digest_(true),
+      from_digest_(!digest.layout),
       digest_communicators_(std::move(digest.communicators)) {
   const auto tables = all_tables();
-  if (digest.rows.size() != tables.size())
+  if (digest.rows.size() != tables.size() ||
+      (digest.layout && digest.layout->tables.size() != tables.size()))
     throw FormatError(path_, "a merge process described it with the wrong number of tables");
   for (std::size_t t = 0; t < tables.size(); ++t) {
     TableHandles handles;
@@ -309,14 +310,69 @@ RankFileReader::RankFileReader(Digest digest)
     throw FormatError(path_, "a merge process sent its communicators incompletely");
   maps_.resize(tables.size());
   datasets_.resize(tables.size());
+  if (!digest.layout) return;
+  // A reader of the file itself, released, as the check in the helper left it.
+  digest_communicators_.clear();
+  const Layout& layout = *digest.layout;
+  packed_ = layout.packed;
+  base_address_ = layout.base_address;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const Layout::TableLayout& table = layout.tables[t];
+    tables_[t].element_size = table.element_size;
+    tables_[t].field_offsets.assign(table.field_offsets.begin(), table.field_offsets.end());
+    if (packed_ && tables_[t].rows > 0 &&
+        tables_[t].field_offsets.size() != tables[t]->columns.size())
+      throw FormatError(path_, "a check helper described a table's row type incompletely");
+    if (!table.mapped) continue;
+    TableMap& map = maps_[t];
+    map.mapped = true;
+    map.kept = true;
+    map.decodable = table.decodable;
+    map.chunk_rows = table.chunk_rows;
+    for (const Layout::Column& column : table.columns) {
+      ColumnMap& mapped = map.columns.emplace_back();
+      for (const std::uint8_t filter : column.filters) {
+        if (filter > static_cast<std::uint8_t>(ColumnPipeline::Filter::kDeflate))
+          throw FormatError(path_, "a check helper named an unknown filter");
+        mapped.pipeline.filters.push_back(static_cast<ColumnPipeline::Filter>(filter));
+      }
+      mapped.pipeline.supported = column.supported;
+      for (const Layout::Chunk& chunk : column.chunks)
+        mapped.chunks.push_back({chunk.address, chunk.size, chunk.filter_mask});
+    }
+  }
 }
 
-RankFileReader::Digest RankFileReader::digest() const {
+RankFileReader::Digest RankFileReader::digest(bool with_layout) const {
   Digest out{path_,    metadata_,      status_, version_major_, version_minor_, {},
-             strings_, clock_samples_, {}};
+             strings_, clock_samples_, {},      std::nullopt};
   for (const TableHandles& handles : tables_) out.rows.push_back(handles.rows);
   out.communicators = read_all<CommunicatorRow>();
-  release();
+  release();  // only the maps made at the check stay: the layout tells only of those
+  if (with_layout && !from_digest_) {
+    out.layout = Layout{};
+    Layout& layout = *out.layout;
+    layout.packed = packed_;
+    layout.base_address = base_address_;
+    for (std::size_t t = 0; t < tables_.size(); ++t) {
+      Layout::TableLayout& table = layout.tables.emplace_back();
+      table.element_size = tables_[t].element_size;
+      table.field_offsets.assign(tables_[t].field_offsets.begin(), tables_[t].field_offsets.end());
+      const TableMap& map = maps_[t];
+      if (!map.mapped) continue;
+      table.mapped = true;
+      table.decodable = map.decodable;
+      table.chunk_rows = map.chunk_rows;
+      for (const ColumnMap& column : map.columns) {
+        Layout::Column& described = table.columns.emplace_back();
+        for (const ColumnPipeline::Filter filter : column.pipeline.filters)
+          described.filters.push_back(static_cast<std::uint8_t>(filter));
+        described.supported = column.pipeline.supported;
+        for (const ChunkLocation& chunk : column.chunks)
+          described.chunks.push_back({chunk.address, chunk.size, chunk.filter_mask, 0});
+      }
+    }
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,6 +82,35 @@ class RankFileReader {
   // What a reader knows of its file once open, and the small communicator table: what a
   // parallel merge's process that checked a file tells the others, so that they need not
   // open it themselves.
+  // Where a checked file's tables lie (what the check found and located): with it, a digest
+  // makes a reader of the file itself, one that reads the tables located at the check with
+  // pread() and opens the file in HDF5 only for the others. A merge's check helpers (other
+  // processes, merge/input/check_helpers.hpp) send it, so that the files they checked need
+  // not be opened again here.
+  struct Layout {
+    struct Chunk {
+      std::uint64_t address = 0;  // 0 with size 0: never written
+      std::uint64_t size = 0;
+      std::uint32_t filter_mask = 0;
+      std::uint32_t padding = 0;
+    };
+    struct Column {
+      std::vector<std::uint8_t> filters;  // ColumnPipeline::Filter values, in order
+      bool supported = true;
+      std::vector<Chunk> chunks;
+    };
+    struct TableLayout {
+      std::uint64_t element_size = 0;
+      std::vector<std::uint64_t> field_offsets;
+      bool mapped = false;  // located at the check (the fields below are valid)
+      bool decodable = false;
+      std::uint64_t chunk_rows = 0;
+      std::vector<Column> columns;
+    };
+    bool packed = false;
+    std::uint64_t base_address = 0;
+    std::vector<TableLayout> tables;  // in all_tables() order
+  };
   struct Digest {
     std::string path;
     RankMetadata metadata;
@@ -91,10 +121,13 @@ class RankFileReader {
     std::vector<std::string> strings;
     std::vector<ClockSampleRow> clock_samples;
     std::vector<CommunicatorRow> communicators;
+    std::optional<Layout> layout;
   };
-  Digest digest() const;  // reads the communicator table (then releases the file)
-  // A reader of a file another process checked: it answers from the digest, reads the
-  // communicator table from it, and throws FormatError for any other table's rows.
+  // Reads the communicator table (then releases the file); `with_layout`: the layout too.
+  Digest digest(bool with_layout = false) const;
+  // A reader of a file another process checked. Without a layout it answers from the
+  // digest, reads the communicator table from it, and throws FormatError for any other
+  // table's rows; with one, it is a reader of the file as the check left it (released).
   explicit RankFileReader(Digest digest);
   bool from_digest() const noexcept { return from_digest_; }
 

@@ -18,6 +18,50 @@ std::vector<std::string> get_strings(ByteReader& in) {
   return texts;
 }
 
+using Layout = format::RankFileReader::Layout;
+
+void put_layout(ByteWriter& out, const Layout& layout) {
+  out.put<std::uint8_t>(layout.packed ? 1 : 0);
+  out.put(layout.base_address);
+  out.put<std::uint64_t>(layout.tables.size());
+  for (const Layout::TableLayout& table : layout.tables) {
+    out.put(table.element_size);
+    out.put_vector(table.field_offsets);
+    out.put<std::uint8_t>(table.mapped ? 1 : 0);
+    out.put<std::uint8_t>(table.decodable ? 1 : 0);
+    out.put(table.chunk_rows);
+    out.put<std::uint64_t>(table.columns.size());
+    for (const Layout::Column& column : table.columns) {
+      out.put_vector(column.filters);
+      out.put<std::uint8_t>(column.supported ? 1 : 0);
+      out.put_vector(column.chunks);
+    }
+  }
+}
+
+Layout get_layout(ByteReader& in) {
+  Layout layout;
+  layout.packed = in.get<std::uint8_t>() != 0;
+  layout.base_address = in.get<std::uint64_t>();
+  const auto tables = in.get<std::uint64_t>();
+  for (std::uint64_t t = 0; t < tables; ++t) {
+    Layout::TableLayout& table = layout.tables.emplace_back();
+    table.element_size = in.get<std::uint64_t>();
+    table.field_offsets = in.get_vector<std::uint64_t>();
+    table.mapped = in.get<std::uint8_t>() != 0;
+    table.decodable = in.get<std::uint8_t>() != 0;
+    table.chunk_rows = in.get<std::uint64_t>();
+    const auto columns = in.get<std::uint64_t>();
+    for (std::uint64_t c = 0; c < columns; ++c) {
+      Layout::Column& column = table.columns.emplace_back();
+      column.filters = in.get_vector<std::uint8_t>();
+      column.supported = in.get<std::uint8_t>() != 0;
+      column.chunks = in.get_vector<Layout::Chunk>();
+    }
+  }
+  return layout;
+}
+
 }  // namespace
 
 void put_digest(ByteWriter& out, const format::RankFileReader::Digest& digest) {
@@ -44,6 +88,8 @@ void put_digest(ByteWriter& out, const format::RankFileReader::Digest& digest) {
   put_strings(out, digest.strings);
   out.put_vector(digest.clock_samples);
   out.put_vector(digest.communicators);
+  out.put<std::uint8_t>(digest.layout ? 1 : 0);
+  if (digest.layout) put_layout(out, *digest.layout);
 }
 
 format::RankFileReader::Digest get_digest(ByteReader& in) {
@@ -71,6 +117,7 @@ format::RankFileReader::Digest get_digest(ByteReader& in) {
   digest.strings = get_strings(in);
   digest.clock_samples = in.get_vector<format::ClockSampleRow>();
   digest.communicators = in.get_vector<format::CommunicatorRow>();
+  if (in.get<std::uint8_t>() != 0) digest.layout = get_layout(in);
   return digest;
 }
 

@@ -1,5 +1,6 @@
 // A rank file's digest (RankFileReader::Digest) as bytes, for the processes of a parallel merge
-// to tell each other what they found in the files they checked.
+// to tell each other what they found in the files they checked, and for check helpers to
+// tell their merge process (with the layout).
 #pragma once
 
 #include "lib/format/rank_file_reader.hpp"

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "merge/input/check_helpers.hpp"
+
 namespace rocprof::merge {
 
 namespace fs = std::filesystem;
@@ -128,15 +130,9 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
   const OnRefusal on_refusal(refused);  // declared after the set: runs before its readers go
   std::map<std::int32_t, std::string> seen;
   const std::vector<std::string> paths = list(inputs);
-  for (const std::string& path : paths) {
-    CheckedFile file;
-    try {
-      file.reader = std::make_unique<format::RankFileReader>(path);
-    } catch (const format::FormatError& error) {
-      file.problem = error.what();
-    }
-    set.admit(path, std::move(file), options, paths.size(), seen, checked);
-  }
+  CheckHelpers helpers(options.check_helpers, paths);
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    set.admit(paths[i], helpers.take(i), options, paths.size(), seen, checked);
   set.finish(options, seen);
   return set;
 }

@@ -16,9 +16,17 @@
 
 namespace rocprof::merge {
 
+// Check helpers (merge/input/check_helpers.hpp): this program's path, and at most how many
+// to start; none if empty or 0. What the check finds is the same either way.
+struct CheckHelperSetting {
+  std::string executable;
+  std::size_t count = 0;
+};
+
 struct RankSetOptions {
   bool allow_missing = false;  // go on when ranks of the job have no file
   bool skip_bad = false;       // go on without files that cannot be read
+  CheckHelperSetting check_helpers;
 };
 
 // What stops a merge before it starts; what() says which file and why.

@@ -5,12 +5,13 @@
 namespace rocprof::merge {
 
 EarlyCheck::EarlyCheck(std::vector<std::string> inputs, LaunchPlace place, RankSet::Checked checked,
-                       RankSet::Refused refused)
+                       RankSet::Refused refused, CheckHelperSetting helpers)
     : place_(place), refused_(std::move(refused)) {
-  share_ = std::async(
-      std::launch::async, [this, inputs = std::move(inputs), checked = std::move(checked)] {
-        return check_share(inputs, place_.index, place_.processes, checked, refused_, &stop_);
-      });
+  share_ = std::async(std::launch::async, [this, inputs = std::move(inputs),
+                                           checked = std::move(checked),
+                                           helpers = std::move(helpers)] {
+    return check_share(inputs, place_.index, place_.processes, checked, refused_, &stop_, helpers);
+  });
 }
 
 EarlyCheck::~EarlyCheck() {

@@ -22,9 +22,9 @@ class EarlyCheck {
  public:
   // Starts checking `place`'s share of `inputs` on a thread of its own, which is the only
   // one to call HDF5 until take(). `checked` is called on that thread, as check_share does;
-  // `refused` when the share is dropped, before its readers go.
+  // `refused` when the share is dropped, before its readers go. `helpers`: check helpers.
   EarlyCheck(std::vector<std::string> inputs, LaunchPlace place, RankSet::Checked checked,
-             RankSet::Refused refused);
+             RankSet::Refused refused, CheckHelperSetting helpers = {});
   // Stops at the next file, waits, and drops the share (calling `refused`) if not taken.
   ~EarlyCheck();
   EarlyCheck(const EarlyCheck&) = delete;

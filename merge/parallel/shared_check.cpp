@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/input/check_helpers.hpp"
 #include "merge/input/rank_digest.hpp"
 #include "merge/parallel/bytes.hpp"
 
@@ -15,7 +16,8 @@ namespace rocprof::merge {
 
 CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t index,
                          std::size_t processes, const RankSet::Checked& checked,
-                         const RankSet::Refused& refused, const std::atomic<bool>* stop) {
+                         const RankSet::Refused& refused, const std::atomic<bool>* stop,
+                         const CheckHelperSetting& helpers) {
   CheckedShare share;
   share.index = index;
   share.processes = processes;
@@ -30,6 +32,10 @@ CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t ind
   share.files.resize(share.paths.size());
   // Work `checked` started must end before the readers go, should anything throw here.
   const RankSet::OnRefusal on_refusal(refused);
+  // The share's files, in the order they are checked.
+  std::vector<std::string> mine;
+  for (std::size_t i = first; i < last; ++i) mine.push_back(share.paths[order[i]]);
+  CheckHelpers checking(helpers, mine);
   // Per file checked here: its index, then a digest (1), or its path and problem (0).
   ByteWriter found;
   for (std::size_t i = first; i < last; ++i) {
@@ -38,7 +44,8 @@ CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t ind
     RankSet::CheckedFile& file = share.files[file_index];
     found.put<std::uint64_t>(file_index);
     try {
-      file.reader = std::make_unique<format::RankFileReader>(share.paths[file_index]);
+      file = checking.take(i - first);
+      if (!file.reader) throw std::runtime_error(file.problem);
       ByteWriter digest;
       put_digest(digest, file.reader->digest());
       found.put<std::uint8_t>(1);
@@ -117,7 +124,8 @@ RankSet check_shared(const MergeGroup& group, const std::vector<std::string>& in
                      const RankSet::Refused& refused) {
   return join_shares(group,
                      check_share(inputs, static_cast<std::size_t>(group.index()),
-                                 static_cast<std::size_t>(group.size()), checked, refused),
+                                 static_cast<std::size_t>(group.size()), checked, refused, nullptr,
+                                 options.check_helpers),
                      options, refused);
 }
 

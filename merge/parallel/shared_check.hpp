@@ -29,11 +29,12 @@ struct CheckedShare {
 // Checks share `index` of `processes` of the files of `inputs`. `checked` and `refused` as
 // for RankSet::open, for the files checked here. Returns early, with the files checked so
 // far, once `stop` is set (the share is then dropped). Each file's problem is kept, not
-// thrown.
+// thrown. `helpers`: check helpers for the share's files.
 CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t index,
                          std::size_t processes, const RankSet::Checked& checked = {},
                          const RankSet::Refused& refused = {},
-                         const std::atomic<bool>* stop = nullptr);
+                         const std::atomic<bool>* stop = nullptr,
+                         const CheckHelperSetting& helpers = {});
 
 // Collective: every process's share put together. Throws InputError (the same on every
 // process); `refused` as for RankSet::open.

@@ -488,8 +488,48 @@ class MergeTest(unittest.TestCase):
         result = self.merge("--help")
         self.assertEqual(result.returncode, 0, result.stderr)
         for text in ("srun -n K -c 4", "--bind-to none", "ROCPROF_MERGE_DIRECT_IO=auto|on|off",
-                     "ROCPROF_MERGE_SEND_THREAD=auto|off", "docs/ROCPROF_MERGE.md"):
+                     "ROCPROF_MERGE_SEND_THREAD=auto|off", "ROCPROF_MERGE_CHECK_HELPERS=auto|N",
+                     "docs/ROCPROF_MERGE.md"):
             self.assertIn(text, result.stdout)
+
+    def test_check_helpers_change_nothing_but_the_time(self):
+        # 64 ranks: enough files for check helpers (rocprof-merge itself, run again). Without
+        # them, with three, serially and on 2 merge processes: the same trace, byte for byte.
+        job = self.synthetic("helped", ranks=64, events=600)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traces = {}
+        for setting in ("0", "3"):
+            out = os.path.join(self.dir, f"helped_{setting}.pftrace")
+            result = subprocess.run([MERGE, job, "-o", out, "-q"],
+                                    env=dict(env, ROCPROF_MERGE_CHECK_HELPERS=setting),
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(out, "rb") as f:
+                traces[setting] = f.read()
+            out = os.path.join(self.dir, f"helped_{setting}_2.pftrace")
+            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", "-x",
+                                     "ROCPROF_MERGE_CHECK_HELPERS", MERGE, job, "-o", out, "-q"],
+                                    env=dict(env, ROCPROF_MERGE_CHECK_HELPERS=setting),
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), traces[setting])
+        self.assertGreater(len(traces["0"]), 0)
+        self.assertEqual(traces["0"], traces["3"])
+        # No helper outlives its merge.
+        helpers = subprocess.run(["pgrep", "-f", "internal-rank-file-check-helper"],
+                                 capture_output=True, text=True)
+        self.assertEqual(helpers.stdout, "")
+        out = os.path.join(self.dir, "helped_bad.pftrace")
+        for command in ([MERGE, job, "-o", out],
+                        ["mpirun", "--oversubscribe", "-np", "2", "-x",
+                         "ROCPROF_MERGE_CHECK_HELPERS", MERGE, job, "-o", out]):
+            bad = subprocess.run(command, env=dict(env, ROCPROF_MERGE_CHECK_HELPERS="many"),
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(bad.returncode, 2, bad.stderr)
+            self.assertEqual(bad.stderr.count("ROCPROF_MERGE_CHECK_HELPERS is 'many'"), 1,
+                             bad.stderr)
+            self.assertFalse(os.path.exists(out))
 
     def test_the_sending_thread_can_be_turned_off(self):
         # ROCPROF_MERGE_SEND_THREAD=off keeps MPI on the main thread (non-blocking sends in

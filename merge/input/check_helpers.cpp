@@ -1,0 +1,291 @@
+#include "merge/input/check_helpers.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <csignal>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "lib/format/rank_file_reader.hpp"
+#include "merge/input/rank_digest.hpp"
+#include "merge/parallel/bytes.hpp"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
+
+namespace rocprof::merge {
+namespace {
+
+// Writes all of `bytes` to a socket; false if the other side is gone.
+bool send_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return false;
+    bytes = bytes.subspan(static_cast<std::size_t>(sent));
+  }
+  return true;
+}
+
+bool write_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return false;
+    bytes = bytes.subspan(static_cast<std::size_t>(wrote));
+  }
+  return true;
+}
+
+RankSet::CheckedFile check_here(const std::string& path) {
+  RankSet::CheckedFile file;
+  try {
+    file.reader = std::make_unique<format::RankFileReader>(path);
+  } catch (const format::FormatError& error) {
+    file.problem = error.what();
+  }
+  return file;
+}
+
+// A finding on the wire: its place in the helper's list, then a digest with its layout (1)
+// or a problem (0); each message led by its length.
+std::vector<std::byte> finding(std::uint64_t position, const RankSet::CheckedFile& file) {
+  ByteWriter body;
+  body.put(position);
+  body.put<std::uint8_t>(file.reader ? 1 : 0);
+  if (file.reader) {
+    ByteWriter digest;
+    put_digest(digest, file.reader->digest(true));
+    const std::vector<std::byte> bytes = digest.take();
+    body.put_bytes(bytes);
+  } else {
+    body.put_string(file.problem);
+  }
+  const std::vector<std::byte> payload = body.take();
+  ByteWriter message;
+  message.put_bytes(payload);
+  return message.take();
+}
+
+// What a helper says first: a program that is not one (or of another version) is told apart
+// before anything it sends is taken for a finding.
+constexpr std::string_view kHello = "rocprof-merge check helper 1\n";
+
+}  // namespace
+
+int run_check_helper() {
+  // Gone with the merge process that started it, whatever ends that.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  std::vector<std::byte> request;
+  std::byte buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return 1;
+    if (got == 0) break;
+    request.insert(request.end(), buffer, buffer + got);
+  }
+  std::vector<std::string> paths;
+  try {
+    ByteReader in(request);
+    const auto count = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < count; ++i) paths.push_back(in.get_string());
+  } catch (const std::exception&) {
+    return 1;
+  }
+  if (!write_all(STDOUT_FILENO, std::as_bytes(std::span(kHello.data(), kHello.size())))) return 1;
+  for (std::uint64_t i = 0; i < paths.size(); ++i)
+    if (!write_all(STDOUT_FILENO, finding(i, check_here(paths[i])))) return 1;
+  return 0;
+}
+
+CheckHelpers::CheckHelpers(const CheckHelperSetting& setting, const std::vector<std::string>& paths)
+    : paths_(paths),
+      slots_((setting.executable.empty()
+                  ? 0
+                  : std::min(setting.count, paths.size() / kFilesPerHelper)) +
+             1),
+      helpers_(slots_ - 1),
+      found_(paths.size()),
+      helper_done_(slots_ - 1, true) {
+  for (std::size_t i = 0; i < paths_.size(); ++i)
+    if (const std::size_t h = helper_of(i); h < helpers_.size()) helpers_[h].files.push_back(i);
+  for (std::size_t h = 0; h < helpers_.size(); ++h) {
+    Helper& helper = helpers_[h];
+    if (helper.files.empty()) continue;
+    int ends[2] = {-1, -1};  // ours, the helper's (its standard input and output)
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) continue;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
+    std::string program = setting.executable;
+    std::string argument = kCheckHelperArgument;
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    pid_t pid = -1;
+    const int failed =
+        ::posix_spawn(&pid, setting.executable.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(ends[1]);
+    if (failed != 0) {
+      ::close(ends[0]);
+      continue;
+    }
+    ByteWriter list;
+    list.put<std::uint64_t>(helper.files.size());
+    for (const std::size_t i : helper.files) list.put_string(paths_[i]);
+    const std::vector<std::byte> bytes = list.take();
+    // A helper that cannot take its list ends; its files are then checked here.
+    send_all(ends[0], bytes);
+    ::shutdown(ends[0], SHUT_WR);
+    helper.pid = pid;
+    helper.from = ends[0];
+    helper_done_[h] = false;
+  }
+  int wake[2] = {-1, -1};
+  if (running() > 0 && ::pipe2(wake, O_CLOEXEC) == 0) {
+    wake_reader_ = wake[0];
+    wake_ = wake[1];
+    reader_ = std::thread([this] { receive(); });
+  } else {
+    for (std::size_t h = 0; h < helpers_.size(); ++h) helper_done_[h] = true;  // checked here
+  }
+}
+
+std::size_t CheckHelpers::running() const noexcept {
+  std::size_t started = 0;
+  for (const Helper& helper : helpers_) started += helper.pid >= 0 ? 1 : 0;
+  return started;
+}
+
+std::size_t CheckHelpers::helper_of(std::size_t i) const {
+  const std::size_t slot = i % slots_;
+  return slot == 0 ? helpers_.size() : slot - 1;
+}
+
+void CheckHelpers::receive() {
+  std::vector<std::vector<std::byte>> pending(helpers_.size());
+  std::vector<bool> greeted(helpers_.size(), false);
+  std::vector<std::uint64_t> next(helpers_.size(), 0);  // the finding each helper sends next
+  std::byte buffer[1 << 16];
+  for (;;) {
+    std::vector<pollfd> watched;
+    std::vector<std::size_t> whose;
+    for (std::size_t h = 0; h < helpers_.size(); ++h)
+      if (helpers_[h].from >= 0 && !helpers_[h].done) {
+        watched.push_back({helpers_[h].from, POLLIN, 0});
+        whose.push_back(h);
+      }
+    if (watched.empty()) return;
+    watched.push_back({wake_reader_, POLLIN, 0});
+    if (::poll(watched.data(), watched.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (watched.back().revents != 0) break;  // told to stop
+    for (std::size_t w = 0; w + 1 < watched.size(); ++w) {
+      if (watched[w].revents == 0) continue;
+      const std::size_t h = whose[w];
+      Helper& helper = helpers_[h];
+      const ssize_t got = ::read(helper.from, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      bool ended = got <= 0;
+      if (!ended) pending[h].insert(pending[h].end(), buffer, buffer + got);
+      // Every whole message received so far, after the greeting.
+      std::size_t used = 0;
+      try {
+        if (!greeted[h] && pending[h].size() >= kHello.size()) {
+          if (std::memcmp(pending[h].data(), kHello.data(), kHello.size()) != 0)
+            throw std::runtime_error("not a check helper");
+          greeted[h] = true;
+          used = kHello.size();
+        }
+        for (; greeted[h];) {
+          const std::span<const std::byte> unread =
+              std::span<const std::byte>{pending[h]}.subspan(used);
+          ByteReader in(unread);
+          if (pending[h].size() - used < sizeof(std::uint64_t)) break;
+          const auto length = in.get<std::uint64_t>();
+          if (pending[h].size() - used - sizeof(std::uint64_t) < length) break;
+          ByteReader body(unread.subspan(sizeof(std::uint64_t), length));
+          used += sizeof(std::uint64_t) + length;
+          const auto position = body.get<std::uint64_t>();
+          if (position != next[h] || position >= helper.files.size())
+            throw std::runtime_error("a finding out of order");
+          ++next[h];
+          RankSet::CheckedFile file;
+          if (body.get<std::uint8_t>() != 0) {
+            ByteReader digest(body.get_bytes());
+            file.reader = std::make_unique<format::RankFileReader>(get_digest(digest));
+          } else {
+            file.problem = body.get_string();
+          }
+          const std::lock_guard lock(mutex_);
+          found_[helper.files[position]] = std::move(file);
+          arrived_.notify_all();
+        }
+      } catch (const std::exception&) {
+        ended = true;  // a damaged message: what it did not send is checked here
+      }
+      pending[h].erase(pending[h].begin(), pending[h].begin() + static_cast<std::ptrdiff_t>(used));
+      if (ended) {
+        helper.done = true;
+        const std::lock_guard lock(mutex_);
+        helper_done_[h] = true;
+        arrived_.notify_all();
+      }
+    }
+  }
+  // Stopped: whatever was not received is checked here.
+  const std::lock_guard lock(mutex_);
+  for (std::size_t h = 0; h < helpers_.size(); ++h) helper_done_[h] = true;
+  arrived_.notify_all();
+}
+
+RankSet::CheckedFile CheckHelpers::take(std::size_t i) {
+  const std::size_t h = helper_of(i);
+  if (h < helpers_.size()) {
+    std::unique_lock lock(mutex_);
+    arrived_.wait(lock, [&] { return found_[i].has_value() || helper_done_[h]; });
+    if (found_[i]) {
+      RankSet::CheckedFile file = std::move(*found_[i]);
+      found_[i].reset();
+      return file;
+    }
+  }
+  return check_here(paths_[i]);
+}
+
+CheckHelpers::~CheckHelpers() {
+  if (reader_.joinable()) {
+    const char stop = 1;
+    [[maybe_unused]] const ssize_t ignored = ::write(wake_, &stop, 1);
+    reader_.join();
+  }
+  for (Helper& helper : helpers_) {
+    if (helper.pid < 0) continue;
+    // Ended, or its work is no longer wanted (stopped early, or not a helper after all).
+    ::kill(helper.pid, SIGKILL);
+    ::close(helper.from);
+    int status = 0;
+    while (::waitpid(helper.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (wake_ >= 0) ::close(wake_);
+  if (wake_reader_ >= 0) ::close(wake_reader_);
+}
+
+}  // namespace rocprof::merge
