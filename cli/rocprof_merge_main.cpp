@@ -36,6 +36,7 @@
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/early_check.hpp"
 #include "merge/parallel/merge_group.hpp"
+#include "merge/parallel/mpi_start.hpp"
 #include "merge/parallel/shared_check.hpp"
 #include "merge/summary/summary.hpp"
 
@@ -148,7 +149,8 @@ int run(int argc, char** argv) {
       "Environment: ROCPROF_MERGE_DIRECT_IO=auto|on|off (direct I/O for .pftrace past 64 MiB), "
       "ROCPROF_MERGE_SEND_THREAD=auto|off (in parallel, a thread of its own sends .h5 chunks to "
       "the first process), ROCPROF_MERGE_CHECK_HELPERS=auto|N (processes that check rank files "
-      "beside each merge process).\nMore: docs/ROCPROF_MERGE.md");
+      "beside each merge process), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
+      "network-only layer is left out).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share
   // of the rank files while MPI starts; problems are told once it has, by the first process.
   std::exception_ptr parse_error;
@@ -172,11 +174,14 @@ int run(int argc, char** argv) {
   std::string setting_problem;
   const rocprof::merge::BlockFile::DirectIo direct_io = direct_io_setting(setting_problem);
   const std::optional<std::size_t> check_helpers = check_helpers_asked(setting_problem);
+  if (setting_problem.empty()) setting_problem = rocprof::merge::one_node_mpi_setting_problem();
+  const auto place = rocprof::merge::launch_place_from_environment();
+  // On one node, Open MPI's network-only layer is left out of MPI's start (before any thread).
+  if (place && place->processes > 1) rocprof::merge::leave_out_network_layers(*place);
   std::optional<rocprof::merge::EarlyCheck> early;
   if (parse_error == nullptr && known_output && check_writable(output).empty() &&
       setting_problem.empty() && rocprof::merge::send_thread_setting_problem().empty())
-    if (const auto place = rocprof::merge::launch_place_from_environment();
-        place && place->processes > 1) {
+    if (place && place->processes > 1) {
       try {
         // Named by the process too: the place is the launcher's word, not yet MPI's.
         spill.emplace(fmt::format("{}.messages.{}.{}", output, place->index, ::getpid()));

@@ -78,7 +78,9 @@ std::optional<LaunchPlace> launch_place_from_environment() {
     const auto processes = environment_count(size);
     if (index && processes && *index < *processes) {
       const auto on_node = environment_count("OMPI_COMM_WORLD_LOCAL_SIZE");
-      return LaunchPlace{*index, *processes, on_node && *on_node > 0 ? *on_node : 1};
+      const auto nodes = environment_count("SLURM_STEP_NUM_NODES");
+      return LaunchPlace{*index, *processes, on_node && *on_node > 0 ? *on_node : 1,
+                         (on_node && *on_node == *processes) || (nodes && *nodes == 1)};
     }
   }
   return std::nullopt;

@@ -28,6 +28,9 @@ struct LaunchPlace {
   std::size_t index = 0;
   std::size_t processes = 1;
   std::size_t on_node = 1;  // processes on this node (OMPI_COMM_WORLD_LOCAL_SIZE), 1 if unsaid
+  // Every process on this node: OMPI_COMM_WORLD_LOCAL_SIZE is the size, or SLURM_STEP_NUM_NODES
+  // is 1.
+  bool one_node = false;
 };
 std::optional<LaunchPlace> launch_place_from_environment();
 

@@ -489,6 +489,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         for text in ("srun -n K -c 4", "--bind-to none", "ROCPROF_MERGE_DIRECT_IO=auto|on|off",
                      "ROCPROF_MERGE_SEND_THREAD=auto|off", "ROCPROF_MERGE_CHECK_HELPERS=auto|N",
+                     "ROCPROF_MERGE_ONE_NODE_MPI=auto|off",
                      "docs/ROCPROF_MERGE.md"):
             self.assertIn(text, result.stdout)
 
@@ -530,6 +531,30 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(bad.stderr.count("ROCPROF_MERGE_CHECK_HELPERS is 'many'"), 1,
                              bad.stderr)
             self.assertFalse(os.path.exists(out))
+
+    def test_open_mpis_network_layer_is_left_out_on_one_node_unless_told_otherwise(self):
+        # Every parallel test here runs on one node, so with the network-only layer left out
+        # (OMPI_MCA_pml gains cm); "off" leaves Open MPI's choice: the same trace; a misspelt
+        # value stops every process before any work, said once.
+        job = self.synthetic("onenode", ranks=4, events=20000)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traces = {}
+        for setting in ("auto", "off", "bad"):
+            out = os.path.join(self.dir, f"onenode_{setting}.pftrace")
+            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", "-x",
+                                     "ROCPROF_MERGE_ONE_NODE_MPI", MERGE, job, "-o", out, "-q"],
+                                    env=dict(env, ROCPROF_MERGE_ONE_NODE_MPI=setting),
+                                    capture_output=True, text=True, timeout=300)
+            if setting == "bad":
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stderr.count("ROCPROF_MERGE_ONE_NODE_MPI is 'bad'"), 1,
+                                 result.stderr)
+                self.assertFalse(os.path.exists(out))
+                continue
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(out, "rb") as f:
+                traces[setting] = f.read()
+        self.assertEqual(traces["auto"], traces["off"])
 
     def test_the_sending_thread_can_be_turned_off(self):
         # ROCPROF_MERGE_SEND_THREAD=off keeps MPI on the main thread (non-blocking sends in
