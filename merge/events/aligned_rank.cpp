@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -124,47 +125,79 @@ void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)
     }
 }
 
+namespace {
+
+// The part a marker plays in a range: it opens or closes the range of its key, or neither.
+enum class RangeRole { kNone, kOpens, kCloses };
+RangeRole range_role(MarkerOp op) {
+  switch (op) {
+    case MarkerOp::kPush:
+    case MarkerOp::kStart:
+    case MarkerOp::kRegionPush:
+      return RangeRole::kOpens;
+    case MarkerOp::kPop:
+    case MarkerOp::kStop:
+    case MarkerOp::kRegionPop:
+      return RangeRole::kCloses;
+    default:
+      return RangeRole::kNone;
+  }
+}
+// A push and its pop share the id, as do a start and its stop; start/stop ranges may end on
+// another thread, so they are keyed by id alone.
+std::pair<std::uint32_t, std::uint64_t> range_key(const MarkerRow& row) {
+  const bool across_threads = row.op == MarkerOp::kStart || row.op == MarkerOp::kStop;
+  return {across_threads ? 0 : row.thread_id, row.id};
+}
+
+}  // namespace
+
+std::uint64_t AlignedRank::range_count() const {
+  static const ColumnSet kPairing = columns_named(table_of<MarkerRow>(), {"thread_id", "id", "op"});
+  std::set<std::pair<std::uint32_t, std::uint64_t>> open;
+  std::uint64_t count = 0;
+  PrefetchCursor<MarkerRow> cursor(reader_, {}, kPrefetchDepth, kPairing);
+  std::vector<MarkerRow> rows;
+  while (cursor.next(rows))
+    for (const MarkerRow& row : rows) {
+      const RangeRole role = range_role(row.op);
+      if (role == RangeRole::kOpens) open.insert(range_key(row));
+      if (role == RangeRole::kCloses && open.erase(range_key(row)) > 0) ++count;
+    }
+  return count;
+}
+
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
                                   const std::function<void(const Range&)>& range) const {
-  // Open ranges by (thread, id): a push and its pop share the id, as do a start and its stop.
+  // Open ranges by their key (range_key).
   std::map<std::pair<std::uint32_t, std::uint64_t>, Range> open;
   PrefetchCursor<MarkerRow> cursor(reader_, aligner<MarkerRow>());
   if (auto* first = first_block<MarkerRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MarkerRow> rows;
   while (cursor.next(rows))
     for (MarkerRow& row : rows) {
-      switch (row.op) {
-        case MarkerOp::kMark:
-          mark(row);
-          break;
-        case MarkerOp::kPush:
-        case MarkerOp::kStart:
-        case MarkerOp::kRegionPush: {
-          // Start/stop ranges may end on another thread: key them by id alone.
-          const std::uint32_t thread = row.op == MarkerOp::kStart ? 0 : row.thread_id;
-          open[{thread, row.id}] = Range{row.thread_id,
-                                         row.level,
-                                         row.message,
-                                         row.timestamp_ns,
-                                         0,
-                                         row.op != MarkerOp::kStart,
-                                         row.op == MarkerOp::kRegionPush,
-                                         row.id};
-          break;
-        }
-        case MarkerOp::kPop:
-        case MarkerOp::kStop:
-        case MarkerOp::kRegionPop: {
-          const std::uint32_t thread = row.op == MarkerOp::kStop ? 0 : row.thread_id;
-          const auto found = open.find({thread, row.id});
-          if (found == open.end()) break;  // its start was not recorded
-          Range done = found->second;
-          done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
-          open.erase(found);
-          if (watcher_.range) watcher_.range(done);
-          range(done);
-          break;
-        }
+      if (row.op == MarkerOp::kMark) {
+        mark(row);
+        continue;
+      }
+      const RangeRole role = range_role(row.op);
+      if (role == RangeRole::kOpens) {
+        open[range_key(row)] = Range{row.thread_id,
+                                     row.level,
+                                     row.message,
+                                     row.timestamp_ns,
+                                     0,
+                                     row.op != MarkerOp::kStart,
+                                     row.op == MarkerOp::kRegionPush,
+                                     row.id};
+      } else if (role == RangeRole::kCloses) {
+        const auto found = open.find(range_key(row));
+        if (found == open.end()) continue;  // its start was not recorded
+        Range done = found->second;
+        done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
+        open.erase(found);
+        if (watcher_.range) watcher_.range(done);
+        range(done);
       }
     }
 }

@@ -83,6 +83,10 @@ class AlignedRank {
   // Marks (instants) and completed ranges, in the order their end is recorded.
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;
+  // How many ranges for_each_marker hands out, from the markers' kind, thread and id only (no
+  // timestamps aligned, no read-ahead block used, nothing watched). Reads without HDF5, on any
+  // thread, when the reader reads the marker table so; else on the thread that calls HDF5.
+  std::uint64_t range_count() const;
 
   // Something that sees every MPI call, completed range and device activity the visitors
   // above hand out, whoever asked for them: a summary gathered while an exporter reads the

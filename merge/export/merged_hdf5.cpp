@@ -2,8 +2,11 @@
 
 #include <hdf5.h>
 
+#include <atomic>
 #include <cstring>
+#include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -459,6 +462,47 @@ TableSpec spec() {
 // Rows staged aside by helpers at once, across the ranks ahead: some 64 MB.
 constexpr std::uint64_t kStagedRows = std::uint64_t{1} << 20;
 
+// The ranges of ranks [first, last): counted on `helpers` threads for the ranks whose markers
+// read without HDF5, and on this thread for the others (a pass of its own before anything is
+// written, so spread out: 0.055 s of 0.46 s writing 1024 x 10 k with 2 processes here).
+std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::size_t first,
+                           std::size_t last, std::size_t helpers) {
+  auto anywhere = [&](std::size_t r) {
+    return ranks[r]->reader().reads_without_hdf5(table_of<MarkerRow>());
+  };
+  std::atomic<std::size_t> next{first};
+  auto count_some = [&] {
+    std::uint64_t counted = 0;
+    for (std::size_t r = next++; r < last; r = next++)
+      if (anywhere(r)) counted += ranks[r]->range_count();
+    return counted;
+  };
+  std::vector<std::future<std::uint64_t>> counting;
+  for (std::size_t h = 0; h < helpers && first < last; ++h)
+    counting.push_back(std::async(std::launch::async, count_some));
+  std::uint64_t total = 0;
+  // This thread's share: the ranks that need HDF5, then whatever the helpers left.
+  std::exception_ptr failed;
+  try {
+    for (std::size_t r = first; r < last; ++r)
+      if (!anywhere(r)) total += ranks[r]->range_count();
+    total += count_some();
+  } catch (...) {
+    failed = std::current_exception();
+    next = last;  // the helpers stop at their next rank
+  }
+  for (auto& helper : counting) {
+    try {
+      total += helper.get();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+  for (std::size_t r = first; r < last; ++r) ranks[r]->done();
+  return total;
+}
+
 // The writer's side of the messages: everything the senders produce, until all are done.
 void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& encoder,
                     const std::vector<std::uint64_t>& totals,
@@ -549,14 +593,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   };
   std::uint64_t first_range = 0;
   if (me.gather) {
-    std::uint64_t mine = 0;
-    for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
-      // Counted only: the ranges are watched when written.
-      AlignedRank::Watcher watcher = ranks[r]->watcher();
-      ranks[r]->watch({});
-      for_each_range(r, [&](const Range&) { ++mine; });
-      ranks[r]->watch(std::move(watcher));
-    }
+    const std::uint64_t mine = count_ranges(ranks, me.first_rank, me.last_rank, stagers);
     const std::vector<std::uint64_t> counts = me.gather(mine);
     // Blocks are in process order: the processes before this one hold the ranges before.
     for (std::size_t p = 0; p < counts.size(); ++p) {

@@ -51,6 +51,28 @@ class MergeInput : public ::testing::Test {
   SyntheticJob job_;
 };
 
+TEST(RangeCount, CountsWhatTheMarkerVisitHandsOut) {
+  // User regions and roctx ranges, nested, on several threads (the synthetic job's markers).
+  const fs::path dir = rocprof::test::fresh_test_dir("range_count");
+  SyntheticJob job;
+  job.directory = (dir / "job").string();
+  job.ranks = 3;
+  job.events_per_rank = 5000;
+  job.user_regions = true;
+  rocprof::test::write_synthetic_job(job);
+  const RankSet set = RankSet::open({job.directory}, {});
+  for (const RankSet::Rank& rank : set.ranks()) {
+    const AlignedRank aligned(rank.rank, *rank.reader);
+    std::uint64_t visited = 0;
+    aligned.for_each_marker([](const rocprof::format::MarkerRow&) {},
+                            [&](const Range&) { ++visited; });
+    aligned.done();
+    EXPECT_GT(visited, 100U);
+    EXPECT_EQ(aligned.range_count(), visited) << rank.path;
+  }
+  fs::remove_all(dir);
+}
+
 TEST_F(MergeInput, OpensAJobInRankOrder) {
   const RankSet set = RankSet::open({job_dir()}, {});
   ASSERT_EQ(set.ranks().size(), 4U);
