@@ -40,7 +40,9 @@ class CheckHelpers {
   // Fewer are started for few files: each is given at least kFilesPerHelper.
   static constexpr std::size_t kFilesPerHelper = 16;
   CheckHelpers(const CheckHelperSetting& setting, const std::vector<std::string>& paths);
-  ~CheckHelpers();  // stops the helpers still running and waits for them
+  // Stops the helpers still running and waits for them. (They also end with the thread that
+  // started them, PR_SET_PDEATHSIG's unit: construct and destroy on one thread.)
+  ~CheckHelpers();
   CheckHelpers(const CheckHelpers&) = delete;
   CheckHelpers& operator=(const CheckHelpers&) = delete;
 

@@ -3,7 +3,9 @@
 // writes, the summary gathered meanwhile is the same, and a rank that fails fails the export
 // as it would serially.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -457,6 +459,41 @@ TEST_F(PerfettoExport, RanksSpilledAtOnceMatchAsRanksSpilledInTurn) {
       EXPECT_NE(std::string(error.what()).find("7.h5"), std::string::npos) << error.what();
     }
   }
+}
+
+TEST_F(PerfettoExport, ASpillThatCannotBeWrittenSaysSoAndWhere) {
+  // The disk fills (here: a file size limit, which fails writes past it with EFBIG): the
+  // spill's error names its file and the cause, on the thread that spilled, or at finish()
+  // for a helper's rank; nothing is left behind.
+  const RankSet set = RankSet::open({job_.directory}, {});
+  std::vector<AlignedRank> ranks;
+  for (const auto& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed test
+  rlimit small = saved;
+  small.rlim_cur = 4096;  // a few hundred endpoints
+  for (const std::size_t helpers : {0, 2}) {
+    const std::string path = (dir_ / fmt::format("full{}", helpers)).string();
+    std::string what;
+    {
+      EndpointSpill spill(path);
+      ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+      try {
+        SpillAhead ahead(spill, helpers);
+        for (const AlignedRank& rank : ranks)
+          if (helpers == 0 || !ahead.offer(rank.rank(), rank.reader())) spill.add(rank);
+        ahead.finish();
+      } catch (const std::exception& error) {
+        what = error.what();
+      }
+      ::setrlimit(RLIMIT_FSIZE, &saved);
+    }
+    EXPECT_NE(what.find("writing " + path + " failed: File too large"), std::string::npos)
+        << helpers << ": " << what;
+    EXPECT_FALSE(fs::exists(path)) << helpers;
+  }
+  std::signal(SIGXFSZ, previous);
 }
 
 }  // namespace
