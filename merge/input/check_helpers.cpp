@@ -144,16 +144,21 @@ CheckHelpers::CheckHelpers(const CheckHelperSetting& setting, const std::vector<
       ::close(ends[0]);
       continue;
     }
+    helper.pid = pid;
+    helper.from = ends[0];
+    helper_done_[h] = false;
+  }
+  // The lists once every helper is starting: a long list waits for its helper to read it,
+  // and the others need not wait for that.
+  for (Helper& helper : helpers_) {
+    if (helper.pid < 0) continue;
     ByteWriter list;
     list.put<std::uint64_t>(helper.files.size());
     for (const std::size_t i : helper.files) list.put_string(paths_[i]);
     const std::vector<std::byte> bytes = list.take();
     // A helper that cannot take its list ends; its files are then checked here.
-    send_all(ends[0], bytes);
-    ::shutdown(ends[0], SHUT_WR);
-    helper.pid = pid;
-    helper.from = ends[0];
-    helper_done_[h] = false;
+    send_all(helper.from, bytes);
+    ::shutdown(helper.from, SHUT_WR);
   }
   int wake[2] = {-1, -1};
   if (running() > 0 && ::pipe2(wake, O_CLOEXEC) == 0) {
