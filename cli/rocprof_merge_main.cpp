@@ -97,7 +97,7 @@ std::optional<std::size_t> check_helpers_asked(std::string& problem) {
   return count;
 }
 
-// auto: one helper per CPU the process may count on, less its own, at most four.
+// auto: one helper per CPU the process may count on, less its own, at most eight.
 rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
                                                         std::size_t processes_on_node) {
   rocprof::merge::CheckHelperSetting setting;
@@ -105,7 +105,7 @@ rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_
   setting.executable = fs::read_symlink("/proc/self/exe", code).string();
   if (code) setting.executable.clear();  // none then: every file is checked here
   const unsigned cpus = rocprof::cli::cpus_per_process(static_cast<int>(processes_on_node));
-  setting.count = asked ? *asked : std::min<std::size_t>(cpus > 0 ? cpus - 1 : 0, 4);
+  setting.count = asked ? *asked : std::min<std::size_t>(cpus > 0 ? cpus - 1 : 0, 8);
   return setting;
 }
 
