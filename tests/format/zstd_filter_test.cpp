@@ -20,7 +20,7 @@ using rocprof::format::kZstdFilterId;
 
 std::vector<unsigned long long> timestamps(size_t count) {
   std::vector<unsigned long long> values(count);
-  unsigned long long t = 1'700'000'000'000'000'000ull;
+  unsigned long long t = 1'700'000'000'000'000'000ULL;
   for (size_t i = 0; i < count; ++i) values[i] = t += 100 + (i * 7919) % 53;
   return values;
 }

@@ -117,6 +117,8 @@ TEST_F(BlockFileTest, WriteErrorsReachTheCallerWithTheFileName) {
   }
 }
 
+// The environment is changed on the test's one thread.
+// NOLINTBEGIN(concurrency-mt-unsafe)
 TEST_F(BlockFileTest, TheEnvironmentChoosesTheModeAndATypoIsAnError) {
   ::unsetenv("ROCPROF_MERGE_DIRECT_IO");
   EXPECT_EQ(BlockFile::direct_io_from_environment(), BlockFile::DirectIo::kAuto);
@@ -134,5 +136,6 @@ TEST_F(BlockFileTest, TheEnvironmentChoosesTheModeAndATypoIsAnError) {
   }
   ::unsetenv("ROCPROF_MERGE_DIRECT_IO");
 }
+// NOLINTEND(concurrency-mt-unsafe)
 
 }  // namespace

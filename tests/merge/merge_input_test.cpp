@@ -39,7 +39,8 @@ class MergeInput : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string job_dir() const { return job_.directory; }
-  static std::string error_of(const std::vector<std::string>& inputs, RankSetOptions options = {}) {
+  static std::string error_of(const std::vector<std::string>& inputs,
+                              const RankSetOptions& options = {}) {
     try {
       RankSet::open(inputs, options);
     } catch (const InputError& error) {
