@@ -29,23 +29,14 @@ extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX decl
 namespace rocprof::merge {
 namespace {
 
-// Writes all of `bytes` to a socket; false if the other side is gone.
+// Writes all of `bytes` to a socket (a helper's standard output is one too); false if the
+// other side is gone. No SIGPIPE: a helper that ended costs only its files' findings.
 bool send_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (sent < 0 && errno == EINTR) continue;
     if (sent <= 0) return false;
     bytes = bytes.subspan(static_cast<std::size_t>(sent));
-  }
-  return true;
-}
-
-bool write_all(int fd, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(wrote));
   }
   return true;
 }
@@ -106,9 +97,9 @@ int run_check_helper() {
   } catch (const std::exception&) {
     return 1;
   }
-  if (!write_all(STDOUT_FILENO, std::as_bytes(std::span(kHello.data(), kHello.size())))) return 1;
+  if (!send_all(STDOUT_FILENO, std::as_bytes(std::span(kHello.data(), kHello.size())))) return 1;
   for (std::uint64_t i = 0; i < paths.size(); ++i)
-    if (!write_all(STDOUT_FILENO, finding(i, check_here(paths[i])))) return 1;
+    if (!send_all(STDOUT_FILENO, finding(i, check_here(paths[i])))) return 1;
   return 0;
 }
 
@@ -184,13 +175,14 @@ std::size_t CheckHelpers::helper_of(std::size_t i) const {
 void CheckHelpers::receive() {
   std::vector<std::vector<std::byte>> pending(helpers_.size());
   std::vector<bool> greeted(helpers_.size(), false);
+  std::vector<bool> ended(helpers_.size(), false);      // its output ended, or made no sense
   std::vector<std::uint64_t> next(helpers_.size(), 0);  // the finding each helper sends next
   std::byte buffer[1 << 16];
   for (;;) {
     std::vector<pollfd> watched;
     std::vector<std::size_t> whose;
     for (std::size_t h = 0; h < helpers_.size(); ++h)
-      if (helpers_[h].from >= 0 && !helpers_[h].done) {
+      if (helpers_[h].from >= 0 && !ended[h]) {
         watched.push_back({helpers_[h].from, POLLIN, 0});
         whose.push_back(h);
       }
@@ -207,8 +199,8 @@ void CheckHelpers::receive() {
       Helper& helper = helpers_[h];
       const ssize_t got = ::read(helper.from, buffer, sizeof buffer);
       if (got < 0 && errno == EINTR) continue;
-      bool ended = got <= 0;
-      if (!ended) pending[h].insert(pending[h].end(), buffer, buffer + got);
+      bool over = got <= 0;
+      if (!over) pending[h].insert(pending[h].end(), buffer, buffer + got);
       // Every whole message received so far, after the greeting.
       std::size_t used = 0;
       try {
@@ -243,11 +235,11 @@ void CheckHelpers::receive() {
           arrived_.notify_all();
         }
       } catch (const std::exception&) {
-        ended = true;  // a damaged message: what it did not send is checked here
+        over = true;  // a damaged message: what it did not send is checked here
       }
       pending[h].erase(pending[h].begin(), pending[h].begin() + static_cast<std::ptrdiff_t>(used));
-      if (ended) {
-        helper.done = true;
+      if (over) {
+        ended[h] = true;
         const std::lock_guard lock(mutex_);
         helper_done_[h] = true;
         arrived_.notify_all();

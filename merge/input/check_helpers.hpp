@@ -57,7 +57,6 @@ class CheckHelpers {
     pid_t pid = -1;
     int from = -1;                   // its standard output
     std::vector<std::size_t> files;  // indexes into paths_, in the order it checks them
-    bool done = false;               // its output ended
   };
   void receive();  // the reading thread: every helper's findings, as they come
   std::size_t helper_of(std::size_t i) const;  // helpers_.size() for the caller's files

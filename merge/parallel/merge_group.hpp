@@ -55,7 +55,7 @@ class MergeGroup {
   int size() const noexcept { return size_; }
   bool leader() const noexcept { return index_ == 0; }
   // Seconds this process spent starting MPI (0 outside an MPI launch): Open MPI's start alone
-  // can take a quarter of a second (its UCX transport probing the node's devices).
+  // took a quarter of a second here (merge/parallel/mpi_start.hpp says why).
   double start_seconds() const noexcept { return start_seconds_; }
 
   // The block [first, last) of `count` items this process handles.

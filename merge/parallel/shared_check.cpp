@@ -44,17 +44,20 @@ CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t ind
     RankSet::CheckedFile& file = share.files[file_index];
     found.put<std::uint64_t>(file_index);
     try {
-      file = checking.take(i - first);
-      if (!file.reader) throw std::runtime_error(file.problem);
-      ByteWriter digest;
-      put_digest(digest, file.reader->digest());
-      found.put<std::uint8_t>(1);
-      const std::vector<std::byte> bytes = digest.take();
-      found.put_bytes(bytes);
+      file = checking.take(i - first);  // a file's FormatError is its problem already
+      if (file.reader) {
+        ByteWriter digest;
+        put_digest(digest, file.reader->digest());
+        found.put<std::uint8_t>(1);
+        const std::vector<std::byte> bytes = digest.take();
+        found.put_bytes(bytes);
+      }
     } catch (const std::exception& error) {
-      // Any failure becomes that file's problem.
+      // Any other failure becomes that file's problem too.
       file.reader.reset();
       file.problem = error.what();
+    }
+    if (!file.reader) {
       found.put<std::uint8_t>(0);
       found.put_string(share.paths[file_index]);
       found.put_string(file.problem);
