@@ -77,21 +77,20 @@ std::size_t spill_helpers(std::size_t processes_on_node) {
   return std::clamp<std::size_t>(cpus, 1, 4);
 }
 
-// ROCPROF_MERGE_CHECK_HELPERS=auto|N: how many check helpers (other processes) check rank
-// files beside each merge process; nullopt for auto. `problem` says why if misspelt (the
-// merge then stops before any work).
-std::optional<std::size_t> check_helpers_asked(std::string& problem) {
-  const char* value = std::getenv("ROCPROF_MERGE_CHECK_HELPERS");  // NOLINT(concurrency-mt-unsafe)
+// A count of helpers from the environment (`name`=auto|N, N up to 64): nullopt for auto (or
+// unset). `problem` says why if misspelt (the merge then stops before any work, once MPI has
+// started).
+std::optional<std::size_t> helpers_asked(const char* name, std::string_view helpers,
+                                         std::string& problem) {
+  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
   const std::string text = value == nullptr ? "auto" : value;
   if (text == "auto") return std::nullopt;
   std::size_t count = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
   if (error != std::errc{} || end != text.data() + text.size() || count > 64) {
     if (problem.empty())
-      problem = fmt::format(
-          "ROCPROF_MERGE_CHECK_HELPERS is '{}': give auto or a number of helper processes "
-          "(0 to 64)",
-          text);
+      problem =
+          fmt::format("{} is '{}': give auto or a number of {} (0 to 64)", name, text, helpers);
     return 0;
   }
   return count;
@@ -149,7 +148,8 @@ int run(int argc, char** argv) {
       "Environment: ROCPROF_MERGE_DIRECT_IO=auto|on|off (direct I/O for .pftrace past 64 MiB), "
       "ROCPROF_MERGE_SEND_THREAD=auto|off (in parallel, a thread of its own sends .h5 chunks to "
       "the first process), ROCPROF_MERGE_CHECK_HELPERS=auto|N (processes that check rank files "
-      "beside each merge process), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
+      "beside each merge process), ROCPROF_MERGE_ENCODE_HELPERS=auto|N (threads of each merge "
+      "process that encode ahead), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
       "network-only layer is left out).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share
   // of the rank files while MPI starts; problems are told once it has, by the first process.
@@ -173,7 +173,13 @@ int run(int argc, char** argv) {
   auto stop_spilling = [&ahead] { ahead->abandon(); };
   std::string setting_problem;
   const rocprof::merge::BlockFile::DirectIo direct_io = direct_io_setting(setting_problem);
-  const std::optional<std::size_t> check_helpers = check_helpers_asked(setting_problem);
+  // Check helpers: processes that check rank files beside each merge process.
+  const std::optional<std::size_t> check_helpers =
+      helpers_asked("ROCPROF_MERGE_CHECK_HELPERS", "helper processes", setting_problem);
+  // Threads of each merge process that encode ranks ahead (.pftrace), or compress chunks and
+  // make the next ranks ready (.h5).
+  const std::optional<std::size_t> encode_helpers =
+      helpers_asked("ROCPROF_MERGE_ENCODE_HELPERS", "helper threads", setting_problem);
   if (setting_problem.empty()) setting_problem = rocprof::merge::one_node_mpi_setting_problem();
   const auto place = rocprof::merge::launch_place_from_environment();
   // On one node, Open MPI's network-only layer is left out of MPI's start (before any thread).
@@ -286,7 +292,8 @@ int run(int argc, char** argv) {
       for (const rocprof::merge::AlignedRank* rank : block) summary.watch(*rank);
     // Helpers that encode ranks ahead (.pftrace), from this process's share of the node.
     const unsigned cpus = rocprof::cli::cpus_per_process(group.processes_on_node());
-    const std::size_t helpers = rocprof::merge::EncodeAhead::helpers_for(cpus);
+    const std::size_t helpers =
+        encode_helpers ? *encode_helpers : rocprof::merge::EncodeAhead::helpers_for(cpus);
     // .h5: chunks compressed at once (one helper below three CPUs, as before).
     const std::size_t chunk_encoders = std::max<std::size_t>(helpers, 1);
     // .h5: the next ranks' rows of a table made ready on helpers (none below three CPUs).
@@ -413,7 +420,10 @@ int run(int argc, char** argv) {
       bar.phase("joining the parts");
       if (group.any(failed)) return 1;
       events = group.sum(events);
-      if (!rocprof::merge::join_parts(group, output)) return 1;
+      // Copying is all that is left to this process: a thread per CPU it may count on (the
+      // copy of one file gained nothing past 8 threads on the lent 16-core machine).
+      constexpr unsigned kMostCopyThreads = 8;
+      if (!rocprof::merge::join_parts(group, output, std::min(cpus, kMostCopyThreads))) return 1;
     } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.

@@ -152,19 +152,20 @@ std::pair<std::uint32_t, std::uint64_t> range_key(const MarkerRow& row) {
 
 }  // namespace
 
+void RangeCounter::add(const MarkerRow& row) {
+  const RangeRole role = range_role(row.op);
+  if (role == RangeRole::kOpens) open_.insert(range_key(row));
+  if (role == RangeRole::kCloses && open_.erase(range_key(row)) > 0) ++count_;
+}
+
 std::uint64_t AlignedRank::range_count() const {
   static const ColumnSet kPairing = columns_named(table_of<MarkerRow>(), {"thread_id", "id", "op"});
-  std::set<std::pair<std::uint32_t, std::uint64_t>> open;
-  std::uint64_t count = 0;
+  RangeCounter counter;
   PrefetchCursor<MarkerRow> cursor(reader_, {}, kPrefetchDepth, kPairing);
   std::vector<MarkerRow> rows;
   while (cursor.next(rows))
-    for (const MarkerRow& row : rows) {
-      const RangeRole role = range_role(row.op);
-      if (role == RangeRole::kOpens) open.insert(range_key(row));
-      if (role == RangeRole::kCloses && open.erase(range_key(row)) > 0) ++count;
-    }
-  return count;
+    for (const MarkerRow& row : rows) counter.add(row);
+  return counter.count();
 }
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,

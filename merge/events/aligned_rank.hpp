@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,19 @@ struct Range {
   bool nested;  // push/pop and user regions nest by level; start/stop ranges do not
   bool region;  // a user region (rocprofsys_user_push_region)
   std::uint64_t id;
+};
+
+// Counts the ranges that a rank's markers pair into, by the pairing rule of
+// AlignedRank::for_each_marker, from their kind, thread and id alone: fed every marker row in
+// the order of the table, by a pass that reads the markers for something else.
+class RangeCounter {
+ public:
+  void add(const format::MarkerRow& row);
+  std::uint64_t count() const noexcept { return count_; }
+
+ private:
+  std::set<std::pair<std::uint32_t, std::uint64_t>> open_;  // by range_key
+  std::uint64_t count_ = 0;
 };
 
 class AlignedRank {
@@ -83,6 +97,7 @@ class AlignedRank {
   // Marks (instants) and completed ranges, in the order their end is recorded.
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;
+
   // How many ranges for_each_marker hands out, from the markers' kind, thread and id only (no
   // timestamps aligned, no read-ahead block used, nothing watched). Reads without HDF5, on any
   // thread, when the reader reads the marker table so; else on the thread that calls HDF5.

@@ -90,7 +90,9 @@ const Layout kRangeLayout = make_layout(
     sizeof(RangeRow));
 
 // Messages from the processes that encode to the one that writes.
-enum class MessageKind : std::uint32_t { kEncodedChunk, kPartialRows, kDone };
+// kTablesDone: a sender has sent every row of the tables before the ranges (the processes
+// then agree on where each one's ranges start); kDone: every row.
+enum class MessageKind : std::uint32_t { kEncodedChunk, kPartialRows, kTablesDone, kDone };
 struct MessageHeader {
   MessageKind kind;
   std::uint32_t table;
@@ -377,8 +379,12 @@ class Strings {
 // aligned, string ids global, each into the row `next_row()` gives (zeroed, the layout's
 // size). The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device
 // activities as AlignedRank's visitors hand them out: aligned, with the rank's own string ids.
+// With `count_ranges`, returns how many ranges the rows pair into (markers; 0 for other
+// tables), for the ranges table that follows: a small rank's markers need no pass of their own
+// to count them.
 template <typename Row, typename NextRow>
-void produce_rows(const AlignedRank& rank, const std::vector<StringId>& remap, NextRow next_row) {
+std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>& remap,
+                           bool count_ranges, NextRow next_row) {
   const Table& table = table_of<Row>();
   std::vector<std::size_t> times;
   std::vector<std::size_t> strings;
@@ -405,10 +411,13 @@ void produce_rows(const AlignedRank& rank, const std::vector<StringId>& remap, N
   std::function<void(const Row&)> watch;
   if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_call;
   if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activity;
+  RangeCounter ranges;
   std::vector<Row> rows;
   while (cursor.next(rows))
     for (const Row& row : rows) {
       if (watch) watch(row);
+      if constexpr (std::is_same_v<Row, MarkerRow>)
+        if (count_ranges) ranges.add(row);
       std::byte* field = next_row();
       std::memcpy(field, &row, sizeof(Row));
       for (const std::size_t offset : strings) {
@@ -420,33 +429,38 @@ void produce_rows(const AlignedRank& rank, const std::vector<StringId>& remap, N
       std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
     }
   reader.release();
+  return ranges.count();
 }
 
 // Straight into the chunks, on the merge's thread.
 template <typename Row>
-void copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap, ChunkProducer& out) {
-  produce_rows<Row>(rank, remap, [&out] { return out.next_row(); });
+std::uint64_t copy_rank(const AlignedRank& rank, const std::vector<StringId>& remap,
+                        bool count_ranges, ChunkProducer& out) {
+  return produce_rows<Row>(rank, remap, count_ranges, [&out] { return out.next_row(); });
 }
 
 // Into `staged` (rows of `row_size` bytes), on a helper: a rank whose table reads without
 // HDF5, made ready while the merge's thread copies the ranks before it.
 template <typename Row>
-void stage_rank(const AlignedRank& rank, const std::vector<StringId>& remap,
-                std::vector<std::byte>& staged, std::size_t row_size) {
+std::uint64_t stage_rank(const AlignedRank& rank, const std::vector<StringId>& remap,
+                         bool count_ranges, std::vector<std::byte>& staged, std::size_t row_size) {
   staged.assign(rank.reader().row_count<Row>() * row_size, std::byte{0});
   std::size_t used = 0;
-  produce_rows<Row>(rank, remap, [&] {
+  const std::uint64_t ranges = produce_rows<Row>(rank, remap, count_ranges, [&] {
     if (used + row_size > staged.size()) staged.resize(used + row_size);  // never, by the count
     std::byte* row = staged.data() + used;
     used += row_size;
     return row;
   });
   staged.resize(used);
+  return ranges;
 }
 
-using CopyRank = void (*)(const AlignedRank&, const std::vector<StringId>&, ChunkProducer&);
-using StageRank = void (*)(const AlignedRank&, const std::vector<StringId>&,
-                           std::vector<std::byte>&, std::size_t);
+// Both return the ranges the rows pair into, if asked to count them (produce_rows).
+using CopyRank = std::uint64_t (*)(const AlignedRank&, const std::vector<StringId>&, bool,
+                                   ChunkProducer&);
+using StageRank = std::uint64_t (*)(const AlignedRank&, const std::vector<StringId>&, bool,
+                                    std::vector<std::byte>&, std::size_t);
 
 struct TableSpec {
   const Table* table;
@@ -462,11 +476,21 @@ TableSpec spec() {
 // Rows staged aside by helpers at once, across the ranks ahead: some 64 MB.
 constexpr std::uint64_t kStagedRows = std::uint64_t{1} << 20;
 
-// The ranges of ranks [first, last): counted on `helpers` threads for the ranks whose markers
-// read without HDF5, and on this thread for the others (a pass of its own before anything is
-// written, so spread out: 0.055 s of 0.46 s writing 1024 x 10 k with 2 processes here).
+// Whether a rank's rows of `table` may be made ready on a helper: a table of one chunk that
+// reads without HDF5. A longer table is read on the merge's thread (its next chunks are read
+// ahead on helpers already, and staging it only added a copy: 64 x 1 M serially on the lent
+// machine, 4.20-4.76 s without against 4.31-5.71 s with); HDF5 serves the merge's thread only.
+bool stageable(const RankFileReader& reader, const Table& table) {
+  return reader.row_count(table) <= reader.chunk_rows(table) && reader.reads_without_hdf5(table);
+}
+
+// The ranges of the ranks [first, last) that `ahead` says to count before the tables (the
+// others are counted as their markers are copied): on `helpers` threads for the ranks whose
+// markers read without HDF5, and on this thread for the others. Counting a rank is a pass
+// over its markers of its own, so it is spread out: 0.055 s of 0.46 s writing 1024 x 10 k
+// with 2 processes here, when every rank was counted so.
 std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::size_t first,
-                           std::size_t last, std::size_t helpers) {
+                           std::size_t last, const std::vector<bool>& ahead, std::size_t helpers) {
   auto anywhere = [&](std::size_t r) {
     return ranks[r]->reader().reads_without_hdf5(table_of<MarkerRow>());
   };
@@ -474,18 +498,19 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
   auto count_some = [&] {
     std::uint64_t counted = 0;
     for (std::size_t r = next++; r < last; r = next++)
-      if (anywhere(r)) counted += ranks[r]->range_count();
+      if (ahead[r - first] && anywhere(r)) counted += ranks[r]->range_count();
     return counted;
   };
   std::vector<std::future<std::uint64_t>> counting;
-  for (std::size_t h = 0; h < helpers && first < last; ++h)
+  const auto to_count = static_cast<std::size_t>(std::count(ahead.begin(), ahead.end(), true));
+  for (std::size_t h = 0; h < std::min(helpers, to_count); ++h)
     counting.push_back(std::async(std::launch::async, count_some));
   std::uint64_t total = 0;
   // This thread's share: the ranks that need HDF5, then whatever the helpers left.
   std::exception_ptr failed;
   try {
     for (std::size_t r = first; r < last; ++r)
-      if (!anywhere(r)) total += ranks[r]->range_count();
+      if (ahead[r - first] && !anywhere(r)) total += ranks[r]->range_count();
     total += count_some();
   } catch (...) {
     failed = std::current_exception();
@@ -499,20 +524,35 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
     }
   }
   if (failed) std::rethrow_exception(failed);
-  for (std::size_t r = first; r < last; ++r) ranks[r]->done();
+  for (std::size_t r = first; r < last; ++r)
+    if (ahead[r - first]) ranks[r]->done();
   return total;
 }
 
-// The writer's side of the messages: everything the senders produce, until all are done.
+// How far the other processes are: how many said kTablesDone, and kDone.
+struct Senders {
+  int tables_done = 0;
+  int done = 0;
+};
+
+// The writer's side of the messages: what the senders produce, until every one has sent
+// kTablesDone (`until_tables_done`) or kDone (or, without `wait`, none is waiting).
 void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& encoder,
                     const std::vector<std::uint64_t>& totals,
-                    const std::vector<const Layout*>& layouts, int& done, bool wait) {
+                    const std::vector<const Layout*>& layouts, Senders& senders, bool wait,
+                    bool until_tables_done) {
+  const int others = share.processes - 1;
   std::vector<std::byte> message;
-  while (done < share.processes - 1 && share.receive(message, wait)) {
+  while ((until_tables_done ? senders.tables_done : senders.done) < others &&
+         share.receive(message, wait)) {
     ByteReader in(message);  // throws on a message cut short
     const auto header = in.get<MessageHeader>();
+    if (header.kind == MessageKind::kTablesDone) {
+      ++senders.tables_done;
+      continue;
+    }
     if (header.kind == MessageKind::kDone) {
-      ++done;
+      ++senders.done;
       continue;
     }
     if (header.table >= layouts.size())
@@ -571,36 +611,24 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     file.emplace(file_handle->get(), named);
   }
   ChunkEncoder receiving_encoder(Compression{});
-  int done = 0;
+  Senders senders;
   std::vector<std::uint64_t> totals(named.size(), 0);
   // The writer takes what the others sent between its own chunks and ranks: a sender waits
   // once it has a few chunks in flight, and a big rank takes many chunks.
-  auto drain = [&](bool wait) {
+  auto drain = [&](bool wait, bool until_tables_done = false) {
     if (me.leader() && me.processes > 1)
-      receive_chunks(me, *file, receiving_encoder, totals, all_layouts, done, wait);
+      receive_chunks(me, *file, receiving_encoder, totals, all_layouts, senders, wait,
+                     until_tables_done);
   };
   ChunkEncoder encoder(Compression{});
   ChunkProducer producer(
       file ? &*file : nullptr, &me, encoder, [&] { drain(false); }, encoders);
   const bool last_block = me.last_rank == ranks.size();
-  // Ranges: how many each process pairs is known only after reading its markers, and the
-  // processes must agree on where each one's start before any sends chunks (a collective
-  // call while others wait to send would never return).
   const std::size_t range_table = specs.size();
   auto for_each_range = [&](std::size_t r, const std::function<void(const Range&)>& visit) {
     ranks[r]->for_each_marker([](const MarkerRow&) {}, visit);
     ranks[r]->done();
   };
-  std::uint64_t first_range = 0;
-  if (me.gather) {
-    const std::uint64_t mine = count_ranges(ranks, me.first_rank, me.last_rank, stagers);
-    const std::vector<std::uint64_t> counts = me.gather(mine);
-    // Blocks are in process order: the processes before this one hold the ranges before.
-    for (std::size_t p = 0; p < counts.size(); ++p) {
-      totals[range_table] += counts[p];
-      if (p < me.index) first_range += counts[p];
-    }
-  }
   // The tables copied rank by rank, then the ranges of each rank.
   ProgressSteps steps(progress, (specs.size() + 1) * (me.last_rank - me.first_rank));
   // Where each table's rows from this process start, and how many there are in all: known
@@ -612,67 +640,131 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
       if (r < me.first_rank) firsts[t] += rows;
       totals[t] += rows;
     }
+  // Copies this process's ranks into the table begun in `producer`, in rank order. Ranks
+  // with a weight (the rows they would stage) are made ready on helpers by `stage` while the
+  // merge's thread copies the ranks before them; the others (nullopt) are copied by `copy` on
+  // the merge's thread, which alone calls HDF5.
+  using Weight = std::optional<std::uint64_t>;
+  // Returns the ranges the ranks' rows pair into (produce_rows).
+  auto copy_block =
+      [&](const std::function<Weight(const RankFileReader&)>& weight,
+          const std::function<std::uint64_t(std::size_t, std::vector<std::byte>&)>& stage,
+          const std::function<std::uint64_t(std::size_t)>& copy, std::size_t row_size) {
+        const std::size_t first = me.first_rank;
+        EncodeAhead::Plan plan;
+        plan.helpers = stagers;
+        plan.budget = kStagedRows;
+        plan.window = 2 * stagers + 2;
+        for (std::size_t r = first; r < me.last_rank; ++r) {
+          const Weight rows = stagers > 0 ? weight(ranks[r]->reader()) : std::nullopt;
+          plan.weights.push_back(rows ? std::max<std::uint64_t>(*rows, 1) : 0);
+        }
+        if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
+          plan.helpers = 0;  // nothing to stage: no threads
+        std::vector<std::vector<std::byte>> staged(me.last_rank - first);
+        std::vector<std::uint64_t> staged_ranges(staged.size(), 0);  // each helper its own
+        std::uint64_t ranges = 0;
+        EncodeAhead ahead(
+            std::move(plan), [&](std::size_t i) { staged_ranges[i] = stage(first + i, staged[i]); },
+            [](std::size_t) {});
+        for (std::size_t i = 0; i < staged.size(); ++i) {
+          if (ahead.take(i)) {
+            producer.append(staged[i], row_size);
+            std::vector<std::byte>().swap(staged[i]);
+            ranges += staged_ranges[i];
+          } else {
+            ranges += copy(first + i);
+          }
+          ahead.written(i);
+          steps.step();
+          drain(false);
+        }
+        return ranges;
+      };
+  // Whose ranges are counted before the tables (a pass over the markers of its own, spread
+  // over helpers), and whose as their markers are copied: the small ranks, whose markers are
+  // made ready on helpers then (counted on the merge's thread, the pairing cost a big rank's
+  // copy a third more time: 64 x 1 M on the lent machine).
+  std::vector<bool> counted_ahead(me.last_rank - me.first_rank, true);
+  for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
+    counted_ahead[r - me.first_rank] =
+        stagers == 0 || !stageable(ranks[r]->reader(), table_of<MarkerRow>());
+  std::uint64_t my_ranges = 0;
+  if (me.gather)
+    my_ranges = count_ranges(ranks, me.first_rank, me.last_rank, counted_ahead, stagers);
+  auto counts_ranges = [&](std::size_t t, std::size_t r) {
+    return me.gather && specs[t].table == &table_of<MarkerRow>() &&
+           !counted_ahead[r - me.first_rank];
+  };
   for (std::size_t t = 0; t < specs.size(); ++t) {
     producer.begin(t, layouts[t], firsts[t], totals[t]);
-    // The ranks after the one being copied are made ready on helpers; the merge's thread
-    // copies them into the chunks in rank order. Only tables of one chunk that read without
-    // HDF5: those are read on the merge's thread otherwise (a longer table's next chunks are
-    // read ahead on helpers already, and staging it only added a copy: 64 x 1 M serially on
-    // the lent machine, 4.20-4.76 s without against 4.31-5.71 s with).
-    const std::size_t first = me.first_rank;
-    const std::size_t row_size = layouts[t].row_size;
-    EncodeAhead::Plan plan;
-    plan.helpers = stagers;
-    plan.budget = kStagedRows;
-    plan.window = 2 * stagers + 2;
-    for (std::size_t r = first; r < me.last_rank; ++r) {
-      const RankFileReader& reader = ranks[r]->reader();
-      const std::uint64_t rows = reader.row_count(*specs[t].table);
-      const bool one_chunk = rows <= reader.chunk_rows(*specs[t].table);
-      plan.weights.push_back(stagers > 0 && one_chunk && reader.reads_without_hdf5(*specs[t].table)
-                                 ? std::max<std::uint64_t>(rows, 1)
-                                 : 0);
-    }
-    if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
-      plan.helpers = 0;  // nothing to stage: no threads
-    std::vector<std::vector<std::byte>> staged(me.last_rank - first);
-    EncodeAhead ahead(
-        std::move(plan),
-        [&](std::size_t i) {
-          specs[t].stage(*ranks[first + i], strings.remap(first + i), staged[i], row_size);
+    my_ranges += copy_block(
+        [&](const RankFileReader& reader) -> Weight {
+          if (!stageable(reader, *specs[t].table)) return std::nullopt;
+          return reader.row_count(*specs[t].table);
         },
-        [](std::size_t) {});
-    for (std::size_t i = 0; i < staged.size(); ++i) {
-      if (ahead.take(i)) {
-        producer.append(staged[i], row_size);
-        std::vector<std::byte>().swap(staged[i]);
-      } else {
-        specs[t].copy(*ranks[first + i], strings.remap(first + i), producer);
-      }
-      ahead.written(i);
-      steps.step();
-      drain(false);
-    }
+        [&](std::size_t r, std::vector<std::byte>& staged) {
+          return specs[t].stage(*ranks[r], strings.remap(r), counts_ranges(t, r), staged,
+                                layouts[t].row_size);
+        },
+        [&](std::size_t r) {
+          return specs[t].copy(*ranks[r], strings.remap(r), counts_ranges(t, r), producer);
+        },
+        layouts[t].row_size);
     producer.end(last_block);
   }
 
+  // Where each process's ranges start: how many each one pairs is known only now, and the
+  // processes agree on it before any sends a range. The first process takes every row of the
+  // tables before (a collective call while another waits to send to it would never return).
+  std::uint64_t first_range = 0;
+  if (me.gather) {
+    if (!me.leader()) {
+      ByteWriter message;
+      message.put(MessageHeader{MessageKind::kTablesDone, 0, 0, 0, 0});
+      me.send_to_leader(message.take());
+    }
+    drain(true, true);
+    const std::vector<std::uint64_t> counts = me.gather(my_ranges);
+    // Blocks are in process order: the processes before this one hold the ranges before.
+    for (std::size_t p = 0; p < counts.size(); ++p) {
+      totals[range_table] += counts[p];
+      if (p < me.index) first_range += counts[p];
+    }
+  }
   producer.begin(range_table, kRangeLayout, first_range,
                  me.gather ? totals[range_table] : ~std::uint64_t{0});
-  for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+  // A rank's ranges, paired from its markers, as rows of the table.
+  auto range_rows = [&](std::size_t r, const std::function<void(const RangeRow&)>& take) {
     const std::int32_t rank_value = ranks[r]->rank();
     const std::vector<StringId>& remap = strings.remap(r);
     for_each_range(r, [&](const Range& range) {
-      const RangeRow row{range.begin_ns,
-                         range.end_ns,
-                         range.thread_id,
-                         range.level,
-                         range.name < remap.size() ? remap[range.name] : 0,
-                         rank_value};
-      std::memcpy(producer.next_row(), &row, sizeof row);
+      take(RangeRow{range.begin_ns, range.end_ns, range.thread_id, range.level,
+                    range.name < remap.size() ? remap[range.name] : 0, rank_value});
     });
-    steps.step();
-    drain(false);
-  }
+  };
+  // Staged like the tables: pairing a small rank's ranges reads its markers again (0.06-0.11
+  // s of 0.5 s writing 1024 x 10 k on the merge's thread here).
+  copy_block(
+      [&](const RankFileReader& reader) -> Weight {
+        if (!stageable(reader, table_of<MarkerRow>())) return std::nullopt;
+        return reader.row_count<MarkerRow>() / 2;  // a range takes two markers
+      },
+      [&](std::size_t r, std::vector<std::byte>& staged) {
+        staged.reserve(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
+        range_rows(r, [&](const RangeRow& row) {
+          const std::size_t used = staged.size();
+          staged.resize(used + sizeof row);
+          std::memcpy(staged.data() + used, &row, sizeof row);
+        });
+        return std::uint64_t{0};
+      },
+      [&](std::size_t r) {
+        range_rows(
+            r, [&](const RangeRow& row) { std::memcpy(producer.next_row(), &row, sizeof row); });
+        return std::uint64_t{0};
+      },
+      sizeof(RangeRow));
   producer.end(last_block);
   if (!me.gather) totals[range_table] = producer.rows_until_now();
   if (!me.leader()) {

@@ -4,7 +4,6 @@
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
 
-#include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
 #include <condition_variable>
@@ -28,6 +27,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "merge/files/part_copy.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -338,33 +339,10 @@ std::string part_path(const std::string& output, int index) {
 
 namespace {
 
-// Copies `size` bytes of `from`, from `read_at`, to `to` at `offset`, in the kernel where it
-// can.
-void copy_at(int from, std::uint64_t read_at, int to, std::uint64_t offset, std::uint64_t size) {
-  auto at = static_cast<off64_t>(offset);
-  auto from_at = static_cast<off64_t>(read_at);
-  std::vector<char> buffer;
-  while (size > 0) {
-    ssize_t done = ::copy_file_range(from, &from_at, to, &at, size, 0);
-    if (done < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
-      buffer.resize(std::size_t{4} << 20);
-      done = ::pread(from, buffer.data(), std::min<std::uint64_t>(size, buffer.size()), from_at);
-      if (done > 0) done = ::pwrite(to, buffer.data(), static_cast<std::size_t>(done), at);
-      if (done > 0) {
-        from_at += done;
-        at += done;
-      }
-    }
-    if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) throw std::runtime_error(std::generic_category().message(errno));
-    size -= static_cast<std::uint64_t>(done);
-  }
-}
-
 // This process's share of the copying: the bytes of parts 1.. (part 0 is the output), taken
 // as one run and cut into equal shares, one per process.
 std::string copy_share(const MergeGroup& group, const std::string& output,
-                       const std::vector<std::uint64_t>& sizes) {
+                       const std::vector<std::uint64_t>& sizes, std::size_t copy_threads) {
   std::uint64_t to_copy = 0;
   for (std::size_t i = 1; i < sizes.size(); ++i) to_copy += sizes[i];
   const auto processes = static_cast<std::uint64_t>(group.size());
@@ -374,38 +352,26 @@ std::string copy_share(const MergeGroup& group, const std::string& output,
       to_copy / processes * index + to_copy % processes * index / processes;
   const std::uint64_t share_end =
       to_copy / processes * (index + 1) + to_copy % processes * (index + 1) / processes;
-  if (share_begin == share_end) return {};
-  const int to = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
-  if (to < 0)
-    return fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
-  std::string problem;
+  std::vector<CopyPiece> pieces;
   std::uint64_t run = 0;            // where part i starts in the run of parts to copy
   std::uint64_t offset = sizes[0];  // and in the output
-  for (std::size_t i = 1; i < sizes.size() && problem.empty(); ++i) {
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
     const std::uint64_t begin = std::max(run, share_begin);
     const std::uint64_t end = std::min(run + sizes[i], share_end);
-    if (begin < end) {
-      const std::string part = part_path(output, static_cast<int>(i));
-      const int from = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
-      try {
-        if (from < 0) throw std::runtime_error(std::generic_category().message(errno));
-        copy_at(from, begin - run, to, offset + (begin - run), end - begin);
-      } catch (const std::exception& error) {
-        problem = fmt::format("cannot copy {} into {}: {}", part, output, error.what());
-      }
-      if (from >= 0) ::close(from);
-    }
+    if (begin < end)
+      pieces.push_back({part_path(output, static_cast<int>(i)), begin - run, offset + (begin - run),
+                        end - begin});
     run += sizes[i];
     offset += sizes[i];
   }
-  if (::close(to) != 0 && problem.empty())
-    problem = fmt::format("writing {} failed: {}", output, std::generic_category().message(errno));
-  return problem;
+  PartCopyOptions options;
+  options.threads = copy_threads;
+  return copy_pieces(output, pieces, options);
 }
 
 }  // namespace
 
-bool join_parts(const MergeGroup& group, const std::string& output) {
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads) {
   const std::string part = part_path(output, group.index());
   std::string problem;
   std::error_code code;
@@ -419,7 +385,7 @@ bool join_parts(const MergeGroup& group, const std::string& output) {
   if (group.leader() && problem.empty() &&
       ::truncate(output.c_str(), static_cast<off_t>(total)) != 0)
     problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
-  if (!group.any(!problem.empty())) problem = copy_share(group, output, sizes);
+  if (!group.any(!problem.empty())) problem = copy_share(group, output, sizes, copy_threads);
   // Every share is copied (or failed) before a part goes.
   const bool failed = group.any(!problem.empty());
   if (!group.leader()) std::remove(part.c_str());

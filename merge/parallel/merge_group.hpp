@@ -109,7 +109,8 @@ std::string part_path(const std::string& output, int index);
 // Collective: every process's part (part_path(), a file) goes into `output` at its place in
 // process order, and is removed. The first process writes its part as `output` itself
 // (nothing to copy); the other parts' bytes are copied in equal shares by every process, the
-// first included. False everywhere if any process failed (after printing why).
-bool join_parts(const MergeGroup& group, const std::string& output);
+// first included, each on `copy_threads` threads (merge/files/part_copy.hpp). False
+// everywhere if any process failed (after printing why).
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads);
 
 }  // namespace rocprof::merge

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 // The exporter's message header, as its senders lay it out (merged_hdf5.cpp).
 struct Header {
-  std::uint32_t kind;  // 0 encoded chunk, 1 partial rows, 2 done
+  std::uint32_t kind;  // 0 encoded chunk, 1 partial rows, 2 tables done, 3 done
   std::uint32_t table;
   std::uint64_t chunk;
   std::uint64_t first;

@@ -113,9 +113,11 @@ class MergeTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def synthetic(self, name="job", ranks=4, events=2000, skew=None):
+    def synthetic(self, name="job", ranks=4, events=2000, skew=None, busy=None):
         path = os.path.join(self.dir, name)
         extra = [str(skew[0]), str(skew[1])] if skew else []
+        if busy:  # (rank, ranges): one rank much larger than the others
+            extra.append(f"--busy-rank={busy[0]}:{busy[1]}")
         subprocess.run([SYNTHETIC, path, str(ranks), str(events), *extra], check=True)
         return path
 
@@ -489,6 +491,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         for text in ("srun -n K -c 4", "--bind-to none", "ROCPROF_MERGE_DIRECT_IO=auto|on|off",
                      "ROCPROF_MERGE_SEND_THREAD=auto|off", "ROCPROF_MERGE_CHECK_HELPERS=auto|N",
+                     "ROCPROF_MERGE_ENCODE_HELPERS=auto|N",
                      "ROCPROF_MERGE_ONE_NODE_MPI=auto|off",
                      "docs/ROCPROF_MERGE.md"):
             self.assertIn(text, result.stdout)
@@ -531,6 +534,49 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(bad.stderr.count("ROCPROF_MERGE_CHECK_HELPERS is 'many'"), 1,
                              bad.stderr)
             self.assertFalse(os.path.exists(out))
+
+    def test_encode_helpers_change_nothing_but_the_time(self):
+        # Small ranks, whose tables the helpers make ready (and whose ranges they count for a
+        # parallel .h5), beside one large rank, counted before the tables: with no helper and
+        # with two, serially and on 2 and 3 merge processes (the large rank then shares a
+        # block with small ones), the same tables and the same trace.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic("mixed", ranks=6, events=2000, busy=(4, 20000))
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        reference = {}
+        for processes, helpers in ((1, "0"), (1, "2"), (2, "0"), (2, "2"), (3, "2")):
+            for extension in (".h5", ".pftrace"):
+                out = os.path.join(self.dir, f"mixed_{processes}_{helpers}{extension}")
+                command = [MERGE, job, "-o", out, "-q"]
+                if processes > 1:
+                    command = ["mpirun", "--oversubscribe", "-np", str(processes), "-x",
+                               "ROCPROF_MERGE_ENCODE_HELPERS", *command]
+                result = subprocess.run(command, env=dict(env, ROCPROF_MERGE_ENCODE_HELPERS=helpers),
+                                        capture_output=True, text=True, timeout=300)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                if extension == ".pftrace":
+                    with open(out, "rb") as f:
+                        got = f.read()
+                else:
+                    with h5py.File(out, "r") as f:
+                        got = {f"{table}/{column}": f[table][column][:].tobytes()
+                               for table in f if isinstance(f[table], h5py.Group)
+                               for column in f[table]}
+                        got["strings"] = f["strings"].asstr()[:].tolist()
+                    # The large rank's ranges are there, after the small ranks' before it.
+                    self.assertEqual(numpy.count_nonzero(
+                        numpy.frombuffer(got["ranges/rank"], numpy.int32) == 4), 20000 + 400)
+                reference.setdefault(extension, got)
+                self.assertEqual(got, reference[extension], out)
+        out = os.path.join(self.dir, "mixed_bad.h5")
+        bad = subprocess.run([MERGE, job, "-o", out], capture_output=True, text=True,
+                             env=dict(env, ROCPROF_MERGE_ENCODE_HELPERS="-1"), timeout=300)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertEqual(bad.stderr.count("ROCPROF_MERGE_ENCODE_HELPERS is '-1'"), 1, bad.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_open_mpis_network_layer_is_left_out_on_one_node_unless_told_otherwise(self):
         # Every parallel test here runs on one node, so with the network-only layer left out

@@ -164,6 +164,25 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       mpi_calls += rank == 0 ? 4 : 0;
       if (markers.size() >= 16384) flush();
     }
+    if (rank == job.busy_rank) {
+      const std::uint64_t after = job.start_ns + iterations * job.iteration_ns;
+      const StringId busy = writer->intern("busy");
+      for (std::uint64_t i = 0; i < job.busy_ranges; ++i) {
+        auto push = blank<MarkerRow>();
+        push.op = MarkerOp::kPush;
+        push.id = range_id++;
+        push.thread_id = thread + 1;
+        push.message = busy;
+        push.timestamp_ns = local(after + i * 20);
+        auto pop = push;
+        pop.op = MarkerOp::kPop;
+        pop.message = 0;
+        pop.timestamp_ns = local(after + i * 20 + 10);
+        markers.push_back(push);
+        markers.push_back(pop);
+        if (markers.size() >= 16384) flush();
+      }
+    }
     flush();
     // Clock samples as the MPI layer takes them: at the start and at the end.
     for (const std::uint64_t reference :

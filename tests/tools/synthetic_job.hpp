@@ -29,6 +29,10 @@ struct SyntheticJob {
   // The "compute" ranges as user regions (rocprofsys_user_push_region), each with a
   // hipMemcpyAsync made inside it (carrying the region's external id) and its copy.
   bool user_regions = false;
+  // One rank much larger than the others: `busy_ranges` more ranges on a thread of its own of
+  // rank `busy_rank`, after its iterations (markers only: its messages still match).
+  int busy_rank = -1;
+  std::uint64_t busy_ranges = 0;
   // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
   std::string compression = "zstd:1";
 };

@@ -1,0 +1,149 @@
+// copy_pieces: parts copied into an output of full size land byte for byte where they were
+// sent, by either method, on any number of threads, across mapping windows and pieces that
+// start and end off page boundaries; a missing or short part is named.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "merge/files/part_copy.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using rocprof::merge::copy_pieces;
+using rocprof::merge::CopyPiece;
+using rocprof::merge::PartCopyOptions;
+using Method = PartCopyOptions::Method;
+
+class PartCopyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "part_copy_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  static std::vector<char> random_bytes(std::size_t size, std::uint64_t seed) {
+    std::vector<char> bytes(size);
+    std::mt19937_64 random(seed);
+    std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<char>(random()); });
+    return bytes;
+  }
+  static void write_file(const std::string& name, const std::vector<char>& bytes) {
+    std::ofstream(name, std::ios::binary).write(bytes.data(), static_cast<long>(bytes.size()));
+  }
+  static std::vector<char> read_file(const std::string& name) {
+    std::ifstream in(name, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  fs::path dir_;
+};
+
+// Three parts after a head the output already holds (as a parallel merge's first part), of
+// sizes that are not multiples of a page, one of them empty, copied from an offset inside
+// the first (a process's share starts anywhere).
+TEST_F(PartCopyTest, EveryMethodAndThreadCountWritesTheSameBytes) {
+  const std::vector<std::size_t> sizes = {(std::size_t{3} << 20) + 4097, 0,
+                                          (std::size_t{1} << 20) + 123, 77};
+  const std::size_t head = 12345;
+  const std::size_t skip = 999;  // of the first part: another process's share
+  std::vector<std::vector<char>> parts;
+  std::vector<CopyPiece> pieces;
+  std::size_t at = head;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    parts.push_back(random_bytes(sizes[i], i + 1));
+    const std::string name = path("out.part" + std::to_string(i + 1));
+    write_file(name, parts.back());
+    const std::size_t from = i == 0 ? skip : 0;
+    pieces.push_back({name, from, at + from, sizes[i] - from});
+    at += sizes[i];
+  }
+  std::vector<char> expected = random_bytes(head, 99);
+  for (const auto& part : parts) expected.insert(expected.end(), part.begin(), part.end());
+  std::fill_n(expected.begin() + static_cast<std::ptrdiff_t>(head), skip, '\0');
+
+  for (const Method method : {Method::kKernel, Method::kMapped, Method::kAuto})
+    for (const std::size_t threads : {1, 3, 8})
+      for (const std::size_t window : {std::size_t{4096}, std::size_t{16} << 20}) {
+        SCOPED_TRACE(::testing::Message() << "method " << static_cast<int>(method) << ", "
+                                          << threads << " threads, window " << window);
+        const std::string output = path("out");
+        std::vector<char> start(expected.begin(), expected.begin() + head);
+        write_file(output, start);
+        fs::resize_file(output, expected.size());  // as the first process does before copying
+        PartCopyOptions options;
+        options.method = method;
+        options.threads = threads;
+        options.window_bytes = window;
+        EXPECT_EQ(copy_pieces(output, pieces, options), "");
+        EXPECT_TRUE(read_file(output) == expected);
+      }
+}
+
+TEST_F(PartCopyTest, NothingToCopyTouchesNothing) {
+  EXPECT_EQ(copy_pieces(path("absent"), {}, {}), "");
+  EXPECT_FALSE(fs::exists(path("absent")));
+}
+
+TEST_F(PartCopyTest, AMissingPartIsNamed) {
+  const std::string output = path("out");
+  write_file(output, std::vector<char>(100));
+  const std::vector<CopyPiece> pieces = {{path("out.part1"), 0, 10, 50}};
+  for (const Method method : {Method::kKernel, Method::kMapped}) {
+    PartCopyOptions options;
+    options.method = method;
+    const std::string problem = copy_pieces(output, pieces, options);
+    EXPECT_NE(problem.find(path("out.part1")), std::string::npos) << problem;
+    EXPECT_NE(problem.find("No such file"), std::string::npos) << problem;
+  }
+}
+
+// A part shorter than its piece says (removed or cut short by someone else meanwhile) is an
+// error, not silently zeros in the output.
+TEST_F(PartCopyTest, APartShorterThanSaidIsNamed) {
+  const std::string output = path("out");
+  write_file(output, std::vector<char>(1 << 20));
+  write_file(path("out.part1"), random_bytes(5000, 7));
+  const std::vector<CopyPiece> pieces = {{path("out.part1"), 0, 100, 9000}};
+  for (const Method method : {Method::kKernel, Method::kMapped})
+    for (const std::size_t threads : {1, 4}) {
+      PartCopyOptions options;
+      options.method = method;
+      options.threads = threads;
+      const std::string problem = copy_pieces(output, pieces, options);
+      EXPECT_NE(problem.find(path("out.part1")), std::string::npos) << problem;
+      EXPECT_NE(problem.find("ends before byte"), std::string::npos) << problem;
+    }
+}
+
+TEST_F(PartCopyTest, AnOutputThatCannotBeOpenedIsNamed) {
+  write_file(path("out.part1"), random_bytes(10, 3));
+  const std::vector<CopyPiece> pieces = {{path("out.part1"), 0, 0, 10}};
+  const std::string output = path("no/such/dir/out");
+  const std::string problem = copy_pieces(output, pieces, {});
+  EXPECT_NE(problem.find("cannot write " + output), std::string::npos) << problem;
+}
+
+// The file systems where one writer at a time gets into a file, as the kernel names them: the
+// test's own directory (ext4, overlayfs or tmpfs here) is one; /proc is not.
+TEST_F(PartCopyTest, TellsFileSystemsWhoseWritersTakeTurns) {
+  EXPECT_FALSE(rocprof::merge::writers_take_turns("/proc/self"));
+  EXPECT_FALSE(rocprof::merge::writers_take_turns(path("absent/file")));
+  if (fs::exists("/dev/shm")) {
+    EXPECT_TRUE(rocprof::merge::writers_take_turns("/dev/shm"));
+  }
+}
+
+}  // namespace
