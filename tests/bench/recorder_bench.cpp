@@ -49,9 +49,10 @@ std::string bench_path(const char* name) {
 std::vector<ApiCallRow> api_stream(RankFileWriter& writer) {
   std::mt19937_64 random(42);
   std::vector<StringId> kernels;
+  kernels.reserve(24);
   for (int k = 0; k < 24; ++k) kernels.push_back(writer.intern("kernel_" + std::to_string(k)));
   std::vector<ApiCallRow> rows(kStreamRows);
-  std::uint64_t t = 1'000'000'000ull;
+  std::uint64_t t = 1'000'000'000ULL;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ApiCallRow& row = rows[i];
     std::memset(&row, 0, sizeof row);
@@ -74,7 +75,7 @@ std::vector<ApiCallRow> api_stream(RankFileWriter& writer) {
     } else if (pick < 6) {  // hipMemcpyAsync
       row.op = 52;
       row.end_ns = t + 2000 + random() % 1000;
-      row.bytes = 1u << (10 + random() % 12);
+      row.bytes = 1U << (10 + random() % 12);
       row.copy_direction = static_cast<CopyDirection>(2 + random() % 2);
       row.stream = 0x5555'0000 + random() % 2;
     } else {  // synchronisation and queries
@@ -88,9 +89,10 @@ std::vector<ApiCallRow> api_stream(RankFileWriter& writer) {
 std::vector<ActivityRow> kernel_stream(RankFileWriter& writer) {
   std::mt19937_64 random(7);
   std::vector<StringId> kernels;
+  kernels.reserve(24);
   for (int k = 0; k < 24; ++k) kernels.push_back(writer.intern("kernel_" + std::to_string(k)));
   std::vector<ActivityRow> rows(kStreamRows);
-  std::uint64_t t = 1'000'000'000ull;
+  std::uint64_t t = 1'000'000'000ULL;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ActivityRow& row = rows[i];
     std::memset(&row, 0, sizeof row);
@@ -160,7 +162,7 @@ void BM_WriterFromPoolBuffers(benchmark::State& state) {
     auto writer = RankFileWriter::create(path, RankMetadata{}, Compression{}, error);
     rocprof::recorder::RecordSink sink(*writer);
     std::mt19937_64 random(1);
-    std::uint64_t t = 1'000'000'000ull;
+    std::uint64_t t = 1'000'000'000ULL;
     std::uint64_t correlation = 1;
     state.ResumeTiming();
     for (std::size_t batch = 0; batch < kStreamRows / kBatch; ++batch) {

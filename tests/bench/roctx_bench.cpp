@@ -23,8 +23,10 @@ std::atomic<std::uint64_t> g_delivered{0};
 roctracer_pool_t* g_pool = nullptr;
 std::mutex g_setup_mutex;
 
-void count_callback(uint32_t, uint32_t, const void*, void*) { ++tl_callback_count; }
-void count_buffer(const char* begin, const char* end, void*) {
+void count_callback(uint32_t /*domain*/, uint32_t /*op*/, const void* /*data*/, void* /*arg*/) {
+  ++tl_callback_count;
+}
+void count_buffer(const char* begin, const char* end, void* /*arg*/) {
   g_delivered.fetch_add((end - begin) / sizeof(activity_record_t), std::memory_order_relaxed);
 }
 
@@ -71,7 +73,7 @@ void BM_ExternalIdPushPop(benchmark::State& state) {
 }
 
 // Up to one thread per core: oversubscribed runs measure the scheduler, not the tracer.
-const int kMaxThreads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+const int kMaxThreads = static_cast<int>(std::max(2U, std::thread::hardware_concurrency()));
 
 // Mode names in the output: /0 nothing, /1 callback, /2 activity.
 BENCHMARK(BM_RangePushPop)->DenseRange(0, 2)->ThreadRange(1, kMaxThreads)->UseRealTime();

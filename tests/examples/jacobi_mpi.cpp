@@ -6,6 +6,7 @@
 #include <roctracer/roctx.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   roctxRangePushA("setup");
   // rows + 2 halo rows. Rank 0's upper halo is the global top edge, held at 1 (its receive
   // from MPI_PROC_NULL leaves it alone); everything else starts at 0.
-  std::vector<double> grid((rows + 2) * n, 0.0), next(grid);
+  std::vector<double> grid(static_cast<std::size_t>(rows + 2) * n, 0.0);
+  std::vector<double> next(grid);
   if (rank == 0)
     for (int j = 0; j < n; ++j) grid[j] = next[j] = 1.0;
   roctxRangePop();
@@ -34,10 +36,12 @@ int main(int argc, char** argv) {
   for (int it = 0; it < iterations; ++it) {
     roctxRangePushA("halo exchange");
     MPI_Request requests[4];
-    MPI_Irecv(&grid[0], n, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, &requests[0]);
-    MPI_Irecv(&grid[(rows + 1) * n], n, MPI_DOUBLE, down, 0, MPI_COMM_WORLD, &requests[1]);
+    MPI_Irecv(grid.data(), n, MPI_DOUBLE, up, 1, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(&grid[static_cast<std::size_t>(rows + 1) * n], n, MPI_DOUBLE, down, 0, MPI_COMM_WORLD,
+              &requests[1]);
     MPI_Isend(&grid[n], n, MPI_DOUBLE, up, 0, MPI_COMM_WORLD, &requests[2]);
-    MPI_Isend(&grid[rows * n], n, MPI_DOUBLE, down, 1, MPI_COMM_WORLD, &requests[3]);
+    MPI_Isend(&grid[static_cast<std::size_t>(rows) * n], n, MPI_DOUBLE, down, 1, MPI_COMM_WORLD,
+              &requests[3]);
     MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
     roctxRangePop();
 

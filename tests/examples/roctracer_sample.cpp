@@ -26,7 +26,7 @@ static unsigned long g_records = 0;
 // ROC-TX API callback: runs in the annotated thread.
 void roctx_api_callback(uint32_t domain, uint32_t cid, const void* callback_data, void* arg) {
   (void)arg;
-  const roctx_api_data_t* data = reinterpret_cast<const roctx_api_data_t*>(callback_data);
+  const auto* data = reinterpret_cast<const roctx_api_data_t*>(callback_data);
   std::fprintf(stdout, "<%s id(%u) message(%s)>\n", roctracer_op_string(domain, cid, 0), cid,
                data->args.message ? data->args.message : "");
   ++g_callbacks;
@@ -35,8 +35,8 @@ void roctx_api_callback(uint32_t domain, uint32_t cid, const void* callback_data
 // Activity buffer callback: runs on the pool thread.
 void activity_callback(const char* begin, const char* end, void* arg) {
   (void)arg;
-  const roctracer_record_t* record = reinterpret_cast<const roctracer_record_t*>(begin);
-  const roctracer_record_t* end_record = reinterpret_cast<const roctracer_record_t*>(end);
+  const auto* record = reinterpret_cast<const roctracer_record_t*>(begin);
+  const auto* end_record = reinterpret_cast<const roctracer_record_t*>(end);
   std::fprintf(stdout, "\tActivity records:\n");
   while (record < end_record) {
     const char* name = roctracer_op_string(record->domain, record->op, 0);
@@ -68,7 +68,7 @@ int main() {
   ROCTRACER_CALL(roctracer_open_pool(&properties));
 
   ROCTRACER_CALL(roctracer_enable_op_callback(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA,
-                                              roctx_api_callback, NULL));
+                                              roctx_api_callback, nullptr));
   ROCTRACER_CALL(roctracer_enable_domain_activity(ACTIVITY_DOMAIN_ROCTX));
 
   ROCTRACER_CALL(roctracer_activity_push_external_correlation_id(42));
@@ -77,7 +77,7 @@ int main() {
   std::thread helper([] { solve_step(99); });
   helper.join();
   roctxRangeStop(run);
-  ROCTRACER_CALL(roctracer_activity_pop_external_correlation_id(NULL));
+  ROCTRACER_CALL(roctracer_activity_pop_external_correlation_id(nullptr));
 
   ROCTRACER_CALL(roctracer_disable_callback());
   ROCTRACER_CALL(roctracer_disable_activity());

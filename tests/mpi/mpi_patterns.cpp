@@ -3,9 +3,11 @@
 // each scenario does, so every value below is deliberate.
 #include <mpi.h>
 #include <roctracer/roctx.h>
-#include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +24,8 @@ void point_to_point() {
   const int next = (rank + 1) % size;
   const int previous = (rank + size - 1) % size;
   // Blocking ring: 100 doubles to the next rank, received with wildcards and no status.
-  std::vector<double> out(100, rank), in(100);
+  std::vector<double> out(100, rank);
+  std::vector<double> in(100);
   if (rank % 2 == 0) {
     MPI_Send(out.data(), 100, MPI_DOUBLE, next, 10 + rank, MPI_COMM_WORLD);
     MPI_Recv(in.data(), 100, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
@@ -36,13 +39,15 @@ void point_to_point() {
   MPI_Barrier(MPI_COMM_WORLD);
   // Non-blocking exchange with the rank two away: 50 ints each way, completed by Waitall.
   const int across = (rank + 2) % size;
-  std::vector<int> send_ints(50, rank), recv_ints(50);
+  std::vector<int> send_ints(50, rank);
+  std::vector<int> recv_ints(50);
   MPI_Request requests[2];
   MPI_Irecv(recv_ints.data(), 50, MPI_INT, across, 20, MPI_COMM_WORLD, &requests[0]);
   MPI_Isend(send_ints.data(), 50, MPI_INT, across, 20, MPI_COMM_WORLD, &requests[1]);
   MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
   // Persistent requests, started three times: 8 floats to next, from previous.
-  std::vector<float> send_floats(8, 1.0f), recv_floats(8);
+  std::vector<float> send_floats(8, 1.0F);
+  std::vector<float> recv_floats(8);
   MPI_Request persistent[2];
   MPI_Recv_init(recv_floats.data(), 8, MPI_FLOAT, previous, 30, MPI_COMM_WORLD, &persistent[0]);
   MPI_Send_init(send_floats.data(), 8, MPI_FLOAT, next, 30, MPI_COMM_WORLD, &persistent[1]);
@@ -118,24 +123,28 @@ void collectives() {
   MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 2, MPI_COMM_WORLD);
   int values[4] = {rank, rank, rank, rank};
   MPI_Allreduce(MPI_IN_PLACE, values, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  std::vector<int> gathered(2 * size);
+  std::vector<int> gathered(2 * static_cast<std::size_t>(size));
   const int pair[2] = {rank, -rank};
   MPI_Gather(pair, 2, MPI_INT, gathered.data(), 2, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<int> counts(size), displacements(size);
+  std::vector<int> counts(size);
+  std::vector<int> displacements(size);
   for (int i = 0; i < size; ++i) {
     counts[i] = i + 1;
     displacements[i] = i * (i + 1) / 2;
   }
-  std::vector<int> mine_v(rank + 1, rank), all_v(size * (size + 1) / 2);
+  std::vector<int> mine_v(rank + 1, rank);
+  std::vector<int> all_v(size * (size + 1) / 2);
   MPI_Allgatherv(mine_v.data(), rank + 1, MPI_INT, all_v.data(), counts.data(),
                  displacements.data(), MPI_INT, MPI_COMM_WORLD);
-  std::vector<short> to_all(3 * size, 1), from_all(3 * size);
+  std::vector<short> to_all(3 * static_cast<std::size_t>(size), 1);
+  std::vector<short> from_all(3 * static_cast<std::size_t>(size));
   MPI_Alltoall(to_all.data(), 3, MPI_SHORT, from_all.data(), 3, MPI_SHORT, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Request request;
   MPI_Ibcast(data.data(), 5, MPI_DOUBLE, 3, MPI_COMM_WORLD, &request);
   MPI_Wait(&request, MPI_STATUS_IGNORE);
-  std::vector<char> pieces(4 * size, 'a'), piece(4);
+  std::vector<char> pieces(4 * static_cast<std::size_t>(size), 'a');
+  std::vector<char> piece(4);
   MPI_Scatter(pieces.data(), 4, MPI_CHAR, piece.data(), 4, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
@@ -183,7 +192,9 @@ void threads() {
   second.join();
 }
 
-void mark_inside(void* in, void* inout, int* len, MPI_Datatype*) {
+// MPI_User_function's signature: len cannot be made a pointer to const.
+// NOLINTNEXTLINE(readability-non-const-parameter)
+void mark_inside(void* in, void* inout, int* len, MPI_Datatype* /*datatype*/) {
   roctxMarkA("inside the reduction");
   for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
 }
@@ -229,16 +240,19 @@ int main(int argc, char** argv) {
     external_ids();
   } else if (scenario == "abort") {
     MPI_Barrier(MPI_COMM_WORLD);
-    sleep(1);  // a flush interval passes everywhere: the barrier is on disk
+    // A flush interval passes everywhere: the barrier is on disk.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
-    for (;;) sleep(1);  // the others wait to be taken down
+    // The others wait to be taken down.
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   } else if (scenario == "kill") {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 2) {
-      sleep(1);  // a flush interval passes: the barrier is on disk
+      // A flush interval passes: the barrier is on disk.
+      std::this_thread::sleep_for(std::chrono::seconds(1));
       raise(SIGKILL);
     }
-    for (;;) sleep(1);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   } else if (scenario == "periodic") {
     // World barriers 30 ms apart: with a 10 ms interval, each one synchronises the clocks.
     for (int i = 0; i < 3; ++i) {

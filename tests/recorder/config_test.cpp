@@ -1,6 +1,7 @@
 // Recorder settings and output names: every accepted spelling and every rejection.
 #include <gtest/gtest.h>
-#include <stdlib.h>
+
+#include <cstdlib>
 
 #include "lib/recorder/config.hpp"
 #include "lib/recorder/identity.hpp"
@@ -12,11 +13,11 @@ using namespace rocprof::recorder;
 TEST(RecorderConfig, Durations) {
   std::uint32_t ms = 0;
   EXPECT_TRUE(parse_duration_ms("250", ms));
-  EXPECT_EQ(ms, 250u);
+  EXPECT_EQ(ms, 250U);
   EXPECT_TRUE(parse_duration_ms("250ms", ms));
-  EXPECT_EQ(ms, 250u);
+  EXPECT_EQ(ms, 250U);
   EXPECT_TRUE(parse_duration_ms("2s", ms));
-  EXPECT_EQ(ms, 2000u);
+  EXPECT_EQ(ms, 2000U);
   for (const char* bad : {"", "0", "ms", "1h", "-5", "2 s", "3600001", "1.5s"})
     EXPECT_FALSE(parse_duration_ms(bad, ms)) << bad;
 }
@@ -24,13 +25,13 @@ TEST(RecorderConfig, Durations) {
 TEST(RecorderConfig, Sizes) {
   std::uint64_t bytes = 0;
   EXPECT_TRUE(parse_bytes("65536", bytes));
-  EXPECT_EQ(bytes, 65536u);
+  EXPECT_EQ(bytes, 65536U);
   EXPECT_TRUE(parse_bytes("64K", bytes));
-  EXPECT_EQ(bytes, 65536u);
+  EXPECT_EQ(bytes, 65536U);
   EXPECT_TRUE(parse_bytes("2M", bytes));
-  EXPECT_EQ(bytes, 2u << 20);
+  EXPECT_EQ(bytes, 2U << 20);
   EXPECT_TRUE(parse_bytes("1GiB", bytes));
-  EXPECT_EQ(bytes, 1u << 30);
+  EXPECT_EQ(bytes, 1U << 30);
   for (const char* bad : {"", "K", "12Q", "-1"}) EXPECT_FALSE(parse_bytes(bad, bytes)) << bad;
 }
 
@@ -49,6 +50,8 @@ TEST(RecorderConfig, Domains) {
   EXPECT_FALSE(parse_domains("", domains, error));
 }
 
+// The environment is changed on the test's one thread.
+// NOLINTBEGIN(concurrency-mt-unsafe)
 TEST(RecorderConfig, EnvironmentIsValidated) {
   setenv("ROCPROF_MPI_COMPRESSION", "deflate:6", 1);
   setenv("ROCPROF_MPI_FLUSH_INTERVAL", "300ms", 1);
@@ -57,8 +60,8 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
   std::string error;
   ASSERT_TRUE(read_config(config, error)) << error;
   EXPECT_EQ(config.compression.to_string(), "deflate:6");
-  EXPECT_EQ(config.flush_interval_ms, 300u);
-  EXPECT_EQ(config.buffer_bytes, 256u << 10);
+  EXPECT_EQ(config.flush_interval_ms, 300U);
+  EXPECT_EQ(config.buffer_bytes, 256U << 10);
   setenv("ROCPROF_MPI_BUFFER_SIZE", "2G", 1);
   EXPECT_FALSE(read_config(config, error));
   EXPECT_NE(error.find("ROCPROF_MPI_BUFFER_SIZE='2G'"), std::string::npos) << error;
@@ -84,6 +87,7 @@ TEST(RecorderIdentity, RankPrecedenceFollowsTheLaunchers) {
   unsetenv("SLURM_PROCID");
   EXPECT_EQ(identity_from_environment().rank, -1);
 }
+// NOLINTEND(concurrency-mt-unsafe)
 
 TEST(RecorderIdentity, Placeholders) {
   Identity identity;

@@ -3,9 +3,9 @@
 // backend will; the rank file must hold each call with its decoded arguments, the kernel
 // names the runtime's lookups return, and the external ids pushed around them.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -21,7 +21,7 @@
 // The simulated runtime's kernel-name lookups (the recorder finds them with dlsym, as it
 // finds libamdhip64's).
 extern "C" __attribute__((visibility("default"))) const char* hipKernelNameRefByPtr(
-    const void* function, hipStream_t) {
+    const void* function, hipStream_t /*stream*/) {
   return function != nullptr ? "simulated_stencil(double*, int)" : nullptr;
 }
 extern "C" __attribute__((visibility("default"))) const char* hipKernelNameRef(hipFunction_t f) {
@@ -49,11 +49,14 @@ void stencil_stub() {}
 TEST(SimulatedHip, DecodedArgumentsReachTheRankFile) {
   const fs::path dir = fs::temp_directory_path() / ("simulated_hip_" + std::to_string(getpid()));
   fs::remove_all(dir);
-  setenv("ROCPROF_MPI_OUTPUT_DIR", dir.c_str(), 1);
-  setenv("ROCPROF_MPI_OUTPUT_FILE", "sim.h5", 1);
+  // Set before the recorder starts its thread.
+  setenv("ROCPROF_MPI_OUTPUT_DIR", dir.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  setenv("ROCPROF_MPI_OUTPUT_FILE", "sim.h5", 1);    // NOLINT(concurrency-mt-unsafe)
   rocprof::recorder::start_recording();
 
-  const auto stream = reinterpret_cast<hipStream_t>(std::uintptr_t{0x1234});
+  // A made-up handle: the rank file must show its value.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  auto* const stream = reinterpret_cast<hipStream_t>(std::uintptr_t{0x1234});
   CallData copy;
   copy.get().args.hipMemcpyAsync.sizeBytes = 4096;
   copy.get().args.hipMemcpyAsync.kind = hipMemcpyHostToDevice;
@@ -70,6 +73,8 @@ TEST(SimulatedHip, DecodedArgumentsReachTheRankFile) {
   ASSERT_EQ(roctracer_activity_pop_external_correlation_id(nullptr), ROCTRACER_STATUS_SUCCESS);
 
   CallData module;
+  // A made-up function handle: only that it is not null matters.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   module.get().args.hipModuleLaunchKernel.f = reinterpret_cast<hipFunction_t>(std::uintptr_t{0x99});
   module.get().args.hipModuleLaunchKernel.gridDimX = 8;
   module.get().args.hipModuleLaunchKernel.gridDimY = 4;
@@ -90,36 +95,36 @@ TEST(SimulatedHip, DecodedArgumentsReachTheRankFile) {
 
   const RankFileReader reader((dir / "sim.h5").string());
   const auto calls = reader.read_all<ApiCallRow>();
-  ASSERT_EQ(calls.size(), 5u);
+  ASSERT_EQ(calls.size(), 5U);
   EXPECT_EQ(calls[0].op, std::uint32_t{HIP_API_ID_hipMemcpyAsync});
-  EXPECT_EQ(calls[0].bytes, 4096u);
+  EXPECT_EQ(calls[0].bytes, 4096U);
   EXPECT_EQ(calls[0].copy_direction, CopyDirection::kHostToDevice);
-  EXPECT_EQ(calls[0].stream, 0x1234u);
-  EXPECT_EQ(calls[0].external_id, 0u);
+  EXPECT_EQ(calls[0].stream, 0x1234U);
+  EXPECT_EQ(calls[0].external_id, 0U);
   EXPECT_LE(calls[0].begin_ns, calls[0].end_ns);
 
   EXPECT_EQ(calls[1].op, std::uint32_t{HIP_API_ID_hipLaunchKernel});
   EXPECT_EQ(reader.string(calls[1].kernel_name), "simulated_stencil(double*, int)");
-  EXPECT_EQ(calls[1].grid[0], 64u);
-  EXPECT_EQ(calls[1].grid[1], 2u);
-  EXPECT_EQ(calls[1].block[0], 256u);
-  EXPECT_EQ(calls[1].stream, 0x1234u);
-  EXPECT_EQ(calls[1].external_id, 77u);
+  EXPECT_EQ(calls[1].grid[0], 64U);
+  EXPECT_EQ(calls[1].grid[1], 2U);
+  EXPECT_EQ(calls[1].block[0], 256U);
+  EXPECT_EQ(calls[1].stream, 0x1234U);
+  EXPECT_EQ(calls[1].external_id, 77U);
 
   EXPECT_EQ(reader.string(calls[2].kernel_name), "module_kernel");
-  EXPECT_EQ(calls[2].grid[2], 2u);
-  EXPECT_EQ(calls[2].block[1], 2u);
+  EXPECT_EQ(calls[2].grid[2], 2U);
+  EXPECT_EQ(calls[2].block[1], 2U);
 
-  EXPECT_EQ(calls[3].bytes, 1u << 20);
+  EXPECT_EQ(calls[3].bytes, 1U << 20);
   EXPECT_EQ(calls[3].copy_direction, CopyDirection::kNone);
   EXPECT_EQ(calls[4].op, std::uint32_t{HIP_API_ID_hipGetDevice});
-  EXPECT_EQ(calls[4].bytes, 0u);
-  EXPECT_EQ(calls[4].kernel_name, 0u);
+  EXPECT_EQ(calls[4].bytes, 0U);
+  EXPECT_EQ(calls[4].kernel_name, 0U);
 
   const auto externals = reader.read_all<ExternalCorrelationRow>();
-  ASSERT_EQ(externals.size(), 1u);
+  ASSERT_EQ(externals.size(), 1U);
   EXPECT_EQ(externals[0].correlation_id, calls[1].correlation_id);
-  EXPECT_EQ(externals[0].external_id, 77u);
+  EXPECT_EQ(externals[0].external_id, 77U);
 
   bool named = false;
   for (const OpNameRow& row : reader.read_all<OpNameRow>())
@@ -139,7 +144,9 @@ TEST(SimulatedHip, EveryCopySetAndAllocationOpIsDecoded) {
     CopyDirection direction;
     bool has_stream;
   };
-  const auto s = reinterpret_cast<hipStream_t>(std::uintptr_t{0x77});
+  // A made-up stream handle, as above.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  auto* const s = reinterpret_cast<hipStream_t>(std::uintptr_t{0x77});
   static hipStream_t stream;
   stream = s;
   const Case cases[] = {
@@ -198,9 +205,9 @@ TEST(SimulatedHip, EveryCopySetAndAllocationOpIsDecoded) {
     ApiArgsRow args{};
     KernelRef kernel;
     ASSERT_TRUE(decode_hip_args(c.op, call.get(), args, kernel)) << c.op;
-    EXPECT_EQ(args.bytes, 99u) << c.op;
+    EXPECT_EQ(args.bytes, 99U) << c.op;
     EXPECT_EQ(args.copy_direction, c.direction) << c.op;
-    EXPECT_EQ(args.stream, c.has_stream ? 0x77u : 0u) << c.op;
+    EXPECT_EQ(args.stream, c.has_stream ? 0x77U : 0U) << c.op;
     EXPECT_EQ(kernel.kind, KernelRef::Kind::kNone) << c.op;
   }
   CallData call;

@@ -12,11 +12,11 @@
 //                     (with 9: SIGKILL itself as soon as the child is gone)
 #include <dlfcn.h>
 #include <roctracer/roctx.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -56,15 +56,15 @@ void iteration(int i) {
   roctxMarkA(("step " + std::to_string(i % 10)).c_str());
   if (api.mpi_call != nullptr) {
     rocprof_mpi_mpi_call_t call{};
-    call.begin_ns = 1000u + static_cast<std::uint64_t>(i) * 10u;
+    call.begin_ns = 1000U + static_cast<std::uint64_t>(i) * 10U;
     call.end_ns = call.begin_ns + 5;
-    call.bytes_sent = 8u * static_cast<std::uint64_t>(i);
+    call.bytes_sent = 8U * static_cast<std::uint64_t>(i);
     call.peer = i % 4;
     call.tag = 99;
     api.mpi_call("MPI_Send", &call);
   }
   if (api.counter != nullptr)
-    api.counter(1, "iterations", 2000u + static_cast<std::uint64_t>(i), i);
+    api.counter(1, "iterations", 2000U + static_cast<std::uint64_t>(i), i);
   roctxRangePop();
 }
 
@@ -81,7 +81,7 @@ void print_and_exit(int signal_number) {
   _exit(42);
 }
 
-void set_flag(int) { g_flag.store(true); }
+void set_flag(int /*signal_number*/) { g_flag.store(true); }
 
 }  // namespace
 
@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "thread-exit") {
     std::vector<std::thread> workers;
+    workers.reserve(4);
     std::atomic<int> finished{0};
     for (int t = 0; t < 4; ++t)
       workers.emplace_back([&] {
@@ -109,7 +110,8 @@ int main(int argc, char** argv) {
         finished.fetch_add(1);
       });
     while (finished.load() < 4) std::this_thread::yield();
-    std::thread([&] { std::exit(arg); }).join();  // exit() from a thread other than main
+    // exit() from a thread other than main, the workers not joined: what this mode tests.
+    std::thread([&] { std::exit(arg); }).join();  // NOLINT(concurrency-mt-unsafe)
     return 0;
   }
   if (mode == "raise" || mode == "handled" || mode == "continue") {
@@ -143,7 +145,8 @@ int main(int argc, char** argv) {
     if (child == 0) {
       usleep(150000);      // while the parent goes on recording and flushing
       record(iterations);  // the child's records have no writer: never in the parent's file
-      std::exit(0);        // runs atexit handlers (HDF5's included) in the child
+      // Runs atexit handlers (HDF5's included) in the child, which has this one thread.
+      std::exit(0);  // NOLINT(concurrency-mt-unsafe)
     }
     record(iterations);
     int status = 0;

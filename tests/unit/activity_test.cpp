@@ -14,7 +14,6 @@
 
 namespace {
 
-using rocprof::test::CollectedRecord;
 using rocprof::test::RecordCollector;
 using rocprof::test::TracerTest;
 
@@ -27,7 +26,8 @@ TEST_F(Activity, RoctxRecordsCarryTimeThreadMessageAndRangeIdentity) {
   roctracer_properties_t properties = collector.properties();
   ASSERT_EQ(roctracer_open_pool(&properties), ROCTRACER_STATUS_SUCCESS);
   ASSERT_EQ(roctracer_enable_domain_activity(ACTIVITY_DOMAIN_ROCTX), ROCTRACER_STATUS_SUCCESS);
-  roctracer_timestamp_t t0 = 0, t1 = 0;
+  roctracer_timestamp_t t0 = 0;
+  roctracer_timestamp_t t1 = 0;
   roctracer_get_timestamp(&t0);
   roctxMarkA("mark");
   roctxRangePushA("outer");
@@ -40,7 +40,7 @@ TEST_F(Activity, RoctxRecordsCarryTimeThreadMessageAndRangeIdentity) {
   ASSERT_EQ(roctracer_flush_activity(), ROCTRACER_STATUS_SUCCESS);
 
   const auto records = collector.records();
-  ASSERT_EQ(records.size(), 7u);
+  ASSERT_EQ(records.size(), 7U);
   const uint32_t ops[] = {0, 1, 1, 2, 2, 3, 4};
   const uint32_t levels[] = {0, 0, 1, 1, 0, 0, 0};
   for (size_t i = 0; i < records.size(); ++i) {
@@ -82,17 +82,17 @@ TEST_F(Activity, ExternalIdRecordPrecedesEachRecordWhileStackIsNotEmpty) {
   roctxMarkA("b");
   activity_correlation_id_t popped = 0;
   ASSERT_EQ(roctracer_activity_pop_external_correlation_id(&popped), ROCTRACER_STATUS_SUCCESS);
-  EXPECT_EQ(popped, 8u);
+  EXPECT_EQ(popped, 8U);
   roctxMarkA("c");
   ASSERT_EQ(roctracer_activity_pop_external_correlation_id(&popped), ROCTRACER_STATUS_SUCCESS);
-  EXPECT_EQ(popped, 7u);
+  EXPECT_EQ(popped, 7U);
   roctxMarkA("d");
   ASSERT_EQ(roctracer_flush_activity_expl(pool), ROCTRACER_STATUS_SUCCESS);
 
   const auto records = collector.records();
-  ASSERT_EQ(records.size(), 7u);
+  ASSERT_EQ(records.size(), 7U);
   const uint64_t expected_external[] = {7, 8, 7};
-  for (int i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < 3; ++i) {
     const activity_record_t& ext = records[2 * i].record;
     const activity_record_t& mark = records[2 * i + 1].record;
     EXPECT_EQ(ext.domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_EXT_API));
@@ -106,7 +106,8 @@ TEST_F(Activity, ExternalIdRecordPrecedesEachRecordWhileStackIsNotEmpty) {
 }
 
 TEST_F(Activity, ExplicitPoolsReceiveOnlyTheirOps) {
-  RecordCollector marks, ranges;
+  RecordCollector marks;
+  RecordCollector ranges;
   roctracer_pool_t* mark_pool = open_pool(marks);
   roctracer_pool_t* range_pool = open_pool(ranges);
   EXPECT_EQ(roctracer_default_pool(), nullptr);
@@ -120,14 +121,15 @@ TEST_F(Activity, ExplicitPoolsReceiveOnlyTheirOps) {
   roctxMarkA("m2");
   roctracer_flush_activity_expl(mark_pool);
   roctracer_flush_activity_expl(range_pool);
-  ASSERT_EQ(marks.records().size(), 2u);
-  ASSERT_EQ(ranges.records().size(), 2u);
+  ASSERT_EQ(marks.records().size(), 2U);
+  ASSERT_EQ(ranges.records().size(), 2U);
   EXPECT_EQ(marks.records()[1].message, "m2");
   EXPECT_EQ(ranges.records()[0].message, "r");
 }
 
 TEST_F(Activity, DefaultPoolRules) {
-  RecordCollector first, second;
+  RecordCollector first;
+  RecordCollector second;
   roctracer_properties_t properties = first.properties();
   ASSERT_EQ(roctracer_open_pool(&properties), ROCTRACER_STATUS_SUCCESS);
   roctracer_pool_t* default_one = roctracer_default_pool();
@@ -140,8 +142,8 @@ TEST_F(Activity, DefaultPoolRules) {
   roctracer_enable_op_activity(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA);
   roctxMarkA("to the new default");
   roctracer_flush_activity();
-  EXPECT_EQ(second.records().size(), 1u);
-  EXPECT_EQ(first.records().size(), 0u);
+  EXPECT_EQ(second.records().size(), 1U);
+  EXPECT_EQ(first.records().size(), 0U);
   ASSERT_EQ(roctracer_close_pool_expl(default_one), ROCTRACER_STATUS_SUCCESS);
 }
 
@@ -153,9 +155,9 @@ TEST_F(Activity, ClosingDeliversEverythingAndDisablesItsRoutes) {
   roctracer_enable_domain_activity_expl(ACTIVITY_DOMAIN_ROCTX, pool);
   for (int i = 0; i < 100; ++i) roctxMarkA("before close");
   ASSERT_EQ(roctracer_close_pool_expl(pool), ROCTRACER_STATUS_SUCCESS);
-  EXPECT_EQ(collector.records().size(), 100u);
+  EXPECT_EQ(collector.records().size(), 100U);
   roctxMarkA("after close");  // its route is gone: nothing recorded, nothing crashes
-  EXPECT_EQ(collector.records().size(), 100u);
+  EXPECT_EQ(collector.records().size(), 100U);
   EXPECT_EQ(roctracer_disable_op_activity(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA),
             ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool),
@@ -174,7 +176,7 @@ TEST_F(Activity, ManyBuffersKeepEveryRecordInOrder) {
   const auto records = collector.records();
   EXPECT_EQ(records.size() + stats.dropped_records, static_cast<size_t>(kCount));
   EXPECT_EQ(stats.delivered_records, records.size());
-  EXPECT_GT(collector.buffers(), 10u);
+  EXPECT_GT(collector.buffers(), 10U);
   for (size_t i = 1; i < records.size(); ++i)
     ASSERT_LT(records[i - 1].record.correlation_id, records[i].record.correlation_id) << i;
 }
@@ -191,7 +193,7 @@ TEST_F(Activity, RecordsOfAnExitedThreadAreDelivered) {
   worker.join();
   roctracer_flush_activity_expl(pool);
   const auto records = collector.records();
-  ASSERT_EQ(records.size(), 50u);
+  ASSERT_EQ(records.size(), 50U);
   for (const auto& r : records) EXPECT_EQ(r.record.thread_id, worker_tid);
 }
 
@@ -240,7 +242,7 @@ TEST_F(Activity, CustomAllocatorOwnsEveryBuffer) {
   roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool);
   for (int i = 0; i < 1000; ++i) roctxMarkA("x");
   ASSERT_EQ(roctracer_close_pool_expl(pool), ROCTRACER_STATUS_SUCCESS);
-  EXPECT_EQ(collector.records().size(), 1000u);
+  EXPECT_EQ(collector.records().size(), 1000U);
   EXPECT_GT(allocator.allocations.load(), 0);
   EXPECT_EQ(allocator.allocations.load(), allocator.frees.load());
 }
@@ -254,14 +256,15 @@ TEST_F(Activity, SlowConsumerDropsAndCountsInsteadOfBlocking) {
     }
   } slow;
   // 64 buffers of 4 KiB at most: the producer outruns that long before the consumer.
-  setenv("ROCPROF_POOL_MAX_BYTES", "262144", 1);
+  // Only this thread touches the environment: the pool reads it in open, below.
+  setenv("ROCPROF_POOL_MAX_BYTES", "262144", 1);  // NOLINT(concurrency-mt-unsafe)
   roctracer_properties_t properties{};
   properties.buffer_size = 4096;
   properties.buffer_callback_fun = &Slow::on_buffer;
   properties.buffer_callback_arg = &slow;
   roctracer_pool_t* pool = nullptr;
   ASSERT_EQ(roctracer_open_pool_expl(&properties, &pool), ROCTRACER_STATUS_SUCCESS);
-  unsetenv("ROCPROF_POOL_MAX_BYTES");
+  unsetenv("ROCPROF_POOL_MAX_BYTES");  // NOLINT(concurrency-mt-unsafe): as above
   pools_.push_back(pool);
   roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool);
   constexpr uint64_t kCount = 200000;
@@ -269,7 +272,7 @@ TEST_F(Activity, SlowConsumerDropsAndCountsInsteadOfBlocking) {
   roctracer_flush_activity_expl(pool);
   rocprof_mpi_pool_stats_t stats{};
   ASSERT_EQ(rocprof_mpi_pool_stats(pool, &stats), ROCTRACER_STATUS_SUCCESS);
-  EXPECT_GT(stats.dropped_records, 0u);
+  EXPECT_GT(stats.dropped_records, 0U);
   EXPECT_EQ(stats.delivered_records, slow.records.load());
   EXPECT_EQ(stats.delivered_records + stats.dropped_records, kCount);
 }
@@ -283,7 +286,7 @@ TEST_F(Activity, StoppedTracerRecordsNothing) {
   roctracer_start();
   roctxMarkA("seen");
   roctracer_flush_activity_expl(pool);
-  ASSERT_EQ(collector.records().size(), 1u);
+  ASSERT_EQ(collector.records().size(), 1U);
   EXPECT_EQ(collector.records()[0].message, "seen");
 }
 
@@ -296,7 +299,7 @@ TEST_F(Activity, LongMessagesAreTruncatedNotOverflowed) {
   roctxMarkA("short");
   roctracer_flush_activity_expl(pool);
   const auto records = collector.records();
-  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records.size(), 2U);
   EXPECT_EQ(records[0].message, std::string(1023, 'q'));
   EXPECT_EQ(records[1].message, "short");
 }
@@ -307,7 +310,7 @@ TEST_F(Activity, TinyBufferSizeIsRoundedUpAndWorks) {
   roctracer_enable_domain_activity_expl(ACTIVITY_DOMAIN_ROCTX, pool);
   for (int i = 0; i < 500; ++i) roctxMarkA("tiny");
   roctracer_flush_activity_expl(pool);
-  EXPECT_EQ(collector.records().size(), 500u);
+  EXPECT_EQ(collector.records().size(), 500U);
 }
 
 TEST_F(Activity, ForkedChildThatRecordsAndExitsDoesNotHang) {
@@ -319,7 +322,9 @@ TEST_F(Activity, ForkedChildThatRecordsAndExitsDoesNotHang) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     for (int i = 0; i < 10000; ++i) roctxMarkA("child");
-    std::exit(7);  // runs the library's exit flush: must not wait for the parent's pool thread
+    // Runs the library's exit flush: must not wait for the parent's pool thread. The forked
+    // child has this one thread.
+    std::exit(7);  // NOLINT(concurrency-mt-unsafe)
   }
   int status = 0;
   for (int waited_ms = 0; waited_ms < 10000; waited_ms += 10) {
@@ -330,7 +335,7 @@ TEST_F(Activity, ForkedChildThatRecordsAndExitsDoesNotHang) {
   ASSERT_TRUE(WIFEXITED(status)) << "child hung or crashed";
   EXPECT_EQ(WEXITSTATUS(status), 7);
   roctracer_flush_activity_expl(pool);
-  ASSERT_EQ(collector.records().size(), 1u);  // the parent's own record only
+  ASSERT_EQ(collector.records().size(), 1U);  // the parent's own record only
 }
 
 }  // namespace

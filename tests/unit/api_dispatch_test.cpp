@@ -35,7 +35,7 @@ struct Phase {
   size_t size;
 };
 
-void record_phase(uint32_t, uint32_t op, const void* data, void* arg) {
+void record_phase(uint32_t /*domain*/, uint32_t op, const void* data, void* arg) {
   const auto* hip = static_cast<const hip_api_data_t*>(data);
   static_cast<std::vector<Phase>*>(arg)->push_back(
       {op, hip->phase, hip->correlation_id, hip->args.hipMalloc.size});
@@ -52,14 +52,14 @@ TEST_F(ApiDispatch, EnterAndExitCallbacksShareOneCorrelationId) {
   void* second = nullptr;
   ASSERT_EQ(simulated_hipMalloc(&first, 128), hipSuccess);
   ASSERT_EQ(simulated_hipMalloc(&second, 256), hipSuccess);
-  ASSERT_EQ(phases.size(), 4u);
+  ASSERT_EQ(phases.size(), 4U);
   EXPECT_EQ(phases[0].phase, static_cast<uint32_t>(ACTIVITY_API_PHASE_ENTER));
   EXPECT_EQ(phases[1].phase, static_cast<uint32_t>(ACTIVITY_API_PHASE_EXIT));
   EXPECT_EQ(phases[0].correlation_id, phases[1].correlation_id);
   EXPECT_EQ(phases[2].correlation_id, phases[3].correlation_id);
   EXPECT_NE(phases[0].correlation_id, phases[2].correlation_id);
-  EXPECT_EQ(phases[0].size, 128u);
-  EXPECT_EQ(phases[3].size, 256u);
+  EXPECT_EQ(phases[0].size, 128U);
+  EXPECT_EQ(phases[3].size, 256U);
   EXPECT_EQ(phases[0].op, static_cast<uint32_t>(HIP_API_ID_hipMalloc));
   std::free(first);
   std::free(second);
@@ -73,7 +73,8 @@ TEST_F(ApiDispatch, ActivityRecordSpansTheCallAndFollowsItsExternalId) {
                                &phases);
   ASSERT_EQ(roctracer_enable_domain_activity_expl(ACTIVITY_DOMAIN_HIP_API, pool),
             ROCTRACER_STATUS_SUCCESS);
-  roctracer_timestamp_t before = 0, after = 0;
+  roctracer_timestamp_t before = 0;
+  roctracer_timestamp_t after = 0;
   roctracer_get_timestamp(&before);
   roctracer_activity_push_external_correlation_id(77);
   void* ptr = nullptr;
@@ -82,9 +83,9 @@ TEST_F(ApiDispatch, ActivityRecordSpansTheCallAndFollowsItsExternalId) {
   roctracer_get_timestamp(&after);
   roctracer_flush_activity_expl(pool);
   const auto records = collector.records();
-  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records.size(), 2U);
   EXPECT_EQ(records[0].record.domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_EXT_API));
-  EXPECT_EQ(records[0].record.external_id, 77u);
+  EXPECT_EQ(records[0].record.external_id, 77U);
   const activity_record_t& call = records[1].record;
   EXPECT_EQ(call.domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_HIP_API));
   EXPECT_EQ(call.op, static_cast<uint32_t>(HIP_API_ID_hipMalloc));
@@ -105,7 +106,7 @@ TEST_F(ApiDispatch, NothingEnabledMeansNoCorrelationIdAndNoRecord) {
   const auto scope =
       rocprof::core::enter_api_call(ACTIVITY_DOMAIN_HIP_API, HIP_API_ID_hipMalloc, data);
   EXPECT_FALSE(scope.traced);
-  EXPECT_EQ(data.correlation_id, 0u);
+  EXPECT_EQ(data.correlation_id, 0U);
   rocprof::core::exit_api_call(scope, data);
   roctracer_flush_activity_expl(pool);
   EXPECT_TRUE(collector.records().empty());

@@ -9,11 +9,10 @@
 
 namespace {
 
-using rocprof::test::RecordCollector;
 using rocprof::test::TracerTest;
 
-void noop_callback(uint32_t, uint32_t, const void*, void*) {}
-void noop_buffer(const char*, const char*, void*) {}
+void noop_callback(uint32_t /*domain*/, uint32_t /*op*/, const void* /*data*/, void* /*arg*/) {}
+void noop_buffer(const char* /*begin*/, const char* /*end*/, void* /*arg*/) {}
 
 roctracer_properties_t valid_properties(size_t size = 4096) {
   roctracer_properties_t properties{};

@@ -38,7 +38,7 @@ TEST_F(Callbacks, OpCallbackSeesOnlyItsOpWithArguments) {
   roctxMarkA("hello");
   roctxRangePushA("ignored");
   roctxRangePop();
-  ASSERT_EQ(log.calls.size(), 1u);
+  ASSERT_EQ(log.calls.size(), 1U);
   EXPECT_EQ(log.calls[0].domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_ROCTX));
   EXPECT_EQ(log.calls[0].op, static_cast<uint32_t>(ROCTX_API_ID_roctxMarkA));
   EXPECT_EQ(log.calls[0].message, "hello");
@@ -55,7 +55,7 @@ TEST_F(Callbacks, DomainCallbackSeesEveryRoctxCallInOrder) {
   EXPECT_EQ(roctxRangePop(), 0);
   const roctx_range_id_t id = roctxRangeStartA("async");
   roctxRangeStop(id);
-  ASSERT_EQ(log.calls.size(), 7u);
+  ASSERT_EQ(log.calls.size(), 7U);
   const uint32_t ops[] = {ROCTX_API_ID_roctxMarkA,      ROCTX_API_ID_roctxRangePushA,
                           ROCTX_API_ID_roctxRangePushA, ROCTX_API_ID_roctxRangePop,
                           ROCTX_API_ID_roctxRangePop,   ROCTX_API_ID_roctxRangeStartA,
@@ -66,7 +66,7 @@ TEST_F(Callbacks, DomainCallbackSeesEveryRoctxCallInOrder) {
   // The start callback already sees the id the caller gets back; stop carries it too.
   EXPECT_EQ(log.calls[5].id, id);
   EXPECT_EQ(log.calls[6].id, id);
-  EXPECT_NE(id, 0u);
+  EXPECT_NE(id, 0U);
 }
 
 TEST_F(Callbacks, EnableAllCoversRoctxAndDisableStopsDelivery) {
@@ -75,7 +75,7 @@ TEST_F(Callbacks, EnableAllCoversRoctxAndDisableStopsDelivery) {
   roctxMarkA("one");
   ASSERT_EQ(roctracer_disable_callback(), ROCTRACER_STATUS_SUCCESS);
   roctxMarkA("two");
-  ASSERT_EQ(log.calls.size(), 1u);
+  ASSERT_EQ(log.calls.size(), 1U);
   EXPECT_EQ(log.calls[0].message, "one");
 }
 
@@ -88,26 +88,28 @@ TEST_F(Callbacks, DisableOneOpKeepsTheOthers) {
   roctxMarkA("gone");
   roctx_range_id_t id = roctxRangeStartA("kept");
   roctxRangeStop(id);
-  ASSERT_EQ(log.calls.size(), 2u);
+  ASSERT_EQ(log.calls.size(), 2U);
   EXPECT_EQ(log.calls[0].message, "kept");
   ASSERT_EQ(roctracer_disable_domain_callback(ACTIVITY_DOMAIN_ROCTX), ROCTRACER_STATUS_SUCCESS);
   roctxMarkA("gone too");
-  EXPECT_EQ(log.calls.size(), 2u);
+  EXPECT_EQ(log.calls.size(), 2U);
 }
 
 TEST_F(Callbacks, ReEnableReplacesCallbackArgument) {
-  CallLog first, second;
+  CallLog first;
+  CallLog second;
   roctracer_enable_op_callback(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, &CallLog::on_call,
                                &first);
   roctracer_enable_op_callback(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, &CallLog::on_call,
                                &second);
   roctxMarkA("x");
-  EXPECT_EQ(first.calls.size(), 0u);
-  EXPECT_EQ(second.calls.size(), 1u);
+  EXPECT_EQ(first.calls.size(), 0U);
+  EXPECT_EQ(second.calls.size(), 1U);
 }
 
 TEST_F(Callbacks, StopAndStartGateDeliveryAndCallExtHooks) {
-  static std::atomic<int> starts{0}, stops{0};
+  static std::atomic<int> starts{0};
+  static std::atomic<int> stops{0};
   roctracer_ext_properties_t hooks{[] { ++starts; }, [] { ++stops; }};
   ASSERT_EQ(roctracer_set_properties(ACTIVITY_DOMAIN_EXT_API, &hooks), ROCTRACER_STATUS_SUCCESS);
   CallLog log;
@@ -116,7 +118,7 @@ TEST_F(Callbacks, StopAndStartGateDeliveryAndCallExtHooks) {
   roctxMarkA("while stopped");
   roctracer_start();
   roctxMarkA("after start");
-  ASSERT_EQ(log.calls.size(), 1u);
+  ASSERT_EQ(log.calls.size(), 1U);
   EXPECT_EQ(log.calls[0].message, "after start");
   EXPECT_EQ(starts.load(), 1);
   EXPECT_EQ(stops.load(), 1);
@@ -147,12 +149,13 @@ TEST_F(Callbacks, CallbacksRunOnTheCallingThread) {
 }
 
 TEST_F(Callbacks, TimestampIsBoottime) {
-  roctracer_timestamp_t before = 0, after = 0;
+  roctracer_timestamp_t before = 0;
+  roctracer_timestamp_t after = 0;
   timespec ts{};
   ASSERT_EQ(roctracer_get_timestamp(&before), ROCTRACER_STATUS_SUCCESS);
   clock_gettime(CLOCK_BOOTTIME, &ts);
   ASSERT_EQ(roctracer_get_timestamp(&after), ROCTRACER_STATUS_SUCCESS);
-  const uint64_t boottime = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  const uint64_t boottime = uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
   EXPECT_LE(before, boottime);
   EXPECT_LE(boottime, after);
 }

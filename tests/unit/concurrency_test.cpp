@@ -31,7 +31,7 @@ struct OrderChecker {
   static void on_buffer(const char* begin, const char* end, void* arg) {
     auto* self = static_cast<OrderChecker*>(arg);
     const std::lock_guard lock(self->mutex);
-    for (auto* r = reinterpret_cast<const activity_record_t*>(begin);
+    for (const auto* r = reinterpret_cast<const activity_record_t*>(begin);
          r < reinterpret_cast<const activity_record_t*>(end); ++r) {
       if (r->domain == ACTIVITY_DOMAIN_EXT_API) {
         ++self->external_records;
@@ -53,6 +53,7 @@ struct OrderChecker {
 };
 
 uint64_t events_per_thread() {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): nothing in this test sets the environment
   const char* text = std::getenv("ROCPROF_STRESS_EVENTS");
   return text != nullptr ? std::strtoull(text, nullptr, 10) : 1000000;
 }
@@ -74,6 +75,7 @@ TEST_F(Concurrency, SixteenThreadsEveryRecordDeliveredOrCountedInOrder) {
             ROCTRACER_STATUS_SUCCESS);
 
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   std::vector<uint32_t> tids(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -98,8 +100,8 @@ TEST_F(Concurrency, SixteenThreadsEveryRecordDeliveredOrCountedInOrder) {
   uint64_t produced = 0;
   for (int t = 0; t < kThreads; ++t) produced += per_thread * (t % 2 == 0 ? 2 : 1);
   EXPECT_EQ(stats.delivered_records + stats.dropped_records, produced);
-  EXPECT_EQ(checker.out_of_order, 0u);
-  EXPECT_EQ(checker.wrong_message, 0u);
+  EXPECT_EQ(checker.out_of_order, 0U);
+  EXPECT_EQ(checker.wrong_message, 0U);
   for (int t = 0; t < kThreads; ++t)
     EXPECT_EQ(checker.label[tids[t]], "thread-" + std::to_string(t));
   std::printf("[ stress   ] %d threads x %llu events: delivered %llu, dropped %llu records\n",

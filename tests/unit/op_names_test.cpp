@@ -20,11 +20,12 @@ TEST(OpNames, RoctxNamesAndCodesRoundTrip) {
                             "roctxRangeStop"};
   for (uint32_t op = 0; op < ROCTX_API_ID_NUMBER; ++op) {
     EXPECT_STREQ(roctracer_op_string(ACTIVITY_DOMAIN_ROCTX, op, 0), expected[op]);
-    uint32_t code = 99, kind = 99;
+    uint32_t code = 99;
+    uint32_t kind = 99;
     ASSERT_EQ(roctracer_op_code(ACTIVITY_DOMAIN_ROCTX, expected[op], &code, &kind),
               ROCTRACER_STATUS_SUCCESS);
     EXPECT_EQ(code, op);
-    EXPECT_EQ(kind, 0u);
+    EXPECT_EQ(kind, 0U);
   }
   EXPECT_EQ(roctracer_op_string(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_NUMBER, 0), nullptr);
 }
@@ -82,7 +83,7 @@ TEST(OpNames, EveryHsaTableFunctionHasItsName) {
   // The four tables are all present: one member of each.
   for (const char* name : {"hsa_amd_memory_async_copy", "hsa_ext_image_create",
                            "hsa_ext_program_finalize", "hsa_queue_create"})
-    EXPECT_EQ(names.count(name), 1u) << name;
+    EXPECT_EQ(names.count(name), 1U) << name;
 }
 
 TEST(OpNames, AsyncAndEventDomains) {
@@ -94,11 +95,12 @@ TEST(OpNames, AsyncAndEventDomains) {
                "KernelExecution");
   EXPECT_STREQ(roctracer_op_string(ACTIVITY_DOMAIN_HIP_OPS, HIP_OP_ID_COPY, 0x11F4),
                "CopyHostToDevice");
-  uint32_t op = 9, kind = 9;
+  uint32_t op = 9;
+  uint32_t kind = 9;
   ASSERT_EQ(roctracer_op_code(ACTIVITY_DOMAIN_HIP_OPS, "CopyDeviceToHost", &op, &kind),
             ROCTRACER_STATUS_SUCCESS);
   EXPECT_EQ(op, static_cast<uint32_t>(HIP_OP_ID_COPY));
-  EXPECT_EQ(kind, 0x11F3u);
+  EXPECT_EQ(kind, 0x11F3U);
   EXPECT_STREQ(roctracer_op_string(ACTIVITY_DOMAIN_HSA_OPS, HSA_OP_ID_COPY, 0), "COPY");
   EXPECT_STREQ(roctracer_op_string(ACTIVITY_DOMAIN_HSA_EVT, HSA_EVT_ID_CODEOBJ, 0), "CODEOBJ");
   EXPECT_STREQ(roctracer_op_string(ACTIVITY_DOMAIN_EXT_API, ACTIVITY_EXT_OP_EXTERN_ID, 0),
@@ -109,8 +111,8 @@ TEST(OpNames, AsyncAndEventDomains) {
 TEST(OpNames, VersionsMatchTheHeader) {
   EXPECT_EQ(roctracer_version_major(), static_cast<uint32_t>(ROCTRACER_VERSION_MAJOR));
   EXPECT_EQ(roctracer_version_minor(), static_cast<uint32_t>(ROCTRACER_VERSION_MINOR));
-  EXPECT_EQ(roctx_version_major(), 4u);
-  EXPECT_EQ(roctx_version_minor(), 1u);
+  EXPECT_EQ(roctx_version_major(), 4U);
+  EXPECT_EQ(roctx_version_minor(), 1U);
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ TEST(RoctxStandalone, NestingIsPerThread) {
 TEST(RoctxStandalone, RangeIdsAreUniqueAcrossThreads) {
   std::vector<std::vector<roctx_range_id_t>> ids(4);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < 1000; ++i) {
@@ -51,15 +52,15 @@ TEST(RoctxStandalone, RangeIdsAreUniqueAcrossThreads) {
   for (auto& thread : threads) thread.join();
   std::set<roctx_range_id_t> all;
   for (const auto& list : ids) all.insert(list.begin(), list.end());
-  EXPECT_EQ(all.size(), 4000u);
-  EXPECT_EQ(all.count(0), 0u);
+  EXPECT_EQ(all.size(), 4000U);
+  EXPECT_EQ(all.count(0), 0U);
 }
 
 TEST(RoctxStandalone, MarkAcceptsNullAndVersionIsFourOne) {
   roctxMarkA(nullptr);
   roctxMark("macro");
-  EXPECT_EQ(roctx_version_major(), 4u);
-  EXPECT_EQ(roctx_version_minor(), 1u);
+  EXPECT_EQ(roctx_version_major(), 4U);
+  EXPECT_EQ(roctx_version_minor(), 1U);
 }
 
 }  // namespace
