@@ -139,6 +139,31 @@ TEST_F(CheckHelpersTest, HelpersThatCannotStartOrStopEarlyLeaveTheWorkHere) {
   }
 }
 
+// A program that greets as a helper and then lies: it runs the real helper and passes its
+// findings on with the places of the first two swapped (each would then be taken for the
+// other file's), or with the second cut short. Its files are checked here: nothing it sent
+// is taken for another file's check.
+TEST_F(CheckHelpersTest, AHelperThatMisnumbersOrCutsItsFindingsIsNotBelieved) {
+  // Spoiled files 17.h5 and 5.h5 go to helpers: with a swap believed, a good file would be
+  // skipped for a spoiled one's problem.
+  spoil();
+  const RankSet here = open({}, true);
+  for (const std::string mode : {"swap", "cut"}) {
+    SCOPED_TRACE(mode);
+    const fs::path relay = dir_ / ("relay_" + mode);
+    std::ofstream(relay) << "#!/bin/sh\nexec /usr/bin/python3 " LYING_CHECK_HELPER " "
+                         << ROCPROF_MERGE_EXECUTABLE << ' ' << mode << ' ' << relay.string()
+                         << " \"$@\"\n";
+    fs::permissions(relay, fs::perms::owner_all);
+    expect_same(here, open({relay.string(), 3}, true));
+    // The relays did run and pass findings on (the fallback was not for a failed start).
+    std::ifstream sent(relay.string() + ".sent");
+    std::size_t findings = 0;
+    sent >> findings;
+    EXPECT_GT(findings, 2U) << relay;
+  }
+}
+
 TEST_F(CheckHelpersTest, AParallelMergesShareIsCheckedWithHelpersToo) {
   const CheckedShare alone = check_share({dir_.string()}, 1, 2);
   const CheckedShare helped = check_share({dir_.string()}, 1, 2, {}, {}, nullptr, helpers(2));
