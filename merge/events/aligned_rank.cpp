@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <limits>
 #include <map>
-#include <set>
 #include <tuple>
 #include <type_traits>
 #include <utility>

@@ -640,14 +640,16 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
       if (r < me.first_rank) firsts[t] += rows;
       totals[t] += rows;
     }
-  // Copies this process's ranks into the table begun in `producer`, in rank order. Ranks
-  // with a weight (the rows they would stage) are made ready on helpers by `stage` while the
-  // merge's thread copies the ranks before them; the others (nullopt) are copied by `copy` on
-  // the merge's thread, which alone calls HDF5.
-  using Weight = std::optional<std::uint64_t>;
-  // Returns the ranges the ranks' rows pair into (produce_rows).
+  // Whether rank r's rows of `source` are made ready on a helper.
+  auto staged_from = [&](std::size_t r, const Table& source) {
+    return stagers > 0 && stageable(ranks[r]->reader(), source);
+  };
+  // Copies this process's ranks into the table begun in `producer`, in rank order, from their
+  // table `source`. The ranks staged_from() that table are made ready on helpers by `stage` while
+  // the merge's thread copies the ranks before them; the others are copied by `copy` on the merge's
+  // thread, which alone calls HDF5. Returns the ranges the ranks' rows pair into (produce_rows).
   auto copy_block =
-      [&](const std::function<Weight(const RankFileReader&)>& weight,
+      [&](const Table& source,
           const std::function<std::uint64_t(std::size_t, std::vector<std::byte>&)>& stage,
           const std::function<std::uint64_t(std::size_t)>& copy, std::size_t row_size) {
         const std::size_t first = me.first_rank;
@@ -655,10 +657,11 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
         plan.helpers = stagers;
         plan.budget = kStagedRows;
         plan.window = 2 * stagers + 2;
-        for (std::size_t r = first; r < me.last_rank; ++r) {
-          const Weight rows = stagers > 0 ? weight(ranks[r]->reader()) : std::nullopt;
-          plan.weights.push_back(rows ? std::max<std::uint64_t>(*rows, 1) : 0);
-        }
+        for (std::size_t r = first; r < me.last_rank; ++r)  // weight: the rows read
+          plan.weights.push_back(
+              staged_from(r, source)
+                  ? std::max<std::uint64_t>(ranks[r]->reader().row_count(source), 1)
+                  : 0);
         if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
           plan.helpers = 0;  // nothing to stage: no threads
         std::vector<std::vector<std::byte>> staged(me.last_rank - first);
@@ -687,8 +690,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   // copy a third more time: 64 x 1 M on the lent machine).
   std::vector<bool> counted_ahead(me.last_rank - me.first_rank, true);
   for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
-    counted_ahead[r - me.first_rank] =
-        stagers == 0 || !stageable(ranks[r]->reader(), table_of<MarkerRow>());
+    counted_ahead[r - me.first_rank] = !staged_from(r, table_of<MarkerRow>());
   std::uint64_t my_ranges = 0;
   if (me.gather)
     my_ranges = count_ranges(ranks, me.first_rank, me.last_rank, counted_ahead, stagers);
@@ -699,10 +701,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   for (std::size_t t = 0; t < specs.size(); ++t) {
     producer.begin(t, layouts[t], firsts[t], totals[t]);
     my_ranges += copy_block(
-        [&](const RankFileReader& reader) -> Weight {
-          if (!stageable(reader, *specs[t].table)) return std::nullopt;
-          return reader.row_count(*specs[t].table);
-        },
+        *specs[t].table,
         [&](std::size_t r, std::vector<std::byte>& staged) {
           return specs[t].stage(*ranks[r], strings.remap(r), counts_ranges(t, r), staged,
                                 layouts[t].row_size);
@@ -746,10 +745,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   // Staged like the tables: pairing a small rank's ranges reads its markers again (0.06-0.11
   // s of 0.5 s writing 1024 x 10 k on the merge's thread here).
   copy_block(
-      [&](const RankFileReader& reader) -> Weight {
-        if (!stageable(reader, table_of<MarkerRow>())) return std::nullopt;
-        return reader.row_count<MarkerRow>() / 2;  // a range takes two markers
-      },
+      table_of<MarkerRow>(),
       [&](std::size_t r, std::vector<std::byte>& staged) {
         staged.reserve(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
         range_rows(r, [&](const RangeRow& row) {

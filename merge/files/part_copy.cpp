@@ -37,8 +37,6 @@ class Descriptor {
   }
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
-  Descriptor(Descriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Descriptor& operator=(Descriptor&&) = delete;
   int get() const noexcept { return fd_; }
   // close() reports what the file system could not store; the destructor cannot.
   int close() noexcept { return ::close(std::exchange(fd_, -1)); }
@@ -47,33 +45,12 @@ class Descriptor {
   int fd_;
 };
 
-// What one thread copies: `size` bytes of a piece, from `offset` into it.
-struct Segment {
-  std::size_t piece;
-  std::uint64_t offset;
-  std::uint64_t size;
-};
-
-// The segments of the run [begin, end), the pieces laid end to end in their order.
-std::vector<Segment> segments_of(std::span<const CopyPiece> pieces, std::uint64_t begin,
-                                 std::uint64_t end) {
-  std::vector<Segment> segments;
-  std::uint64_t run = 0;
-  for (std::size_t i = 0; i < pieces.size() && run < end; ++i) {
-    const std::uint64_t from = std::max(run, begin);
-    const std::uint64_t to = std::min(run + pieces[i].size, end);
-    if (from < to) segments.push_back({i, from - run, to - from});
-    run += pieces[i].size;
-  }
-  return segments;
-}
-
 // In the kernel where it can (copy_file_range), through a buffer where it cannot (another
 // file system for each file, an old kernel).
-void copy_in_kernel(const CopyPiece& piece, int from, std::uint64_t offset, std::uint64_t size,
-                    int to, const std::string& output) {
-  auto read_at = static_cast<off64_t>(piece.read_at + offset);
-  auto write_at = static_cast<off64_t>(piece.write_at + offset);
+void copy_in_kernel(const CopyPiece& piece, int from, int to, const std::string& output) {
+  auto read_at = static_cast<off64_t>(piece.read_at);
+  auto write_at = static_cast<off64_t>(piece.write_at);
+  std::uint64_t size = piece.size;
   std::vector<char> buffer;
   while (size > 0) {
     ssize_t done = ::copy_file_range(from, &read_at, to, &write_at, size, 0);
@@ -104,12 +81,12 @@ void copy_in_kernel(const CopyPiece& piece, int from, std::uint64_t offset, std:
 }
 
 // Straight into a shared mapping of the output, a window at a time.
-void copy_mapped(const CopyPiece& piece, int from, std::uint64_t offset, std::uint64_t size, int to,
-                 const std::string& output, std::size_t window, const std::atomic<bool>& stop) {
+void copy_mapped(const CopyPiece& piece, int from, int to, const std::string& output,
+                 std::size_t window, const std::atomic<bool>& stop) {
   const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  std::uint64_t at = piece.write_at + offset;  // in the output
-  const std::uint64_t end = at + size;
-  std::uint64_t read_at = piece.read_at + offset;
+  std::uint64_t at = piece.write_at;  // in the output
+  const std::uint64_t end = at + piece.size;
+  std::uint64_t read_at = piece.read_at;
   while (at < end && !stop.load(std::memory_order_relaxed)) {
     const std::uint64_t map_begin = at / page * page;
     const std::uint64_t map_end = std::min(end, map_begin + window);
@@ -154,6 +131,27 @@ void copy_mapped(const CopyPiece& piece, int from, std::uint64_t offset, std::ui
 
 }  // namespace
 
+std::vector<CopyPiece> equal_share(std::span<const CopyPiece> pieces, std::size_t index,
+                                   std::size_t count) {
+  std::uint64_t total = 0;
+  for (const CopyPiece& piece : pieces) total += piece.size;
+  // (total * i) / count without overflow: the bytes are far below 2^64 / count.
+  const auto bound = [&](std::uint64_t i) { return total / count * i + total % count * i / count; };
+  const std::uint64_t begin = bound(index);
+  const std::uint64_t end = bound(index + 1);
+  std::vector<CopyPiece> share;
+  std::uint64_t run = 0;  // where each piece starts in the run of all
+  for (const CopyPiece& piece : pieces) {
+    const std::uint64_t from = std::max(run, begin);
+    const std::uint64_t to = std::min(run + piece.size, end);
+    if (from < to)
+      share.push_back(
+          {piece.from, piece.read_at + (from - run), piece.write_at + (from - run), to - from});
+    run += piece.size;
+  }
+  return share;
+}
+
 bool writers_take_turns(const std::string& path) {
   struct statfs about {};
   if (::statfs(path.c_str(), &about) != 0) return false;
@@ -184,31 +182,22 @@ std::string copy_pieces(const std::string& output, std::span<const CopyPiece> pi
   // A mapping wants the output open for reading too.
   Descriptor to(output, mapped ? O_RDWR : O_WRONLY);
   if (to.get() < 0) return fmt::format("cannot write {}: {}", output, errno_text(errno));
-  std::vector<Descriptor> from;
-  from.reserve(pieces.size());
-  for (const CopyPiece& piece : pieces) {
-    from.emplace_back(piece.from, O_RDONLY);
-    if (piece.size > 0 && from.back().get() < 0)
-      return fmt::format("cannot copy {} into {}: {}", piece.from, output, errno_text(errno));
-  }
 
   std::mutex lock;
   std::string problem;
   std::atomic<bool> stop{false};
   auto copy_run = [&](std::size_t index) {
-    // Equal runs of the bytes, each (total * index) / threads without overflow.
-    const auto share = [&](std::size_t i) {
-      return total / threads * i + total % threads * i / threads;
-    };
     try {
-      for (const Segment& segment : segments_of(pieces, share(index), share(index + 1))) {
+      for (const CopyPiece& piece : equal_share(pieces, index, threads)) {
         if (stop.load(std::memory_order_relaxed)) return;
-        const CopyPiece& piece = pieces[segment.piece];
-        const int source = from[segment.piece].get();
+        const Descriptor from(piece.from, O_RDONLY);
+        if (from.get() < 0)
+          throw CopyError(
+              fmt::format("cannot copy {} into {}: {}", piece.from, output, errno_text(errno)));
         if (mapped)
-          copy_mapped(piece, source, segment.offset, segment.size, to.get(), output, window, stop);
+          copy_mapped(piece, from.get(), to.get(), output, window, stop);
         else
-          copy_in_kernel(piece, source, segment.offset, segment.size, to.get(), output);
+          copy_in_kernel(piece, from.get(), to.get(), output);
       }
     } catch (const std::exception& error) {
       const std::lock_guard guard(lock);

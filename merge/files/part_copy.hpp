@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace rocprof::merge {
 
@@ -30,6 +31,12 @@ struct PartCopyOptions {
   // process's resident memory for the rest of the copy.
   std::size_t window_bytes = std::size_t{4} << 20;
 };
+
+// Share `index` of `count` equal shares of the pieces' bytes, the pieces laid end to end in
+// their order: the pieces (or parts of them) that fall in it. The processes of a merge split
+// the parts so, and each process its share among its threads.
+std::vector<CopyPiece> equal_share(std::span<const CopyPiece> pieces, std::size_t index,
+                                   std::size_t count);
 
 // Whether the file system holding `path` is one where writers of a file take turns.
 bool writers_take_turns(const std::string& path);

@@ -343,30 +343,18 @@ namespace {
 // as one run and cut into equal shares, one per process.
 std::string copy_share(const MergeGroup& group, const std::string& output,
                        const std::vector<std::uint64_t>& sizes, std::size_t copy_threads) {
-  std::uint64_t to_copy = 0;
-  for (std::size_t i = 1; i < sizes.size(); ++i) to_copy += sizes[i];
-  const auto processes = static_cast<std::uint64_t>(group.size());
-  const auto index = static_cast<std::uint64_t>(group.index());
-  // (to_copy * index) / processes without overflow: parts are far below 2^64 / processes.
-  const std::uint64_t share_begin =
-      to_copy / processes * index + to_copy % processes * index / processes;
-  const std::uint64_t share_end =
-      to_copy / processes * (index + 1) + to_copy % processes * (index + 1) / processes;
-  std::vector<CopyPiece> pieces;
-  std::uint64_t run = 0;            // where part i starts in the run of parts to copy
-  std::uint64_t offset = sizes[0];  // and in the output
+  std::vector<CopyPiece> parts;
+  std::uint64_t offset = sizes[0];  // where part i goes in the output
   for (std::size_t i = 1; i < sizes.size(); ++i) {
-    const std::uint64_t begin = std::max(run, share_begin);
-    const std::uint64_t end = std::min(run + sizes[i], share_end);
-    if (begin < end)
-      pieces.push_back({part_path(output, static_cast<int>(i)), begin - run, offset + (begin - run),
-                        end - begin});
-    run += sizes[i];
+    parts.push_back({part_path(output, static_cast<int>(i)), 0, offset, sizes[i]});
     offset += sizes[i];
   }
   PartCopyOptions options;
   options.threads = copy_threads;
-  return copy_pieces(output, pieces, options);
+  return copy_pieces(output,
+                     equal_share(parts, static_cast<std::size_t>(group.index()),
+                                 static_cast<std::size_t>(group.size())),
+                     options);
 }
 
 }  // namespace

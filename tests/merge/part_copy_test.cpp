@@ -2,7 +2,6 @@
 // sent, by either method, on any number of threads, across mapping windows and pieces that
 // start and end off page boundaries; a missing or short part is named.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "merge/files/part_copy.hpp"
+#include "tests/tools/test_dir.hpp"
 
 namespace {
 
@@ -26,11 +26,7 @@ using Method = PartCopyOptions::Method;
 
 class PartCopyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "part_copy_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
+  void SetUp() override { dir_ = rocprof::test::fresh_test_dir("part_copy"); }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
@@ -90,6 +86,38 @@ TEST_F(PartCopyTest, EveryMethodAndThreadCountWritesTheSameBytes) {
         EXPECT_EQ(copy_pieces(output, pieces, options), "");
         EXPECT_TRUE(read_file(output) == expected);
       }
+}
+
+// The shares of the processes (and of each one's threads): together every byte once, in
+// order, each share within one byte of the others.
+TEST(EqualShare, CutsThePiecesBytesIntoEqualRunsInOrder) {
+  const std::vector<CopyPiece> pieces = {{"a", 5, 100, 10}, {"b", 0, 110, 0}, {"c", 7, 110, 23}};
+  for (const std::size_t count : {1U, 2U, 3U, 7U, 40U}) {
+    SCOPED_TRACE(count);
+    std::vector<std::pair<std::string, std::uint64_t>> bytes;  // (file, offset) in output order
+    std::uint64_t smallest = ~std::uint64_t{0};
+    std::uint64_t largest = 0;
+    for (std::size_t index = 0; index < count; ++index) {
+      std::uint64_t size = 0;
+      for (const CopyPiece& piece : rocprof::merge::equal_share(pieces, index, count)) {
+        EXPECT_GT(piece.size, 0U);
+        for (std::uint64_t i = 0; i < piece.size; ++i) {
+          bytes.emplace_back(piece.from, piece.read_at + i);
+          // Where the byte goes keeps its distance from where its piece goes.
+          const auto& whole = piece.from == "a" ? pieces[0] : pieces[2];
+          EXPECT_EQ(piece.write_at - whole.write_at, piece.read_at - whole.read_at);
+        }
+        size += piece.size;
+      }
+      smallest = std::min(smallest, size);
+      largest = std::max(largest, size);
+    }
+    std::vector<std::pair<std::string, std::uint64_t>> expected;
+    for (std::uint64_t i = 0; i < 10; ++i) expected.emplace_back("a", 5 + i);
+    for (std::uint64_t i = 0; i < 23; ++i) expected.emplace_back("c", 7 + i);
+    EXPECT_EQ(bytes, expected);
+    EXPECT_LE(largest - smallest, 1U);
+  }
 }
 
 TEST_F(PartCopyTest, NothingToCopyTouchesNothing) {
