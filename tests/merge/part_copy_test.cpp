@@ -1,7 +1,12 @@
 // copy_pieces: parts copied into an output of full size land byte for byte where they were
 // sent, by either method, on any number of threads, across mapping windows and pieces that
-// start and end off page boundaries; a missing or short part is named.
+// start and end off page boundaries; a missing or short part, and a full file system, are named.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -162,6 +167,62 @@ TEST_F(PartCopyTest, AnOutputThatCannotBeOpenedIsNamed) {
   const std::string output = path("no/such/dir/out");
   const std::string problem = copy_pieces(output, pieces, {});
   EXPECT_NE(problem.find("cannot write " + output), std::string::npos) << problem;
+}
+
+// A full file system, as a small tmpfs mounted in a mount namespace of a child process's own
+// (root only: skipped elsewhere). The output is sized in full (sparse) as join_parts does, so
+// the bytes fail to land only when they are copied: a mapped copy learns it as EFAULT from
+// the read into the mapping, a kernel copy as ENOSPC. Either way the output is named.
+TEST_F(PartCopyTest, AFullFileSystemIsNamedByEitherMethod) {
+  const std::string part = path("out.part1");
+  constexpr std::size_t kPart = std::size_t{2} << 20;
+  write_file(part, random_bytes(kPart, 5));
+  const fs::path small = dir_ / "small";
+  fs::create_directories(small);
+  const std::string output = (small / "out").string();
+  int pipe_ends[2];
+  ASSERT_EQ(::pipe(pipe_ends), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_ends[0]);
+    // 77: the mount could not be made here (not root, or no namespaces): skipped.
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=256k") != 0)
+      ::_exit(77);
+    std::string said;
+    for (const Method method : {Method::kMapped, Method::kKernel}) {
+      const int out = ::open(output.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+      if (out < 0 || ::ftruncate(out, static_cast<off_t>(kPart + 100)) != 0) ::_exit(1);
+      ::close(out);
+      PartCopyOptions options;
+      options.method = method;
+      options.threads = 2;
+      said += copy_pieces(output, std::vector<CopyPiece>{{part, 0, 100, kPart}}, options) + "\n";
+    }
+    const bool sent =
+        ::write(pipe_ends[1], said.data(), said.size()) == static_cast<ssize_t>(said.size());
+    ::_exit(sent ? 0 : 1);
+  }
+  ::close(pipe_ends[1]);
+  std::string said;
+  char buffer[4096];
+  for (ssize_t got = 0; (got = ::read(pipe_ends[0], buffer, sizeof buffer)) > 0;)
+    said.append(buffer, static_cast<std::size_t>(got));
+  ::close(pipe_ends[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot mount a small tmpfs here";
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const std::size_t line_end = said.find('\n');
+  ASSERT_NE(line_end, std::string::npos) << said;
+  const std::string mapped = said.substr(0, line_end);
+  const std::string kernel = said.substr(line_end + 1);
+  EXPECT_EQ(mapped, "cannot write " + output + ": the file system could not store it (full?)");
+  EXPECT_NE(kernel.find(output), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("No space left on device"), std::string::npos) << kernel;
 }
 
 // The file systems where one writer at a time gets into a file, as the kernel names them: the
