@@ -1,5 +1,6 @@
 // rocprof-merge: turns a traced job's rank files into one timeline on the reference rank's
 // clock, and prints a summary. Usage: rocprof-merge DIR|FILES... -o OUTPUT [options]
+#include <hdf5.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
@@ -502,6 +503,10 @@ int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // HDF5 closes what is still open when the process exits. An output that failed to close (a
+  // full file system) is already reported and removed by then, and HDF5 1.10 crashes closing
+  // it again: every file is closed here before exit, so nothing is left for that clean-up.
+  H5dont_atexit();
   // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
   // command line of its own.
   if (argc == 2 && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)

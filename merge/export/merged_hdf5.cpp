@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -101,17 +103,27 @@ struct MessageHeader {
   std::uint64_t count;  // rows (in the chunk, or these partial rows)
 };
 
+// What the system said when HDF5 failed in a system call (a full file system, mostly): errno
+// as HDF5 left it, if it set one.
+std::string system_said(int code) {
+  return code == 0 ? std::string(" (is the file system full?)")
+                   : fmt::format(": {}", std::generic_category().message(code));
+}
+
 // The file side: the datasets, whole encoded chunks written as they come (in any order), and
 // chunks shared by two processes' blocks assembled from their rows.
 class FileTables {
  public:
-  FileTables(hid_t file, const std::vector<std::pair<std::string, const Layout*>>& tables)
-      : layouts_(tables.size()),
+  FileTables(hid_t file, std::string path,
+             const std::vector<std::pair<std::string, const Layout*>>& tables)
+      : path_(std::move(path)),
+        layouts_(tables.size()),
         datasets_(tables.size()),
         extents_(tables.size(), 0),
         partial_(tables.size()) {
     for (std::size_t t = 0; t < tables.size(); ++t) {
       layouts_[t] = tables[t].second;
+      names_.push_back(tables[t].first);
       groups_.emplace_back(
           H5Gcreate2(file, tables[t].first.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
       for (const Column& column : layouts_[t]->columns) {
@@ -143,10 +155,12 @@ class FileTables {
     const hsize_t first = chunk * kChunk;
     const hsize_t extent = std::max<hsize_t>(extents_[table], first + rows);
     const hid_t dataset = datasets_[table][column].get();
+    errno = 0;
     if (stored.empty() || H5Dset_extent(dataset, &extent) < 0 ||
         H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
-      throw std::runtime_error(fmt::format("cannot write {} rows of column {}", rows,
-                                           layouts_[table]->columns[column].name));
+      throw std::runtime_error(
+          fmt::format("cannot write {}: {} rows of {}/{} could not be stored{}", path_, rows,
+                      names_[table], layouts_[table]->columns[column].name, system_said(errno)));
     if (column + 1 == datasets_[table].size()) extents_[table] = extent;
   }
 
@@ -179,7 +193,13 @@ class FileTables {
     for (std::size_t t = 0; t < datasets_.size(); ++t) {
       complete = complete && partial_[t].empty();
       const hsize_t extent = totals[t];
-      for (const Handle& dataset : datasets_[t]) H5Dset_extent(dataset.get(), &extent);
+      for (const Handle& dataset : datasets_[t]) {
+        errno = 0;
+        if (H5Dset_extent(dataset.get(), &extent) < 0)
+          throw std::runtime_error(
+              fmt::format("cannot write {}: the length of {} could not be stored{}", path_,
+                          names_[t], system_said(errno)));
+      }
     }
     return complete;
   }
@@ -189,6 +209,8 @@ class FileTables {
     std::vector<std::byte> rows;
     std::uint64_t count = 0;
   };
+  std::string path_;
+  std::vector<std::string> names_;
   std::vector<const Layout*> layouts_;
   std::vector<Handle> groups_;
   std::vector<std::vector<Handle>> datasets_;
@@ -608,7 +630,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   if (me.leader()) {
     file_handle.emplace(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
-    file.emplace(file_handle->get(), named);
+    file.emplace(file_handle->get(), path, named);
   }
   ChunkEncoder receiving_encoder(Compression{});
   Senders senders;
@@ -785,19 +807,28 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     write_attribute(root, "start_realtime_ns", reference.start_realtime_ns);
     write_attribute(root, "start_clock_ns", ranks.front()->align(reference.start_clock_ns));
   }
-  // The shared string table.
-  const hsize_t count = strings.texts().size();
-  const Handle space(H5Screate_simple(1, &count, nullptr));
-  const Handle type(H5Tcopy(H5T_C_S1));
-  H5Tset_size(type.get(), H5T_VARIABLE);
-  H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  const Handle dataset(
-      H5Dcreate2(root, "strings", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  std::vector<const char*> texts;
-  texts.reserve(strings.texts().size());
-  for (const auto& text : strings.texts()) texts.push_back(text.c_str());
-  if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
-    throw std::runtime_error(fmt::format("cannot write the string table of {}", path));
+  {  // The shared string table.
+    const hsize_t count = strings.texts().size();
+    const Handle space(H5Screate_simple(1, &count, nullptr));
+    const Handle type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(type.get(), H5T_VARIABLE);
+    H5Tset_cset(type.get(), H5T_CSET_UTF8);
+    const Handle dataset(H5Dcreate2(root, "strings", type.get(), space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT));
+    std::vector<const char*> texts;
+    texts.reserve(strings.texts().size());
+    for (const auto& text : strings.texts()) texts.push_back(text.c_str());
+    if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
+      throw std::runtime_error(fmt::format("cannot write the string table of {}", path));
+  }
+  // Closed here, every dataset first, and the result checked: the file's last metadata is
+  // written now, and where the file system fills up at this point, a file that did not close
+  // is no merged trace (the handle would close it without a word).
+  file.reset();
+  errno = 0;
+  if (H5Fclose(file_handle->release_without_close()) < 0)
+    throw std::runtime_error(fmt::format("cannot write {}: its last metadata could not be stored{}",
+                                         path, system_said(errno)));
   std::uint64_t rows = 0;
   for (const std::uint64_t total : totals) rows += total;
   return rows;

@@ -909,6 +909,111 @@ class MergeTest(unittest.TestCase):
         with open(precious) as f:
             self.assertEqual(f.read(), "keep me")
 
+    def on_small_file_system(self, size, command, env=None):
+        """Runs `command` in a mount namespace of its own where self.dir/small is a tmpfs of
+        `size` bytes: a file system that fills up, without filling the machine's. What the
+        command left there is copied to a fresh directory, returned with the result. Skips
+        the test where the mount cannot be made (not root)."""
+        small = os.path.join(self.dir, "small")
+        os.makedirs(small, exist_ok=True)
+        left = tempfile.mkdtemp(dir=self.dir, prefix="left_")
+        script = ('mount -t tmpfs -o size="$1" tmpfs "$2" || exit 77; small="$2"; left="$3"; '
+                  'shift 3; "$@"; code=$?; cp -a "$small"/. "$left"/; exit $code')
+        try:
+            result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh",
+                                     "-c", script, "sh", str(size), small, left, *command],
+                                    capture_output=True, text=True, timeout=300, env=env)
+        except FileNotFoundError:
+            self.skipTest("no unshare here")
+        if result.returncode == 77 or result.stderr.startswith("unshare:"):
+            self.skipTest(f"cannot mount a small tmpfs here: {result.stderr.strip()}")
+        return result, left
+
+    def test_a_full_file_system_gives_one_clear_error_or_the_whole_output(self):
+        # Whatever the output and wherever the file system fills up, a merge either writes
+        # exactly what it writes with room to spare, or fails with one line naming the output
+        # and the cause and leaves nothing there: never a broken file with exit 0 (libotf2 and
+        # HDF5 report some failures only when the file is closed, or not at all), never a
+        # crash, never libotf2's own lines. One rank with many ranges makes the outputs larger
+        # than the message spill, so that each fills up while it is written.
+        job = self.synthetic(ranks=4, events=2000, busy=(0, 200000))
+        import h5py
+        import hdf5plugin  # noqa: F401 (the zstd filter)
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+
+        def size_of(path):
+            if os.path.isfile(path):
+                return os.path.getsize(path)
+            return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path)
+                       for f in files)
+
+        def otf2_text(anchor):
+            printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+            self.assertEqual(printed.returncode, 0, printed.stderr)
+            self.assertNotIn("ERROR", printed.stderr)
+            return printed.stdout.replace(os.path.dirname(anchor), "DIR")
+
+        def h5_tables(path):
+            with h5py.File(path, "r") as f:
+                tables = {}
+                f.visititems(lambda name, item: tables.__setitem__(name, item[()]) if
+                             isinstance(item, h5py.Dataset) else None)
+                return tables
+
+        for extension in (".pftrace", ".h5", ".otf2", ".json"):
+            reference = os.path.join(self.dir, "reference" + extension)
+            self.assertEqual(self.merge(job, "-o", reference, "-q").returncode, 0)
+            stem = os.path.splitext(reference)[0]
+            full = size_of(reference) + (size_of(stem) + size_of(stem + ".def")
+                                         if extension == ".otf2" else 0)
+            output = os.path.join(self.dir, "small", "out" + extension)
+            outcomes = set()
+            for fraction in (0.3, 0.6, 0.8, 0.9, 0.95, 0.99, 1.5):
+                size = max(int(full * fraction) // 4096 * 4096, 16384)
+                with self.subTest(output=extension, fraction=fraction):
+                    result, left = self.on_small_file_system(size, [MERGE, job, "-o", output,
+                                                                    "-q"])
+                    outcomes.add(result.returncode)
+                    if result.returncode != 0:
+                        self.assertEqual(result.returncode, 1, result.stderr)
+                        lines = result.stderr.splitlines()
+                        self.assertEqual(len(lines), 1, result.stderr)
+                        self.assertTrue(lines[0].startswith("rocprof-merge: "), lines[0])
+                        self.assertIn(os.path.join(self.dir, "small", "out"), lines[0])
+                        self.assertIn("No space left on device", lines[0])
+                        self.assertEqual(os.listdir(left), [], "left behind on failure")
+                        continue
+                    self.assertEqual(result.stderr, "")
+                    kept = os.path.join(left, "out" + extension)
+                    if extension == ".h5":
+                        expected, got = h5_tables(reference), h5_tables(kept)
+                        self.assertEqual(sorted(expected), sorted(got))
+                        for name in expected:
+                            self.assertTrue((expected[name] == got[name]).all(), name)
+                    elif extension == ".otf2":
+                        self.assertEqual(otf2_text(kept), otf2_text(reference))
+                    else:
+                        with open(kept, "rb") as a, open(reference, "rb") as b:
+                            self.assertTrue(a.read() == b.read(), "not the same output")
+            self.assertEqual(outcomes, {0, 1}, f"{extension}: no failure, or no success")
+            # In parallel: the same one cause from the process that met it, nothing left.
+            with self.subTest(output=extension, processes=2):
+                result, left = self.on_small_file_system(
+                    max(int(full * 0.6) // 4096 * 4096, 16384),
+                    ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", MERGE, job,
+                     "-o", output, "-q"],
+                    env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+                self.assertNotEqual(result.returncode, 0, result.stderr)
+                ours = [line for line in result.stderr.splitlines()
+                        if line.startswith("rocprof-merge: ")]
+                self.assertTrue(ours, result.stderr)
+                self.assertTrue(all("No space left on device" in line for line in ours),
+                                result.stderr)
+                self.assertNotIn("[OTF2]", result.stderr)
+                self.assertNotIn("Segmentation", result.stderr)
+                self.assertEqual(os.listdir(left), [], "left behind on failure")
+
     def test_an_interrupted_merge_removes_its_files(self):
         # SIGTERM (scancel) while the messages are spilled, then while the output is written:
         # the merge ends by the signal and leaves neither the spill nor a partial output.
