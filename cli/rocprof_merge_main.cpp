@@ -45,8 +45,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The output must be writable before any work is done (a long merge must not fail at the end).
-std::string check_writable(const std::string& output) {
+// Whether `written` would overwrite one of the rank files to merge (an input named again as
+// the output: merging would truncate it before reading it). Missing inputs are told later.
+bool is_an_input(const std::string& written, const std::vector<std::string>& inputs) {
+  std::error_code code;
+  if (!fs::exists(written, code)) return false;
+  std::vector<std::string> files;
+  try {
+    files = rocprof::merge::RankSet::list(inputs);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return std::any_of(files.begin(), files.end(), [&](const std::string& file) {
+    std::error_code ignored;
+    return fs::equivalent(written, file, ignored);
+  });
+}
+
+// The output must be writable before any work is done (a long merge must not fail at the end),
+// and must not be one of the rank files; nor may the summary's CSV files.
+std::string check_writable(const std::string& output, const std::vector<std::string>& inputs,
+                           const std::string& csv_prefix) {
+  if (is_an_input(output, inputs))
+    return fmt::format("cannot write {}: it is one of the rank files to merge", output);
+  if (!csv_prefix.empty())
+    for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv"})
+      if (is_an_input(csv_prefix + table, inputs))
+        return fmt::format("cannot write the summary to {}{}: it is one of the rank files to merge",
+                           csv_prefix, table);
   const fs::path path(output);
   const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code code;
@@ -186,8 +212,9 @@ int run(int argc, char** argv) {
   // On one node, Open MPI's network-only layer is left out of MPI's start (before any thread).
   if (place && place->processes > 1) rocprof::merge::leave_out_network_layers(*place);
   std::optional<rocprof::merge::EarlyCheck> early;
-  if (parse_error == nullptr && known_output && check_writable(output).empty() &&
-      setting_problem.empty() && rocprof::merge::send_thread_setting_problem().empty())
+  if (parse_error == nullptr && known_output &&
+      check_writable(output, inputs, csv_prefix).empty() && setting_problem.empty() &&
+      rocprof::merge::send_thread_setting_problem().empty())
     if (place && place->processes > 1) {
       try {
         // Named by the process too: the place is the launcher's word, not yet MPI's.
@@ -220,7 +247,7 @@ int run(int argc, char** argv) {
                output);
     return 2;
   }
-  if (const std::string problem = check_writable(output); !problem.empty()) {
+  if (const std::string problem = check_writable(output, inputs, csv_prefix); !problem.empty()) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
     return 2;
   }

@@ -875,6 +875,25 @@ class MergeTest(unittest.TestCase):
         usage = self.merge(job)  # no -o
         self.assertNotEqual(usage.returncode, 0)
         self.assertIn("--output is required", usage.stderr)
+        # A rank file named as the output (or the summary's CSV), by any of its names: merging
+        # would have truncated it before reading it. Refused, the file untouched.
+        rank_file = os.path.join(job, "1.h5")
+        with open(rank_file, "rb") as f:
+            original = f.read()
+        os.symlink(rank_file, os.path.join(self.dir, "link.h5"))
+        shutil.copy(rank_file, os.path.join(self.dir, "sum_mpi.csv"))
+        for args in (["-o", rank_file], ["-o", os.path.join(job, "..", "job", "1.h5")],
+                     ["-o", os.path.join(self.dir, "link.h5")],
+                     ["-o", os.path.join(self.dir, "t.pftrace"), "--summary-csv",
+                      os.path.join(self.dir, "sum")]):
+            inputs = [job] if "--summary-csv" not in args else [
+                job, os.path.join(self.dir, "sum_mpi.csv")]
+            refused = self.merge(*inputs, *args)
+            self.assertEqual(refused.returncode, 2, refused.stderr)
+            self.assertIn("it is one of the rank files to merge", refused.stderr)
+            with open(rank_file, "rb") as f:
+                self.assertTrue(f.read() == original, f"{args}: the rank file changed")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "t.pftrace")))
 
     def test_a_failed_write_leaves_no_partial_output(self):
         job = self.synthetic(ranks=4, events=50000)
