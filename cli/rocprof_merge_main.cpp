@@ -80,6 +80,8 @@ std::string check_writable(const std::string& output, const std::vector<std::str
     return fmt::format("cannot write {}: directory {} does not exist", output, directory.string());
   if (::access(directory.c_str(), W_OK) != 0)
     return fmt::format("cannot write {}: directory {} is not writable", output, directory.string());
+  if (fs::is_directory(path, code))
+    return fmt::format("cannot write {}: a directory has that name", output);
   if (fs::exists(path, code) && ::access(path.c_str(), W_OK) != 0)
     return fmt::format("cannot write {}: the file is not writable", output);
   if (path.extension() == ".otf2") return rocprof::merge::otf2_archive_conflict(output);

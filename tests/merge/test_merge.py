@@ -894,6 +894,13 @@ class MergeTest(unittest.TestCase):
             with open(rank_file, "rb") as f:
                 self.assertTrue(f.read() == original, f"{args}: the rank file changed")
         self.assertFalse(os.path.exists(os.path.join(self.dir, "t.pftrace")))
+        # A directory by the output's name: refused before any work, and left where it was.
+        for name in ("dir.pftrace", "dir.h5", "dir.json", "dir.otf2"):
+            os.mkdir(os.path.join(self.dir, name))
+            refused = self.merge(job, "-o", os.path.join(self.dir, name))
+            self.assertEqual(refused.returncode, 2, refused.stderr)
+            self.assertIn("a directory has that name", refused.stderr)
+            self.assertTrue(os.path.isdir(os.path.join(self.dir, name)))
 
     def test_a_failed_write_leaves_no_partial_output(self):
         job = self.synthetic(ranks=4, events=50000)
