@@ -62,29 +62,38 @@ bool is_an_input(const std::string& written, const std::vector<std::string>& inp
   });
 }
 
-// The output must be writable before any work is done (a long merge must not fail at the end),
-// and must not be one of the rank files; nor may the summary's CSV files.
-std::string check_writable(const std::string& output, const std::vector<std::string>& inputs,
-                           const std::string& csv_prefix) {
-  if (is_an_input(output, inputs))
-    return fmt::format("cannot write {}: it is one of the rank files to merge", output);
-  if (!csv_prefix.empty())
-    for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv"})
-      if (is_an_input(csv_prefix + table, inputs))
-        return fmt::format("cannot write the summary to {}{}: it is one of the rank files to merge",
-                           csv_prefix, table);
-  const fs::path path(output);
+// Why `written` (the output, or a summary CSV file) could not be written, or empty.
+std::string file_problem(const std::string& written, const std::vector<std::string>& inputs) {
+  if (is_an_input(written, inputs))
+    return fmt::format("cannot write {}: it is one of the rank files to merge", written);
+  const fs::path path(written);
   const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code code;
   if (!fs::is_directory(directory, code))
-    return fmt::format("cannot write {}: directory {} does not exist", output, directory.string());
+    return fmt::format("cannot write {}: directory {} does not exist", written, directory.string());
   if (::access(directory.c_str(), W_OK) != 0)
-    return fmt::format("cannot write {}: directory {} is not writable", output, directory.string());
+    return fmt::format("cannot write {}: directory {} is not writable", written,
+                       directory.string());
   if (fs::is_directory(path, code))
-    return fmt::format("cannot write {}: a directory has that name", output);
+    return fmt::format("cannot write {}: a directory has that name", written);
   if (fs::exists(path, code) && ::access(path.c_str(), W_OK) != 0)
-    return fmt::format("cannot write {}: the file is not writable", output);
-  if (path.extension() == ".otf2") return rocprof::merge::otf2_archive_conflict(output);
+    return fmt::format("cannot write {}: the file is not writable", written);
+  return {};
+}
+
+// The output and the summary's CSV files must be writable before any work is done (a long
+// merge must not fail at the end), and none may be one of the rank files.
+std::string check_writable(const std::string& output, const std::vector<std::string>& inputs,
+                           const std::string& csv_prefix) {
+  if (std::string problem = file_problem(output, inputs); !problem.empty()) return problem;
+  if (fs::path(output).extension() == ".otf2") {
+    if (std::string problem = rocprof::merge::otf2_archive_conflict(output); !problem.empty())
+      return problem;
+  }
+  if (!csv_prefix.empty())
+    for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv"})
+      if (std::string problem = file_problem(csv_prefix + table, inputs); !problem.empty())
+        return problem;
   return {};
 }
 

@@ -894,6 +894,12 @@ class MergeTest(unittest.TestCase):
             with open(rank_file, "rb") as f:
                 self.assertTrue(f.read() == original, f"{args}: the rank file changed")
         self.assertFalse(os.path.exists(os.path.join(self.dir, "t.pftrace")))
+        # The summary's CSV files are outputs too: a missing directory is told at once.
+        no_csv = self.merge(job, "-o", os.path.join(self.dir, "t.pftrace"), "--summary-csv",
+                            os.path.join(self.dir, "missing", "sum"))
+        self.assertEqual(no_csv.returncode, 2, no_csv.stderr)
+        self.assertIn("does not exist", no_csv.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "t.pftrace")))
         # A directory by the output's name: refused before any work, and left where it was.
         for name in ("dir.pftrace", "dir.h5", "dir.json", "dir.otf2"):
             os.mkdir(os.path.join(self.dir, name))
