@@ -308,7 +308,9 @@ int run(int argc, char** argv) {
       if (!set.ranks()[i].reader->from_digest()) checked_here.push_back(i);
     // This process's ranks (all of them in a serial merge): read from their files, opened here
     // if another process checked them.
-    const auto [first_rank, last_rank] = group.block(set.ranks().size());
+    // Blocks of about equal cost, not of equal rank counts: ranks may differ in size a lot.
+    const std::vector<std::uint64_t> rank_weights = set.weights();
+    const auto [first_rank, last_rank] = group.block(rank_weights);
     for (std::size_t i = first_rank; i < last_rank; ++i) set.open_here(i);
     bar.phase("reading clock models");
     std::vector<rocprof::merge::AlignedRank> ranks;
@@ -466,7 +468,7 @@ int run(int argc, char** argv) {
     } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.
-      const rocprof::merge::MergeShare share = group.share(ranks.size());
+      const rocprof::merge::MergeShare share = group.share(rank_weights);
       try {
         events =
             extension == ".h5"

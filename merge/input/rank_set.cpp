@@ -41,6 +41,24 @@ std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
   return files;
 }
 
+std::vector<std::uint64_t> RankSet::weights() const {
+  // Measured writing a .pftrace here: a rank of 400 k markers and 600 k MPI calls took 0.088 s,
+  // one with 6 M more markers 0.32 s: an MPI call row cost three marker rows.
+  constexpr std::uint64_t kSliceRow = 3;
+  std::vector<std::uint64_t> all;
+  all.reserve(ranks_.size());
+  for (const Rank& rank : ranks_) {
+    const format::RankFileReader& reader = *rank.reader;
+    std::uint64_t weight = 0;
+    for (const format::Table* table : format::all_tables()) weight += reader.row_count(*table);
+    weight += (kSliceRow - 1) *
+              (reader.row_count<format::MpiCallRow>() + reader.row_count<format::ApiCallRow>() +
+               reader.row_count<format::ActivityRow>());
+    all.push_back(weight);
+  }
+  return all;
+}
+
 std::vector<std::size_t> RankSet::numbered_order(const std::vector<std::string>& paths) {
   // By directory, then the number a name's stem ends in, then the name.
   auto key = [&paths](std::size_t i) {

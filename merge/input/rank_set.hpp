@@ -89,6 +89,10 @@ class RankSet {
   void open_here(std::size_t index);
   // In rank order.
   const std::vector<Rank>& ranks() const noexcept { return ranks_; }
+  // What merging each rank costs, roughly, in the order of ranks(): its rows, an MPI call, API
+  // call or device activity counting three (a slice with its flows and requests), any other
+  // row one (two markers make one range). Parallel merges cut their blocks of ranks by it.
+  std::vector<std::uint64_t> weights() const;
   const std::string& job_id() const noexcept { return job_id_; }
   std::int32_t job_size() const noexcept { return job_size_; }
   // One line each: what was left out and why (with --skip-bad / --allow-missing).

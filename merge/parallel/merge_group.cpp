@@ -179,13 +179,56 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
   return {first, first + base + (index < extra ? 1 : 0)};
 }
 
+std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
+                                                   std::size_t index,
+                                                   std::size_t processes) noexcept {
+  const std::size_t count = weights.size();
+  if (processes == 0 || index >= processes) return {count, count};
+  if (count <= processes)  // one item each, then empty blocks
+    return {std::min(index, count), std::min(index + 1, count)};
+  // Each item weighs one more than said: empty ranks still cost something, and all-zero
+  // weights cut as block_of does.
+  std::uint64_t total = 0;
+  for (const std::uint64_t weight : weights) total += weight + 1;
+  // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far
+  // comes nearest to k / processes of the total, at least one item past cut k - 1 and leaving
+  // one for each block after it.
+  auto cut = [&](std::size_t k, std::size_t after) {
+    const long double target =
+        static_cast<long double>(total) * static_cast<long double>(k) / processes;
+    std::uint64_t before = 0;
+    std::size_t i = 0;
+    for (; i < count; ++i) {
+      const std::uint64_t next = before + weights[i] + 1;
+      if (static_cast<long double>(next) >= target) {
+        // Cut before item i or after it, whichever is nearer the target.
+        const bool after_it =
+            static_cast<long double>(next) - target <= target - static_cast<long double>(before);
+        i += after_it ? 1 : 0;
+        break;
+      }
+      before = next;
+    }
+    return std::clamp(i, after + 1, count - (processes - k));
+  };
+  std::size_t first = 0;
+  for (std::size_t k = 1; k <= index; ++k) first = cut(k, first);
+  const std::size_t last = index + 1 == processes ? count : cut(index + 1, first);
+  return {first, last};
+}
+
 std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const noexcept {
   return block_of(count, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
 }
 
-MergeShare MergeGroup::share(std::size_t ranks) {
+std::pair<std::size_t, std::size_t> MergeGroup::block(
+    const std::vector<std::uint64_t>& weights) const noexcept {
+  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
+}
+
+MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {
   MergeShare share;
-  std::tie(share.first_rank, share.last_rank) = block(ranks);
+  std::tie(share.first_rank, share.last_rank) = block(weights);
   share.index = static_cast<std::size_t>(index_);
   share.processes = size_;
   share.send_to_leader = [this](const std::vector<std::byte>& message) { send_to_leader(message); };

@@ -20,6 +20,15 @@ namespace rocprof::merge {
 std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t index,
                                              std::size_t processes) noexcept;
 
+// The block [first, last) of the items that process `index` of `processes` handles, by their
+// `weights` (a rank's rows): contiguous and in order, each cut where the weight before it comes
+// nearest to its equal share, each block holding at least one item while there are items
+// enough (only the last blocks are empty, as with block_of). Every process computes the same
+// blocks from the same weights.
+std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
+                                                   std::size_t index,
+                                                   std::size_t processes) noexcept;
+
 // Where the launcher placed this process, from its environment before MPI starts: mpirun's
 // OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (and _LOCAL_SIZE), or srun's PMIX_RANK and
 // SLURM_STEP_NUM_TASKS. nullopt outside an MPI launch or where the environment does not say.
@@ -60,9 +69,12 @@ class MergeGroup {
 
   // The block [first, last) of `count` items this process handles.
   std::pair<std::size_t, std::size_t> block(std::size_t count) const noexcept;
-  // This process's share of an output over `ranks` ranks, for the exporters (whose functions
-  // call this group's; it must outlive the share).
-  MergeShare share(std::size_t ranks);
+  // The block of ranks this process writes, by their weights (weighted_block).
+  std::pair<std::size_t, std::size_t> block(
+      const std::vector<std::uint64_t>& weights) const noexcept;
+  // This process's share of an output over ranks of these weights (its block, as above), for
+  // the exporters (whose functions call this group's; it must outlive the share).
+  MergeShare share(const std::vector<std::uint64_t>& weights);
 
   // Every process's bytes, in process order (the same everywhere).
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;

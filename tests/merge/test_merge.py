@@ -444,6 +444,26 @@ class MergeTest(unittest.TestCase):
                                     "-q").returncode, 0)
         self.assertEqual(read_json(os.path.join(self.dir, "two.json")),
                          read_json(os.path.join(self.dir, "two_serial.json")))
+        # Ranks of very different sizes: the blocks are cut by cost, not by count (the first
+        # process writes the big rank and few others); every output is still the serial one.
+        uneven = self.synthetic("uneven", ranks=6, events=2000, busy=(1, 100000))
+        for extension in (".json", ".otf2", ".pftrace"):
+            outputs = [os.path.join(self.dir, f"uneven_{kind}{extension}")
+                       for kind in ("serial", "parallel")]
+            self.assertEqual(self.merge(uneven, "-o", outputs[0], "-q").returncode, 0)
+            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, uneven,
+                                     "-o", outputs[1], "-q"], env=env, capture_output=True,
+                                    text=True, timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            if extension == ".otf2":
+                printed = [subprocess.run(["otf2-print", o], capture_output=True, text=True,
+                                          check=True).stdout.replace(o, "ARCHIVE")
+                           for o in outputs]
+                self.assertEqual(printed[0].replace("uneven_serial", "uneven_parallel"),
+                                 printed[1])
+            else:
+                with open(outputs[0], "rb") as a, open(outputs[1], "rb") as b:
+                    self.assertTrue(a.read() == b.read(), extension)
         # Names that do not follow the ranks: a process then checks (and reads the messages
         # of) other ranks than those it writes; the trace is still the serial one.
         for a, b in (("0", "6"), ("2", "5")):
