@@ -217,10 +217,6 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
   return {first, last};
 }
 
-std::pair<std::size_t, std::size_t> MergeGroup::block(std::size_t count) const noexcept {
-  return block_of(count, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
-}
-
 std::pair<std::size_t, std::size_t> MergeGroup::block(
     const std::vector<std::uint64_t>& weights) const noexcept {
   return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));

@@ -67,8 +67,6 @@ class MergeGroup {
   // took a quarter of a second here (merge/parallel/mpi_start.hpp says why).
   double start_seconds() const noexcept { return start_seconds_; }
 
-  // The block [first, last) of `count` items this process handles.
-  std::pair<std::size_t, std::size_t> block(std::size_t count) const noexcept;
   // The block of ranks this process writes, by their weights (weighted_block).
   std::pair<std::size_t, std::size_t> block(
       const std::vector<std::uint64_t>& weights) const noexcept;
