@@ -479,6 +479,39 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
+    def test_copying_the_second_part_ahead_writes_the_same_trace(self):
+        # ROCPROF_MERGE_COPY_AHEAD: the first process takes a lighter share of the ranks, ends
+        # its part first and copies the second one while it is written. The trace is the
+        # serial one, byte for byte, also over a stale, larger part of an earlier merge.
+        job = self.synthetic("ahead", ranks=4, events=1000000)
+        serial = os.path.join(self.dir, "serial.pftrace")
+        self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
+        with open(serial, "rb") as f:
+            expected = f.read()
+        output = os.path.join(self.dir, "ahead.pftrace")
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for processes, share in ((2, "0.5"), (3, "0.6"), (2, "1")):
+            with self.subTest(processes=processes, share=share):
+                with open(output + ".part1", "wb") as stale:
+                    stale.write(b"\xff" * (len(expected) + 4096))
+                result = subprocess.run(
+                    ["mpirun", "--oversubscribe", "-np", str(processes), "-x",
+                     f"ROCPROF_MERGE_COPY_AHEAD={share}", MERGE, job, "-o", output, "-q",
+                     "--timings"], env=env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                with open(output, "rb") as f:
+                    self.assertTrue(f.read() == expected, "not the serial trace")
+                copied = re.search(r"([0-9.]+) MiB of the second part copied", result.stderr)
+                self.assertIsNotNone(copied, result.stderr)
+                if share == "0.5":  # a quarter of the ranks: the first process ends well ahead
+                    self.assertGreater(float(copied.group(1)), 0, result.stderr)
+                self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n], [])
+        refused = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", "-x",
+                                  "ROCPROF_MERGE_COPY_AHEAD=2", MERGE, job, "-o", output, "-q"],
+                                 env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertEqual(refused.stderr.count("ROCPROF_MERGE_COPY_AHEAD is '2'"), 1)
+
     def test_a_parallel_merge_checks_while_mpi_starts_and_mpi_has_the_last_word(self):
         # Each process checks its share of the files while MPI starts, placed by the
         # launcher's variables; MPI's own ranks decide. Launcher variables that place every
