@@ -190,9 +190,9 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
   // weights cut as block_of does.
   std::uint64_t total = 0;
   for (const std::uint64_t weight : weights) total += weight + 1;
-  // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far
-  // comes nearest to k / processes of the total, at least one item past cut k - 1 and leaving
-  // one for each block after it.
+  // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far comes
+  // nearest to its target (the first block's share, then equal shares of the rest), at least
+  // one item past cut k - 1 and leaving one for each block after it.
   auto cut = [&](std::size_t k, std::size_t after) {
     // The first block's share, then equal ones of what is left.
     const long double first = std::clamp<long double>(first_share, 0, processes);
