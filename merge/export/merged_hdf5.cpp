@@ -517,10 +517,19 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
     return ranks[r]->reader().reads_without_hdf5(table_of<MarkerRow>());
   };
   std::atomic<std::size_t> next{first};
+  // Each rank's file closed once it is counted, not after all of them: a process's block may
+  // hold more ranks than it may open files (ulimit -n), and counting opens each for reading.
+  // Its HDF5 handle, if it holds one, only on this thread, which alone calls HDF5.
+  auto counted_one = [&](std::size_t r) {
+    if (!ranks[r]->reader().open_in_hdf5()) ranks[r]->reader().release();
+  };
   auto count_some = [&] {
     std::uint64_t counted = 0;
     for (std::size_t r = next++; r < last; r = next++)
-      if (ahead[r - first] && anywhere(r)) counted += ranks[r]->range_count();
+      if (ahead[r - first] && anywhere(r)) {
+        counted += ranks[r]->range_count();
+        counted_one(r);
+      }
     return counted;
   };
   std::vector<std::future<std::uint64_t>> counting;
@@ -532,7 +541,10 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
   std::exception_ptr failed;
   try {
     for (std::size_t r = first; r < last; ++r)
-      if (ahead[r - first] && !anywhere(r)) total += ranks[r]->range_count();
+      if (ahead[r - first] && !anywhere(r)) {
+        total += ranks[r]->range_count();
+        ranks[r]->done();
+      }
     total += count_some();
   } catch (...) {
     failed = std::current_exception();

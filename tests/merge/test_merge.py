@@ -512,6 +512,31 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(refused.returncode, 2, refused.stderr)
         self.assertEqual(refused.stderr.count("ROCPROF_MERGE_COPY_AHEAD is '2'"), 1)
 
+    def test_more_ranks_than_open_files_allowed(self):
+        # Clusters often allow 1024 open files or fewer; a job has many more ranks. Serially
+        # and in parallel, every output merges within a limit of 128 open files per process,
+        # 400 ranks (the parallel .h5 merge once held every counted rank's file open at once).
+        job = self.synthetic("many", ranks=400, events=200)
+
+        def limited():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for extension in (".h5", ".pftrace", ".otf2", ".json"):
+            serial = os.path.join(self.dir, "many_serial" + extension)
+            parallel = os.path.join(self.dir, "many_parallel" + extension)
+            with self.subTest(output=extension):
+                result = subprocess.run([MERGE, job, "-o", serial, "-q"], capture_output=True,
+                                        text=True, timeout=300, preexec_fn=limited)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job,
+                                         "-o", parallel, "-q"], env=env, capture_output=True,
+                                        text=True, timeout=300, preexec_fn=limited)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                if extension in (".pftrace", ".json"):
+                    with open(serial, "rb") as a, open(parallel, "rb") as b:
+                        self.assertTrue(a.read() == b.read(), "not the serial output")
+
     def test_a_parallel_merge_checks_while_mpi_starts_and_mpi_has_the_last_word(self):
         # Each process checks its share of the files while MPI starts, placed by the
         # launcher's variables; MPI's own ranks decide. Launcher variables that place every
