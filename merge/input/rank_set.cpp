@@ -1,10 +1,13 @@
 #include "merge/input/rank_set.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -38,7 +41,16 @@ std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
     }
   }
   if (files.empty()) throw InputError("no input: give a directory of rank files or the files");
-  return files;
+  // A file named twice (its directory and itself, or by two names) is one rank file.
+  std::vector<std::string> once;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  for (std::string& file : files) {
+    struct stat about {};
+    if (::stat(file.c_str(), &about) == 0 && !seen.insert({about.st_dev, about.st_ino}).second)
+      continue;
+    once.push_back(std::move(file));
+  }
+  return once;
 }
 
 std::vector<std::uint64_t> RankSet::weights() const {

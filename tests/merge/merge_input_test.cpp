@@ -293,6 +293,20 @@ TEST_F(MergeInput, BadFilesNameTheFileAndCanBeSkipped) {
   EXPECT_NE(set.skipped()[0].find(empty), std::string::npos);
 }
 
+// One file named twice (its directory and itself, or through a link) is one rank file, not
+// a duplicate rank.
+TEST_F(MergeInput, AFileNamedTwiceIsMergedOnce) {
+  const fs::path one = fs::path(job_dir()) / "1.h5";
+  fs::create_symlink(one, dir_ / "link-to-1.h5");
+  const std::vector<std::string> files =
+      RankSet::list({job_dir(), one.string(), (dir_ / "link-to-1.h5").string(),
+                     job_dir() + "/../" + fs::path(job_dir()).filename().string()});
+  EXPECT_EQ(files.size(), 4U);
+  const RankSet set =
+      RankSet::open({job_dir(), one.string(), (dir_ / "link-to-1.h5").string()}, {});
+  EXPECT_EQ(set.ranks().size(), 4U);
+}
+
 TEST_F(MergeInput, DuplicateRanksAndMixedJobsAreRefused) {
   fs::copy_file(fs::path(job_dir()) / "1.h5", dir_ / "copy-of-1.h5");
   const std::string duplicate = error_of({job_dir(), (dir_ / "copy-of-1.h5").string()});
