@@ -506,6 +506,18 @@ class MergeTest(unittest.TestCase):
                 if share == "0.5":  # a quarter of the ranks: the first process ends well ahead
                     self.assertGreater(float(copied.group(1)), 0, result.stderr)
                 self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n], [])
+        # The file system fills up while the part is copied ahead (the output and the part,
+        # both there, need twice the part's room at once): one line naming the cause, exit 1,
+        # nothing left.
+        result, left = self.on_small_file_system(
+            int(len(expected) * 1.3) // 4096 * 4096,
+            ["mpirun", "--oversubscribe", "-np", "2", "-x", "ROCPROF_MERGE_COPY_AHEAD=0.5", MERGE,
+             job, "-o", os.path.join(self.dir, "small", "ahead.pftrace"), "-q"], env=env)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        ours = [line for line in result.stderr.splitlines() if line.startswith("rocprof-merge: ")]
+        self.assertEqual(len(ours), 1, result.stderr)
+        self.assertIn("No space left on device", ours[0])
+        self.assertEqual(os.listdir(left), [])
         refused = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", "-x",
                                   "ROCPROF_MERGE_COPY_AHEAD=2", MERGE, job, "-o", output, "-q"],
                                  env=env, capture_output=True, text=True, timeout=300)
@@ -1106,23 +1118,28 @@ class MergeTest(unittest.TestCase):
                         with open(kept, "rb") as a, open(reference, "rb") as b:
                             self.assertTrue(a.read() == b.read(), "not the same output")
             self.assertEqual(outcomes, {0, 1}, f"{extension}: no failure, or no success")
-            # In parallel: the same one cause from the process that met it, nothing left.
-            with self.subTest(output=extension, processes=2):
-                result, left = self.on_small_file_system(
-                    max(int(full * 0.6) // 4096 * 4096, 16384),
-                    ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", MERGE, job,
-                     "-o", output, "-q"],
-                    env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-                             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
-                self.assertNotEqual(result.returncode, 0, result.stderr)
-                ours = [line for line in result.stderr.splitlines()
-                        if line.startswith("rocprof-merge: ")]
-                self.assertTrue(ours, result.stderr)
-                self.assertTrue(all("No space left on device" in line for line in ours),
-                                result.stderr)
-                self.assertNotIn("[OTF2]", result.stderr)
-                self.assertNotIn("Segmentation", result.stderr)
-                self.assertEqual(os.listdir(left), [], "left behind on failure")
+            # In parallel: the same one cause from the process that met it, nothing left; for
+            # .pftrace also with the second part copied as it is written (it fills up then).
+            shares = (("off", 0.6), ("0.5", 0.6), ("0.5", 0.9)) if extension == ".pftrace" \
+                else (("off", 0.6),)
+            for share, fraction in shares:
+                with self.subTest(output=extension, processes=2, copy_ahead=share,
+                                  fraction=fraction):
+                    result, left = self.on_small_file_system(
+                        max(int(full * fraction) // 4096 * 4096, 16384),
+                        ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", "-x",
+                         f"ROCPROF_MERGE_COPY_AHEAD={share}", MERGE, job, "-o", output, "-q"],
+                        env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                                 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+                    self.assertNotEqual(result.returncode, 0, result.stderr)
+                    ours = [line for line in result.stderr.splitlines()
+                            if line.startswith("rocprof-merge: ")]
+                    self.assertTrue(ours, result.stderr)
+                    self.assertTrue(all("No space left on device" in line for line in ours),
+                                    result.stderr)
+                    self.assertNotIn("[OTF2]", result.stderr)
+                    self.assertNotIn("Segmentation", result.stderr)
+                    self.assertEqual(os.listdir(left), [], "left behind on failure")
 
     def test_an_interrupted_merge_removes_its_files(self):
         # SIGTERM (scancel) while the messages are spilled, then while the output is written:
