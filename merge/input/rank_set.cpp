@@ -113,9 +113,14 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
         fmt::format("{}: the file has no rank (a process outside a parallel job); "
                     "merge it on its own (the only input)",
                     path));
-  if (const auto previous = seen.find(rank.rank); previous != seen.end())
-    throw InputError(fmt::format("{}: rank {} is also in {} (two runs in one directory?)", path,
-                                 rank.rank, previous->second));
+  if (const auto previous = seen.find(rank.rank); previous != seen.end()) {
+    // Two runs' files in one directory, or the same run given twice (a copy elsewhere).
+    const bool one_directory =
+        fs::path(path).parent_path() == fs::path(previous->second).parent_path();
+    throw InputError(fmt::format(
+        "{}: rank {} is also in {} ({})", path, rank.rank, previous->second,
+        one_directory ? "two runs in one directory?" : "a copy? give each rank's file once"));
+  }
   seen.emplace(rank.rank, path);
   // Checked: reopened when read. Only if still open: a parallel merge's process may already
   // be reading a released file on a helper (its message endpoints).

@@ -311,6 +311,11 @@ TEST_F(MergeInput, DuplicateRanksAndMixedJobsAreRefused) {
   fs::copy_file(fs::path(job_dir()) / "1.h5", dir_ / "copy-of-1.h5");
   const std::string duplicate = error_of({job_dir(), (dir_ / "copy-of-1.h5").string()});
   EXPECT_NE(duplicate.find("rank 1 is also in"), std::string::npos) << duplicate;
+  EXPECT_NE(duplicate.find("a copy?"), std::string::npos) << duplicate;  // not one directory
+  fs::copy_file(fs::path(job_dir()) / "2.h5", fs::path(job_dir()) / "2-again.h5");
+  const std::string same_directory = error_of({job_dir()});
+  EXPECT_NE(same_directory.find("two runs in one directory?"), std::string::npos) << same_directory;
+  fs::remove(fs::path(job_dir()) / "2-again.h5");
 
   SyntheticJob other = job_;
   other.directory = (dir_ / "other").string();
