@@ -99,6 +99,9 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
     throw FormatError(path, fmt::format("cannot open: {}", std::generic_category().message(errno)));
+  if (S_ISDIR(info.st_mode)) throw FormatError(path, "a directory, not a rank file");
+  if (!S_ISREG(info.st_mode))  // a pipe or a device: HDF5 could wait on it for ever
+    throw FormatError(path, "not a regular file");
   if (info.st_size == 0) throw FormatError(path, "empty file (the writer never got to write it)");
   register_zstd_filter();
   const Handle access = reader_access();

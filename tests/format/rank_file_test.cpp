@@ -476,6 +476,9 @@ TEST_F(RankFile, MissingEmptyAndForeignFilesAreClearErrors) {
   const hid_t other = H5Fcreate(path("other.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5Fclose(other);
   EXPECT_NE(open_error(path("other.h5")).find("not a rocprof-mpi rank file"), std::string::npos);
+  ASSERT_EQ(::mkfifo(path("pipe.h5").c_str(), 0600), 0);
+  EXPECT_NE(open_error(path("pipe.h5")).find("not a regular file"), std::string::npos);
+  EXPECT_NE(open_error("/dev/zero").find("not a regular file"), std::string::npos);
 }
 
 TEST_F(RankFile, WrongMajorVersionIsRefused) {
