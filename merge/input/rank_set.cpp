@@ -151,8 +151,10 @@ void RankSet::finish(const RankSetOptions& options,
     for (std::size_t i = 0; i < missing.size() && i < 16; ++i)
       list += (i == 0 ? "" : ",") + std::to_string(missing[i]);
     if (missing.size() > 16) list += ",...";
-    const std::string what = fmt::format("{} of the job's {} ranks have no file (ranks {})",
-                                         missing.size(), job_size_, list);
+    const bool one = missing.size() == 1;
+    const std::string what =
+        fmt::format("{} of the job's {} ranks {} no file ({} {})", missing.size(), job_size_,
+                    one ? "has" : "have", one ? "rank" : "ranks", list);
     if (!options.allow_missing)
       throw InputError(what + " (use --allow-missing to merge the others)");
     skipped_.push_back(what);

@@ -268,14 +268,14 @@ TEST(ClockModelTest, LookupsGiveTheSameTimesAsTheSearch) {
 
 TEST_F(MergeInput, MissingRanksAreAnErrorUnlessAllowed) {
   fs::remove(fs::path(job_dir()) / "2.h5");
-  EXPECT_NE(error_of({job_dir()}).find("1 of the job's 4 ranks have no file (ranks 2)"),
+  EXPECT_NE(error_of({job_dir()}).find("1 of the job's 4 ranks has no file (rank 2)"),
             std::string::npos);
   RankSetOptions options;
   options.allow_missing = true;
   const RankSet set = RankSet::open({job_dir()}, options);
   EXPECT_EQ(set.ranks().size(), 3U);
   ASSERT_EQ(set.skipped().size(), 1U);
-  EXPECT_NE(set.skipped()[0].find("ranks 2"), std::string::npos);
+  EXPECT_NE(set.skipped()[0].find("rank 2)"), std::string::npos);
 }
 
 TEST_F(MergeInput, BadFilesNameTheFileAndCanBeSkipped) {

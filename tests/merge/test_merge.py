@@ -727,11 +727,11 @@ class MergeTest(unittest.TestCase):
         os.remove(os.path.join(job, "2.h5"))
         missing = self.merge(job, "-o", out)
         self.assertEqual(missing.returncode, 1)
-        self.assertIn("ranks 2", missing.stderr)
+        self.assertIn("(rank 2)", missing.stderr)
         self.assertFalse(os.path.exists(out))
         allowed = self.merge(job, "-o", out, "--allow-missing", "-q")
         self.assertEqual(allowed.returncode, 0, allowed.stderr)
-        self.assertIn("1 of the job's 4 ranks have no file", allowed.stderr)
+        self.assertIn("1 of the job's 4 ranks has no file (rank ", allowed.stderr)
         with open(os.path.join(job, "7.h5"), "wb") as f:
             f.write(b"not a rank file")
         bad = self.merge(job, "-o", out, "--allow-missing")
