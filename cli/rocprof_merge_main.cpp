@@ -327,6 +327,8 @@ int run(int argc, char** argv) {
                 : rocprof::merge::check_shared(group, inputs, options, spill_early, stop_spilling);
     if (group.leader())
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
+    if (!quiet && !set.untraced().empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", set.untraced());
     // The ranks checked here (before their readers are replaced below): this process spills
     // them. Every rank is checked by exactly one process.
     std::vector<std::size_t> checked_here;

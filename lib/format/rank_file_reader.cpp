@@ -136,6 +136,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   read_attribute(root, "command_line", metadata_.command_line);
   read_attribute(root, "clock", metadata_.clock);
   read_attribute(root, "compression", metadata_.compression);
+  read_attribute(root, "traced_ranks", metadata_.traced_ranks);  // files before it: every rank
   std::uint32_t complete = 0;
   if (!read_attribute(root, "rank", metadata_.rank) ||
       !read_attribute(root, "size", metadata_.size) ||

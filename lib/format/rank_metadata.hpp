@@ -20,6 +20,8 @@ struct RankMetadata {
   std::string clock = "CLOCK_BOOTTIME";
   std::string compression;  // as Compression::to_string()
   std::uint32_t flush_interval_ms = 0;
+  // The world ranks the run traced ("0,4-7", format/rank_list.hpp), "" if every rank.
+  std::string traced_ranks;
 };
 
 // Attributes that change while the file is written; final once `complete` is true.

@@ -12,7 +12,7 @@ namespace rocprof::format {
 // stores a table as one dataset of packed rows; version 1 (a group of column datasets,
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
-inline constexpr std::uint32_t kFormatVersionMinor = 0;
+inline constexpr std::uint32_t kFormatVersionMinor = 1;  // 2.1: traced_ranks
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/format/compression.hpp"
+#include "lib/format/rank_list.hpp"
 
 namespace rocprof::recorder {
 
@@ -22,11 +23,9 @@ struct Domains {
   bool counters = true;
 };
 
-// World ranks to trace ("0,4-7"); empty: all.
-struct RankList {
-  std::vector<std::pair<std::int32_t, std::int32_t>> ranges;  // inclusive
-  bool contains(std::int32_t rank) const noexcept;
-};
+// World ranks to trace ("0,4-7"); empty: all (the format module's: rank files record it).
+using format::parse_rank_list;
+using format::RankList;
 
 struct Config {
   std::string output_directory = "rocprof-mpi-output";  // placeholders allowed
@@ -36,8 +35,9 @@ struct Config {
   std::uint64_t buffer_bytes = std::uint64_t{1} << 20;  // per-thread buffer of the pool
   std::uint32_t signal_flush_timeout_ms = 3000;  // longest a fatal signal waits for the flush
   Domains domains{};
-  RankList ranks{};       // ROCPROF_MPI_RANKS
-  bool announce = false;  // ROCPROF_MPI_ANNOUNCE=1: rank 0 says where the files are at exit
+  RankList ranks{};        // ROCPROF_MPI_RANKS
+  std::string ranks_text;  // as given, "" for all: written into the rank file
+  bool announce = false;   // ROCPROF_MPI_ANNOUNCE=1: rank 0 says where the files are at exit
 };
 
 // Reads the environment. On a bad value returns false with `error` naming the variable, its
@@ -48,6 +48,5 @@ bool read_config(Config& config, std::string& error);
 bool parse_duration_ms(const std::string& text, std::uint32_t& out);
 bool parse_bytes(const std::string& text, std::uint64_t& out);
 bool parse_domains(const std::string& text, Domains& out, std::string& error);
-bool parse_rank_list(const std::string& text, RankList& out, std::string& error);
 
 }  // namespace rocprof::recorder

@@ -242,6 +242,7 @@ bool open_output(State& state) {
   metadata.start_clock_ns = clock_ns(CLOCK_BOOTTIME);
   metadata.compression = state.config.compression.to_string();
   metadata.flush_interval_ms = state.config.flush_interval_ms;
+  metadata.traced_ranks = state.config.ranks_text;
 
   const std::filesystem::path wanted = std::filesystem::path(directory) / file;
   for (int attempt = 0; attempt <= kMaxUniqueSuffix; ++attempt) {

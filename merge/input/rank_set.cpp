@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/rank_list.hpp"
 #include "merge/input/check_helpers.hpp"
 
 namespace rocprof::merge {
@@ -143,14 +144,35 @@ void RankSet::finish(const RankSetOptions& options,
   if (ranks_.empty()) throw InputError("none of the input files could be read: nothing to merge");
   std::sort(ranks_.begin(), ranks_.end(),
             [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
-  std::vector<std::int32_t> missing;
-  for (std::int32_t r = 0; r < job_size_; ++r)
-    if (!seen.contains(r)) missing.push_back(r);
-  if (!missing.empty()) {
+  // Ranks the run left out on purpose (rocprof-mpi --mpi-ranks, recorded in every file it
+  // wrote) have no file and are not missing.
+  format::RankList traced;
+  std::string traced_text;
+  for (const Rank& rank : ranks_) {
+    const std::string& text = rank.reader->metadata().traced_ranks;
+    std::string ignored;
+    if (!text.empty() && format::parse_rank_list(text, traced, ignored)) {
+      traced_text = text;
+      break;
+    }
+  }
+  auto listed = [](const std::vector<std::int32_t>& ranks) {
     std::string list;
-    for (std::size_t i = 0; i < missing.size() && i < 16; ++i)
-      list += (i == 0 ? "" : ",") + std::to_string(missing[i]);
-    if (missing.size() > 16) list += ",...";
+    for (std::size_t i = 0; i < ranks.size() && i < 16; ++i)
+      list += (i == 0 ? "" : ",") + std::to_string(ranks[i]);
+    if (ranks.size() > 16) list += ",...";
+    return list;
+  };
+  std::vector<std::int32_t> missing;
+  std::vector<std::int32_t> untraced;
+  for (std::int32_t r = 0; r < job_size_; ++r)
+    if (!seen.contains(r)) (traced.contains(r) ? missing : untraced).push_back(r);
+  if (!untraced.empty())
+    untraced_ = fmt::format("{} of the job's {} ranks not traced ({} {}: the run traced {})",
+                            untraced.size(), job_size_, untraced.size() == 1 ? "rank" : "ranks",
+                            listed(untraced), traced_text);
+  if (!missing.empty()) {
+    const std::string list = listed(missing);
     const bool one = missing.size() == 1;
     const std::string what =
         fmt::format("{} of the job's {} ranks {} no file ({} {})", missing.size(), job_size_,

@@ -97,6 +97,8 @@ class RankSet {
   std::int32_t job_size() const noexcept { return job_size_; }
   // One line each: what was left out and why (with --skip-bad / --allow-missing).
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }
+  // The ranks the run chose not to trace (rocprof-mpi --mpi-ranks), said in a line; "" if none.
+  const std::string& untraced() const noexcept { return untraced_; }
 
  private:
   // Takes one checked file (in list order) into the set, or throws InputError; finish()
@@ -110,6 +112,7 @@ class RankSet {
   std::string job_id_;
   std::int32_t job_size_ = -1;
   std::vector<std::string> skipped_;
+  std::string untraced_;
 };
 
 }  // namespace rocprof::merge

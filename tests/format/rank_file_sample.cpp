@@ -22,6 +22,7 @@ RankMetadata sample_metadata() {
   metadata.start_clock_ns = 5'000'000'000ULL;
   metadata.compression = "zstd:1";
   metadata.flush_interval_ms = 1000;
+  metadata.traced_ranks = "0-3,5";
   return metadata;
 }
 

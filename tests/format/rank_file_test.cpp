@@ -104,6 +104,7 @@ TEST_P(RankFileCompression, EveryRecordKindRoundTripsExactly) {
   EXPECT_EQ(reader.metadata().start_realtime_ns, expected.start_realtime_ns);
   EXPECT_EQ(reader.metadata().start_clock_ns, expected.start_clock_ns);
   EXPECT_EQ(reader.metadata().clock, "CLOCK_BOOTTIME");
+  EXPECT_EQ(reader.metadata().traced_ranks, "0-3,5");
   EXPECT_TRUE(reader.status().complete);
   EXPECT_EQ(reader.status().records_dropped, 17U);
   expect_sample(reader, sample);

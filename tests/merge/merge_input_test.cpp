@@ -159,6 +159,7 @@ TEST_F(MergeInput, ADigestSentAsBytesAnswersAsTheFileDoes) {
   EXPECT_EQ(copy.metadata().rank, 2);
   EXPECT_EQ(copy.metadata().hostname, file.metadata().hostname);
   EXPECT_EQ(copy.metadata().command_line, file.metadata().command_line);
+  EXPECT_EQ(copy.metadata().traced_ranks, file.metadata().traced_ranks);
   EXPECT_EQ(copy.metadata().start_realtime_ns, file.metadata().start_realtime_ns);
   EXPECT_EQ(copy.status().complete, file.status().complete);
   EXPECT_EQ(copy.version_major(), file.version_major());
@@ -291,6 +292,23 @@ TEST_F(MergeInput, BadFilesNameTheFileAndCanBeSkipped) {
   EXPECT_EQ(set.ranks().size(), 4U);
   ASSERT_EQ(set.skipped().size(), 1U);
   EXPECT_NE(set.skipped()[0].find(empty), std::string::npos);
+}
+
+// Ranks a run chose not to trace (rocprof-mpi --mpi-ranks, recorded in each file) have no
+// file and are not missing: said, not refused. A traced rank without its file still is.
+TEST_F(MergeInput, RanksLeftOutOnPurposeAreNotMissing) {
+  SyntheticJob subset = job_;
+  subset.directory = (dir_ / "subset").string();
+  subset.traced_ranks = "0,2";
+  rocprof::test::write_synthetic_job(subset);
+  const RankSet set = RankSet::open({subset.directory}, {});
+  ASSERT_EQ(set.ranks().size(), 2U);
+  EXPECT_EQ(set.ranks()[1].rank, 2);
+  EXPECT_TRUE(set.skipped().empty());
+  EXPECT_EQ(set.untraced(), "2 of the job's 4 ranks not traced (ranks 1,3: the run traced 0,2)");
+  fs::remove(fs::path(subset.directory) / "2.h5");
+  const std::string error = error_of({subset.directory});
+  EXPECT_NE(error.find("1 of the job's 4 ranks has no file (rank 2)"), std::string::npos) << error;
 }
 
 // One file named twice (its directory and itself, or through a link) is one rank file, not

@@ -1336,6 +1336,37 @@ class MergeTest(unittest.TestCase):
             completions[ends[flow]["name"]] = completions.get(ends[flow]["name"], 0) + 1
         self.assertEqual(completions, {"MPI_Wait": 4, "MPI_Waitany": 4})
 
+    def test_a_run_that_traced_some_ranks_merges_without_options(self):
+        # rocprof-mpi --mpi-ranks 0,2 writes two files of a 4-rank job and says to merge them
+        # with rocprof-merge DIR: that works as said, serially and in parallel, and says which
+        # ranks were not traced. A traced rank whose file is gone is still missing.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "--marker-trace", "--mpi-ranks", "0,2", "-d", "some", "--",
+                                 JACOBI, "128", "10"],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        directory = os.path.join(self.dir, "some")
+        self.assertEqual(sorted(os.listdir(directory)), ["0.h5", "2.h5"])
+        serial = self.merge(directory, "-o", os.path.join(self.dir, "some.pftrace"), "--no-summary")
+        self.assertEqual(serial.returncode, 0, serial.stderr)
+        self.assertIn("2 of the job's 4 ranks not traced (ranks 1,3: the run traced 0,2)",
+                      serial.stderr)
+        self.assertIn("2 ranks", serial.stdout)
+        parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, directory, "-o",
+                                   os.path.join(self.dir, "some2.pftrace"), "-q"], env=env,
+                                  capture_output=True, text=True, timeout=300)
+        self.assertEqual(parallel.returncode, 0, parallel.stderr)
+        self.assertNotIn("not traced", parallel.stderr)  # a note: not with --quiet
+        with open(os.path.join(self.dir, "some.pftrace"), "rb") as a, \
+                open(os.path.join(self.dir, "some2.pftrace"), "rb") as b:
+            self.assertTrue(a.read() == b.read())
+        os.remove(os.path.join(directory, "2.h5"))
+        gone = self.merge(directory, "-o", os.path.join(self.dir, "gone.pftrace"), "-q")
+        self.assertEqual(gone.returncode, 1, gone.stderr)
+        self.assertIn("1 of the job's 4 ranks has no file (rank 2)", gone.stderr)
+
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/format/rank_file_writer.hpp"
+#include "lib/format/rank_list.hpp"
 
 namespace rocprof::test {
 namespace {
@@ -38,7 +39,12 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
   // Per iteration: 2 ranges (4 markers), Irecv, Isend, Waitall (3 rows), Allreduce = 10 rows.
   const std::uint64_t iterations = std::max<std::uint64_t>(1, job.events_per_rank / 10);
   std::uint64_t mpi_calls = 0;
+  RankList traced;
+  if (std::string error;
+      !job.traced_ranks.empty() && !parse_rank_list(job.traced_ranks, traced, error))
+    throw std::runtime_error(error);
   for (int rank = 0; rank < job.ranks; ++rank) {
+    if (!traced.contains(rank)) continue;
     RankMetadata metadata;
     metadata.tool_version = "synthetic";
     metadata.job_id = job.job_id;
@@ -50,6 +56,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     metadata.start_clock_ns = synthetic_local_ns(job, rank, job.start_ns);
     metadata.start_realtime_ns = 1'763'800'000'000'000'000ULL;
     metadata.compression = job.compression;
+    metadata.traced_ranks = job.traced_ranks;
     std::string error;
     Compression compression;
     if (!Compression::parse(job.compression, compression, error)) throw std::runtime_error(error);

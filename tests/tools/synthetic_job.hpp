@@ -33,6 +33,9 @@ struct SyntheticJob {
   // rank `busy_rank`, after its iterations (markers only: its messages still match).
   int busy_rank = -1;
   std::uint64_t busy_ranges = 0;
+  // The ranks the run traced ("0,2", as rocprof-mpi --mpi-ranks takes them; "" for all): the
+  // others get no file, and every file records the list.
+  std::string traced_ranks;
   // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
   std::string compression = "zstd:1";
 };
