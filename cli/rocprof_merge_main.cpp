@@ -189,7 +189,8 @@ int run(int argc, char** argv) {
                  "NAME/), .h5 (merged tables for h5py/pandas) or .json (Chrome trace events)")
       ->required();
   app.add_flag("--allow-missing", allow_missing,
-               "merge even if some ranks of the job have no file");
+               "merge even if some traced ranks of the job have no file (ranks the run did not "
+               "trace, rocprof-mpi --mpi-ranks, need no option)");
   app.add_flag("--skip-bad", skip_bad, "leave out files that cannot be read, and say which");
   app.add_option(
       "--summary-csv", csv_prefix,
@@ -212,8 +213,9 @@ int run(int argc, char** argv) {
       "process that encode ahead), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
       "network-only layer is left out), ROCPROF_MERGE_COPY_AHEAD=off|SHARE (a parallel "
       ".pftrace on one node: the first process takes SHARE of an equal share of the ranks and "
-      "copies the second part while it is written; off by default).\nMore: "
-      "docs/ROCPROF_MERGE.md");
+      "copies the second part while it is written; off by default).\nExit status: 0 merged, 1 "
+      "bad input or a failed write, 2 bad usage or an output that cannot be written (told "
+      "before any work).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share
   // of the rank files while MPI starts; problems are told once it has, by the first process.
   std::exception_ptr parse_error;
