@@ -116,7 +116,9 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
 
   const hid_t root = file_.get();
   std::string format;
-  if (!read_attribute(root, "format", format) || format != kFormatName)
+  const bool has_format = read_attribute(root, "format", format);
+  if (has_format && format == kMergedTraceFormatName) throw FormatError(path, kMergedTraceProblem);
+  if (!has_format || format != kFormatName)
     fail(fmt::format("not a rocprof-mpi rank file (attribute 'format' is '{}', expected '{}')",
                      format, kFormatName));
   std::vector<std::uint32_t> version;

@@ -22,6 +22,10 @@ inline constexpr std::uint64_t kCallPartRequest = 1;
 // open: this bit, then the region's marker id. Records made inside the region carry it.
 inline constexpr std::uint64_t kRegionExternalBit = std::uint64_t{1} << 43;
 inline constexpr const char* kFormatName = "rocprof-mpi rank file";
+// rocprof-merge's .h5 output says this instead: a reader knows it for what it is (a merged
+// trace written into the rank files' directory is not a bad rank file), with this problem.
+inline constexpr const char* kMergedTraceFormatName = "rocprof-mpi merged trace";
+inline constexpr const char* kMergedTraceProblem = "a merged trace (rocprof-merge's output)";
 
 // String ids index the file's string table; id 0 is the empty string ("none").
 using StringId = std::uint32_t;

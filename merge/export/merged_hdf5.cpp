@@ -808,7 +808,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
     throw std::runtime_error(fmt::format("rows of {} are missing from the merge processes", path));
 
   const hid_t root = file_handle->get();
-  write_attribute(root, "format", std::string("rocprof-mpi merged trace"));
+  write_attribute(root, "format", std::string(kMergedTraceFormatName));
   write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
   write_attribute(root, "job_id", job_id);
   write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));

@@ -96,6 +96,12 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
                     std::size_t file_count, std::map<std::int32_t, std::string>& seen,
                     const Checked& checked) {
   if (!file.reader) {
+    // rocprof-merge's own .h5 output, written next to the rank files: not a rank file, and
+    // not a bad one either (merging the directory again must not need --skip-bad).
+    if (file.problem == fmt::format("{}: {}", path, format::kMergedTraceProblem)) {
+      skipped_.push_back(fmt::format("left out {}, not a rank file", file.problem));
+      return;
+    }
     if (!options.skip_bad)
       throw InputError(fmt::format("{} (use --skip-bad to merge the other files)", file.problem));
     skipped_.push_back(fmt::format("skipped {}", file.problem));
@@ -141,7 +147,11 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
 
 void RankSet::finish(const RankSetOptions& options,
                      const std::map<std::int32_t, std::string>& seen) {
-  if (ranks_.empty()) throw InputError("none of the input files could be read: nothing to merge");
+  if (ranks_.empty())
+    throw InputError(skipped_.empty()
+                         ? std::string("none of the input files could be read: nothing to merge")
+                         : fmt::format("nothing to merge: {}{}", skipped_.front(),
+                                       skipped_.size() > 1 ? ", and others" : ""));
   std::sort(ranks_.begin(), ranks_.end(),
             [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
   // Ranks the run left out on purpose (rocprof-mpi --mpi-ranks, recorded in every file it

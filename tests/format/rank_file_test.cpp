@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/hdf5_util.hpp"
 #include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/rank_file_writer.hpp"
@@ -477,6 +478,13 @@ TEST_F(RankFile, MissingEmptyAndForeignFilesAreClearErrors) {
   const hid_t other = H5Fcreate(path("other.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5Fclose(other);
   EXPECT_NE(open_error(path("other.h5")).find("not a rocprof-mpi rank file"), std::string::npos);
+  {  // rocprof-merge's .h5 output: known for what it is
+    const rocprof::format::Handle merged(
+        H5Fcreate(path("merged.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(rocprof::format::write_attribute(merged.get(), "format",
+                                                 std::string(kMergedTraceFormatName)));
+  }
+  EXPECT_EQ(open_error(path("merged.h5")), path("merged.h5") + ": " + kMergedTraceProblem);
   ASSERT_EQ(::mkfifo(path("pipe.h5").c_str(), 0600), 0);
   EXPECT_NE(open_error(path("pipe.h5")).find("not a regular file"), std::string::npos);
   EXPECT_NE(open_error("/dev/zero").find("not a regular file"), std::string::npos);

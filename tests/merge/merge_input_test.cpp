@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/format/background_worker.hpp"
+#include "lib/format/hdf5_util.hpp"
 #include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
 #include "merge/events/aligned_rank.hpp"
@@ -309,6 +310,26 @@ TEST_F(MergeInput, RanksLeftOutOnPurposeAreNotMissing) {
   fs::remove(fs::path(subset.directory) / "2.h5");
   const std::string error = error_of({subset.directory});
   EXPECT_NE(error.find("1 of the job's 4 ranks has no file (rank 2)"), std::string::npos) << error;
+}
+
+// rocprof-merge's .h5 output written into the rank files' directory is left out, said, and no
+// error: merging the directory again needs no --skip-bad. Alone, it is nothing to merge.
+TEST_F(MergeInput, AMergedTraceBesideTheRankFilesIsLeftOut) {
+  const std::string merged = job_dir() + "/merged.h5";
+  {
+    const rocprof::format::Handle file(
+        H5Fcreate(merged.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    ASSERT_TRUE(rocprof::format::write_attribute(
+        file.get(), "format", std::string(rocprof::format::kMergedTraceFormatName)));
+  }
+  const RankSet set = RankSet::open({job_dir()}, {});
+  EXPECT_EQ(set.ranks().size(), 4U);
+  ASSERT_EQ(set.skipped().size(), 1U);
+  EXPECT_EQ(set.skipped()[0],
+            "left out " + merged + ": a merged trace (rocprof-merge's output), not a rank file");
+  const std::string alone = error_of({merged});
+  EXPECT_NE(alone.find("nothing to merge: left out " + merged), std::string::npos) << alone;
+  fs::remove(merged);
 }
 
 // One file named twice (its directory and itself, or through a link) is one rank file, not

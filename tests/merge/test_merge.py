@@ -1367,6 +1367,27 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(gone.returncode, 1, gone.stderr)
         self.assertIn("1 of the job's 4 ranks has no file (rank 2)", gone.stderr)
 
+    def test_a_merged_trace_written_beside_the_rank_files_is_left_out(self):
+        # rocprof-merge DIR -o DIR/merged.h5, then DIR merged again: the merged trace is left
+        # out with a line saying so, serially and in parallel, and the timeline is the same.
+        job = self.synthetic("beside", ranks=4, events=2000)
+        first = os.path.join(self.dir, "first.pftrace")
+        self.assertEqual(self.merge(job, "-o", first, "-q").returncode, 0)
+        self.assertEqual(self.merge(job, "-o", os.path.join(job, "merged.h5"), "-q").returncode, 0)
+        again = os.path.join(self.dir, "again.pftrace")
+        result = self.merge(job, "-o", again, "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"left out {os.path.join(job, 'merged.h5')}: a merged trace", result.stderr)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        parallel = os.path.join(self.dir, "parallel.pftrace")
+        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
+                                 parallel, "-q"], env=env, capture_output=True, text=True,
+                                timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for path in (again, parallel):
+            with open(first, "rb") as a, open(path, "rb") as b:
+                self.assertTrue(a.read() == b.read(), path)
+
     def test_real_rank_files_of_a_traced_run(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
