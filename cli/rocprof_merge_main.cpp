@@ -45,26 +45,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Whether `written` would overwrite one of the rank files to merge (an input named again as
-// the output: merging would truncate it before reading it). Missing inputs are told later.
-bool is_an_input(const std::string& written, const std::vector<std::string>& inputs) {
-  std::error_code code;
-  if (!fs::exists(written, code)) return false;
-  std::vector<std::string> files;
-  try {
-    files = rocprof::merge::RankSet::list(inputs);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return std::any_of(files.begin(), files.end(), [&](const std::string& file) {
+// Why `written` (the output, or a summary CSV file) could not be written, or empty. It must
+// not be one of `rank_files` either (an input named again as the output: merging would
+// truncate it before reading it).
+std::string file_problem(const std::string& written, const std::vector<std::string>& rank_files) {
+  const bool an_input = std::any_of(rank_files.begin(), rank_files.end(), [&](const auto& file) {
     std::error_code ignored;
     return fs::equivalent(written, file, ignored);
   });
-}
-
-// Why `written` (the output, or a summary CSV file) could not be written, or empty.
-std::string file_problem(const std::string& written, const std::vector<std::string>& inputs) {
-  if (is_an_input(written, inputs))
+  if (an_input)
     return fmt::format("cannot write {}: it is one of the rank files to merge", written);
   const fs::path path(written);
   const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
@@ -85,15 +74,27 @@ std::string file_problem(const std::string& written, const std::vector<std::stri
 // merge must not fail at the end), and none may be one of the rank files.
 std::string check_writable(const std::string& output, const std::vector<std::string>& inputs,
                            const std::string& csv_prefix) {
-  if (std::string problem = file_problem(output, inputs); !problem.empty()) return problem;
-  if (fs::path(output).extension() == ".otf2") {
-    if (std::string problem = rocprof::merge::otf2_archive_conflict(output); !problem.empty())
-      return problem;
-  }
+  std::vector<std::string> written = {output};
   if (!csv_prefix.empty())
     for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv"})
-      if (std::string problem = file_problem(csv_prefix + table, inputs); !problem.empty())
+      written.push_back(csv_prefix + table);
+  // The rank files, listed only if one of those exists already (missing inputs are told later).
+  std::vector<std::string> rank_files;
+  if (std::any_of(written.begin(), written.end(), [](const std::string& path) {
+        std::error_code ignored;
+        return fs::exists(path, ignored);
+      })) {
+    try {
+      rank_files = rocprof::merge::RankSet::list(inputs);
+    } catch (const std::exception&) {
+    }
+  }
+  for (const std::string& path : written) {
+    if (std::string problem = file_problem(path, rank_files); !problem.empty()) return problem;
+    if (path == output && fs::path(output).extension() == ".otf2")
+      if (std::string problem = rocprof::merge::otf2_archive_conflict(output); !problem.empty())
         return problem;
+  }
   return {};
 }
 

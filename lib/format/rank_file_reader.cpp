@@ -89,6 +89,10 @@ std::size_t table_index(const Table& table) {
 FormatError::FormatError(const std::string& path, const std::string& problem)
     : std::runtime_error(fmt::format("{}: {}", path, problem)), path_(path) {}
 
+std::string merged_trace_problem(const std::string& path) {
+  return FormatError(path, kMergedTraceProblem).what();
+}
+
 void RankFileReader::fail(const std::string& problem) const {
   const std::string detail = hdf5_error_text();
   throw FormatError(path_, detail.empty() ? problem : fmt::format("{} ({})", problem, detail));

@@ -28,6 +28,10 @@ class FormatError : public std::runtime_error {
   std::string path_;
 };
 
+// What a check of rocprof-merge's own .h5 output says of `path` (a FormatError's what()): a
+// merged trace, not a rank file, and not a bad one either.
+std::string merged_trace_problem(const std::string& path);
+
 // One chunk of a table as stored, with everything decoding it needs: filled by
 // RankFileReader::fetch_chunk (HDF5, on the reader's thread) and decoded by decode_chunk,
 // which touches neither HDF5 nor the reader, so it may run on another thread.

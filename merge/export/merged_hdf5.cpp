@@ -558,6 +558,7 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
     }
   }
   if (failed) std::rethrow_exception(failed);
+  // Those a helper left open (their HDF5 handle is this thread's to close).
   for (std::size_t r = first; r < last; ++r)
     if (ahead[r - first]) ranks[r]->done();
   return total;

@@ -98,7 +98,7 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
   if (!file.reader) {
     // rocprof-merge's own .h5 output, written next to the rank files: not a rank file, and
     // not a bad one either (merging the directory again must not need --skip-bad).
-    if (file.problem == fmt::format("{}: {}", path, format::kMergedTraceProblem)) {
+    if (file.problem == format::merged_trace_problem(path)) {
       skipped_.push_back(fmt::format("left out {}, not a rank file", file.problem));
       return;
     }

@@ -124,6 +124,15 @@ class MergeTest(unittest.TestCase):
     def merge(self, *args):
         return subprocess.run([MERGE, *args], capture_output=True, text=True, timeout=300)
 
+    def merge_parallel(self, processes, *args, settings=(), **run):
+        """rocprof-merge ARGS as an MPI job of `processes` (mpirun as root); `settings`:
+        NAME=value each process sees; `run`: more for subprocess.run (preexec_fn)."""
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        exported = [word for setting in settings for word in ("-x", setting)]
+        return subprocess.run(["mpirun", "--oversubscribe", "-np", str(processes), *exported,
+                               MERGE, *args], env=env, capture_output=True, text=True,
+                              timeout=300, **run)
+
     def test_synthetic_job_lands_on_one_clock(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "job.json")
@@ -451,9 +460,7 @@ class MergeTest(unittest.TestCase):
             outputs = [os.path.join(self.dir, f"uneven_{kind}{extension}")
                        for kind in ("serial", "parallel")]
             self.assertEqual(self.merge(uneven, "-o", outputs[0], "-q").returncode, 0)
-            result = subprocess.run(["mpirun", "--oversubscribe", "-np", "3", MERGE, uneven,
-                                     "-o", outputs[1], "-q"], env=env, capture_output=True,
-                                    text=True, timeout=300)
+            result = self.merge_parallel(3, uneven, "-o", outputs[1], "-q")
             self.assertEqual(result.returncode, 0, result.stderr)
             if extension == ".otf2":
                 printed = [subprocess.run(["otf2-print", o], capture_output=True, text=True,
@@ -494,10 +501,8 @@ class MergeTest(unittest.TestCase):
             with self.subTest(processes=processes, share=share):
                 with open(output + ".part1", "wb") as stale:
                     stale.write(b"\xff" * (len(expected) + 4096))
-                result = subprocess.run(
-                    ["mpirun", "--oversubscribe", "-np", str(processes), "-x",
-                     f"ROCPROF_MERGE_COPY_AHEAD={share}", MERGE, job, "-o", output, "-q",
-                     "--timings"], env=env, capture_output=True, text=True, timeout=300)
+                result = self.merge_parallel(processes, job, "-o", output, "-q", "--timings",
+                                             settings=[f"ROCPROF_MERGE_COPY_AHEAD={share}"])
                 self.assertEqual(result.returncode, 0, result.stderr)
                 with open(output, "rb") as f:
                     self.assertTrue(f.read() == expected, "not the serial trace")
@@ -518,9 +523,8 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(len(ours), 1, result.stderr)
         self.assertIn("No space left on device", ours[0])
         self.assertEqual(os.listdir(left), [])
-        refused = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", "-x",
-                                  "ROCPROF_MERGE_COPY_AHEAD=2", MERGE, job, "-o", output, "-q"],
-                                 env=env, capture_output=True, text=True, timeout=300)
+        refused = self.merge_parallel(2, job, "-o", output, "-q",
+                                      settings=["ROCPROF_MERGE_COPY_AHEAD=2"])
         self.assertEqual(refused.returncode, 2, refused.stderr)
         self.assertEqual(refused.stderr.count("ROCPROF_MERGE_COPY_AHEAD is '2'"), 1)
 
@@ -533,7 +537,6 @@ class MergeTest(unittest.TestCase):
         def limited():
             resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
 
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         for extension in (".h5", ".pftrace", ".otf2", ".json"):
             serial = os.path.join(self.dir, "many_serial" + extension)
             parallel = os.path.join(self.dir, "many_parallel" + extension)
@@ -541,9 +544,7 @@ class MergeTest(unittest.TestCase):
                 result = subprocess.run([MERGE, job, "-o", serial, "-q"], capture_output=True,
                                         text=True, timeout=300, preexec_fn=limited)
                 self.assertEqual(result.returncode, 0, result.stderr)
-                result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job,
-                                         "-o", parallel, "-q"], env=env, capture_output=True,
-                                        text=True, timeout=300, preexec_fn=limited)
+                result = self.merge_parallel(2, job, "-o", parallel, "-q", preexec_fn=limited)
                 self.assertEqual(result.returncode, 0, result.stderr)
                 if extension in (".pftrace", ".json"):
                     with open(serial, "rb") as a, open(parallel, "rb") as b:
@@ -1354,9 +1355,8 @@ class MergeTest(unittest.TestCase):
         self.assertIn("2 of the job's 4 ranks not traced (ranks 1,3: the run traced 0,2)",
                       serial.stderr)
         self.assertIn("2 ranks", serial.stdout)
-        parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, directory, "-o",
-                                   os.path.join(self.dir, "some2.pftrace"), "-q"], env=env,
-                                  capture_output=True, text=True, timeout=300)
+        parallel = self.merge_parallel(2, directory, "-o", os.path.join(self.dir, "some2.pftrace"),
+                                       "-q")
         self.assertEqual(parallel.returncode, 0, parallel.stderr)
         self.assertNotIn("not traced", parallel.stderr)  # a note: not with --quiet
         with open(os.path.join(self.dir, "some.pftrace"), "rb") as a, \
@@ -1378,11 +1378,8 @@ class MergeTest(unittest.TestCase):
         result = self.merge(job, "-o", again, "--no-summary")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn(f"left out {os.path.join(job, 'merged.h5')}: a merged trace", result.stderr)
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         parallel = os.path.join(self.dir, "parallel.pftrace")
-        result = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
-                                 parallel, "-q"], env=env, capture_output=True, text=True,
-                                timeout=300)
+        result = self.merge_parallel(2, job, "-o", parallel, "-q")
         self.assertEqual(result.returncode, 0, result.stderr)
         for path in (again, parallel):
             with open(first, "rb") as a, open(path, "rb") as b:
