@@ -135,28 +135,6 @@ std::optional<std::size_t> helpers_asked(const char* name, std::string_view help
   return count;
 }
 
-// ROCPROF_MERGE_COPY_AHEAD: in a parallel .pftrace merge on one node, the first process's
-// share of the ranks against an equal one, lighter so that it ends its part first and copies
-// the second one while that is written (join_parts); from 0.5 to 1. off (the default): an
-// equal share, nothing copied ahead (nullopt). Off by default until measured where the
-// processes have cores to spare: on this 2-core VM, whose copies are slow, it cost time
-// (docs/ROCPROF_MERGE.md). `problem` says why if misspelt.
-std::optional<double> copy_ahead_setting(std::string& problem) {
-  const char* value = std::getenv("ROCPROF_MERGE_COPY_AHEAD");  // NOLINT(concurrency-mt-unsafe)
-  const std::string text = value == nullptr ? "off" : value;
-  if (text == "off") return std::nullopt;
-  double share = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), share);
-  if (error != std::errc{} || end != text.data() + text.size() || share < 0.5 || share > 1) {
-    if (problem.empty())
-      problem = fmt::format(
-          "ROCPROF_MERGE_COPY_AHEAD is '{}': give off or the first process's share (0.5 to 1)",
-          text);
-    return std::nullopt;
-  }
-  return share;
-}
-
 // auto: one helper per CPU the process may count on, less its own, at most eight.
 rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
                                                         std::size_t processes_on_node) {
@@ -212,9 +190,7 @@ int run(int argc, char** argv) {
       "the first process), ROCPROF_MERGE_CHECK_HELPERS=auto|N (processes that check rank files "
       "beside each merge process), ROCPROF_MERGE_ENCODE_HELPERS=auto|N (threads of each merge "
       "process that encode ahead), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
-      "network-only layer is left out), ROCPROF_MERGE_COPY_AHEAD=off|SHARE (a parallel "
-      ".pftrace on one node: the first process takes SHARE of an equal share of the ranks and "
-      "copies the second part while it is written; off by default).\nExit status: 0 merged, 1 "
+      "network-only layer is left out).\nExit status: 0 merged, 1 "
       "bad input or a failed write, 2 bad usage or an output that cannot be written (told "
       "before any work).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share
@@ -246,7 +222,6 @@ int run(int argc, char** argv) {
   // make the next ranks ready (.h5).
   const std::optional<std::size_t> encode_helpers =
       helpers_asked("ROCPROF_MERGE_ENCODE_HELPERS", "helper threads", setting_problem);
-  const std::optional<double> copy_ahead_share = copy_ahead_setting(setting_problem);
   if (setting_problem.empty()) setting_problem = rocprof::merge::one_node_mpi_setting_problem();
   const auto place = rocprof::merge::launch_place_from_environment();
   // On one node, Open MPI's network-only layer is left out of MPI's start (before any thread).
@@ -341,17 +316,7 @@ int run(int argc, char** argv) {
     // if another process checked them.
     // Blocks of about equal cost, not of equal rank counts: ranks may differ in size a lot.
     const std::vector<std::uint64_t> rank_weights = set.weights();
-    // A parallel .pftrace on one node: the first process takes a lighter share, ends its part
-    // first and copies the second one while it is written (join_parts).
-    const bool copy_ahead = extension == ".pftrace" && group.size() > 1 &&
-                            group.processes_on_node() == group.size() &&
-                            copy_ahead_share.has_value();
-    const auto [first_rank, last_rank] =
-        group.block(rank_weights, copy_ahead ? *copy_ahead_share : 1.0);
-    // A part left by an earlier merge of this name goes now, before the first process could
-    // take it for this one's (every process meets the others below before writing).
-    if (copy_ahead && !group.leader())
-      std::remove(rocprof::merge::part_path(output, group.index()).c_str());
+    const auto [first_rank, last_rank] = group.block(rank_weights);
     for (std::size_t i = first_rank; i < last_rank; ++i) set.open_here(i);
     bar.phase("reading clock models");
     std::vector<rocprof::merge::AlignedRank> ranks;
@@ -470,7 +435,6 @@ int run(int argc, char** argv) {
       return origin;
     };
     std::uint64_t events = 0;
-    std::uint64_t copied_ahead = 0;  // bytes of the second part (ROCPROF_MERGE_COPY_AHEAD)
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
@@ -506,9 +470,7 @@ int run(int argc, char** argv) {
       // Copying is all that is left to this process: a thread per CPU it may count on (the
       // copy of one file gained nothing past 8 threads on the lent 16-core machine).
       constexpr unsigned kMostCopyThreads = 8;
-      if (!rocprof::merge::join_parts(group, output, std::min(cpus, kMostCopyThreads), copy_ahead,
-                                      &copied_ahead))
-        return 1;
+      if (!rocprof::merge::join_parts(group, output, std::min(cpus, kMostCopyThreads))) return 1;
     } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.
@@ -561,13 +523,7 @@ int run(int argc, char** argv) {
       bar.clear();
     }
     std::vector<std::string> timing_report;
-    if (timings) {
-      timing_report = rocprof::cli::timing_lines(group, bar.timings());
-      if (copy_ahead)
-        timing_report.push_back(
-            fmt::format("{:.1f} MiB of the second part copied as it was written",
-                        static_cast<double>(copied_ahead) / (1 << 20)));
-    }
+    if (timings) timing_report = rocprof::cli::timing_lines(group, bar.timings());
     if (!group.leader()) return 0;
     if (!quiet && !no_summary) summary.print(stdout);
     if (!csv_prefix.empty()) {

@@ -3,14 +3,12 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -220,36 +218,6 @@ std::string copy_pieces(const std::string& output, std::span<const CopyPiece> pi
   if (to.close() != 0 && problem.empty())
     problem = fmt::format("writing {} failed: {}", output, errno_text(errno));
   return problem;
-}
-
-std::uint64_t copy_while_written(const std::string& part, const std::string& output,
-                                 std::uint64_t write_at, const std::function<bool()>& writer_done,
-                                 const PartCopyOptions& options, std::string& problem) {
-  // Rounds of at least this much (a few milliseconds of copying): fewer, larger copies.
-  constexpr std::uint64_t kRound = std::uint64_t{32} << 20;
-  std::uint64_t copied = 0;
-  while (problem.empty() && !writer_done()) {
-    struct stat about {};
-    // The part's size: every byte below it is written (the writer appends with write()).
-    const std::uint64_t written =
-        ::stat(part.c_str(), &about) == 0 ? static_cast<std::uint64_t>(about.st_size) : 0;
-    if (written < copied + kRound) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
-    }
-    // A mapping of the output wants the bytes it maps to exist: the output grows first.
-    struct stat out {};
-    if (::stat(output.c_str(), &out) == 0 &&
-        static_cast<std::uint64_t>(out.st_size) < write_at + written &&
-        ::truncate(output.c_str(), static_cast<off_t>(write_at + written)) != 0) {
-      problem = fmt::format("cannot write {}: {}", output, errno_text(errno));
-      break;
-    }
-    const CopyPiece piece{part, copied, write_at + copied, written - copied};
-    problem = copy_pieces(output, std::span(&piece, 1), options);
-    if (problem.empty()) copied = written;
-  }
-  return copied;
 }
 
 }  // namespace rocprof::merge

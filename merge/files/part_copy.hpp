@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,15 +46,5 @@ bool writers_take_turns(const std::string& path);
 // output that cannot take the bytes (a full file system).
 std::string copy_pieces(const std::string& output, std::span<const CopyPiece> pieces,
                         const PartCopyOptions& options);
-
-// Copies the part that another process on this node is still writing (appending, never
-// rewriting) into `output` at `write_at`, as far as it is written, until `writer_done()` says
-// the writer has finished: called between rounds, it may also wait a little. A missing part
-// is taken as not yet begun. The output is grown as the copy goes. Returns how many bytes of
-// the part's start were copied (the rest is left to copy_pieces), with `problem` set (and
-// the copying stopped) if a round failed.
-std::uint64_t copy_while_written(const std::string& part, const std::string& output,
-                                 std::uint64_t write_at, const std::function<bool()>& writer_done,
-                                 const PartCopyOptions& options, std::string& problem);
 
 }  // namespace rocprof::merge

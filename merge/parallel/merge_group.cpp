@@ -180,8 +180,8 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
 }
 
 std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
-                                                   std::size_t index, std::size_t processes,
-                                                   double first_share) noexcept {
+                                                   std::size_t index,
+                                                   std::size_t processes) noexcept {
   const std::size_t count = weights.size();
   if (processes == 0 || index >= processes) return {count, count};
   if (count <= processes)  // one item each, then empty blocks
@@ -190,15 +190,12 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
   // weights cut as block_of does.
   std::uint64_t total = 0;
   for (const std::uint64_t weight : weights) total += weight + 1;
-  // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far comes
-  // nearest to its target (the first block's share, then equal shares of the rest), at least
-  // one item past cut k - 1 and leaving one for each block after it.
+  // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far
+  // comes nearest to k / processes of the total, at least one item past cut k - 1 and leaving
+  // one for each block after it.
   auto cut = [&](std::size_t k, std::size_t after) {
-    // The first block's share, then equal ones of what is left.
-    const long double first = std::clamp<long double>(first_share, 0, processes);
-    const long double target = static_cast<long double>(total) *
-                               (first + (k - 1) * (processes - first) / (processes - 1)) /
-                               processes;
+    const long double target =
+        static_cast<long double>(total) * static_cast<long double>(k) / processes;
     std::uint64_t before = 0;
     std::size_t i = 0;
     for (; i < count; ++i) {
@@ -220,10 +217,9 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
   return {first, last};
 }
 
-std::pair<std::size_t, std::size_t> MergeGroup::block(const std::vector<std::uint64_t>& weights,
-                                                      double first_share) const noexcept {
-  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_),
-                        first_share);
+std::pair<std::size_t, std::size_t> MergeGroup::block(
+    const std::vector<std::uint64_t>& weights) const noexcept {
+  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
 }
 
 MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {
@@ -280,28 +276,6 @@ std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
   if (!mpi_) return {value};
   std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));
   MPI_Allgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
-  return values;
-}
-
-std::vector<std::uint64_t> MergeGroup::all_gather_while(
-    std::uint64_t value, const std::function<void(const std::function<bool()>&)>& work) const {
-  if (!mpi_) {
-    if (work) work([] { return true; });
-    return {value};
-  }
-  std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request);
-  bool ended = false;
-  if (work)
-    work([&] {
-      if (ended) return true;
-      int flag = 0;
-      MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
-      ended = flag != 0;
-      return ended;
-    });
-  if (!ended) MPI_Wait(&request, MPI_STATUS_IGNORE);
   return values;
 }
 
@@ -404,16 +378,14 @@ std::string part_path(const std::string& output, int index) {
 
 namespace {
 
-// This process's share of the copying: the bytes of parts 1.. (part 0 is the output) but the
-// first `copied_ahead` of part 1, taken as one run and cut into equal shares, one per process.
+// This process's share of the copying: the bytes of parts 1.. (part 0 is the output), taken
+// as one run and cut into equal shares, one per process.
 std::string copy_share(const MergeGroup& group, const std::string& output,
-                       const std::vector<std::uint64_t>& sizes, std::size_t copy_threads,
-                       std::uint64_t copied_ahead) {
+                       const std::vector<std::uint64_t>& sizes, std::size_t copy_threads) {
   std::vector<CopyPiece> parts;
   std::uint64_t offset = sizes[0];  // where part i goes in the output
   for (std::size_t i = 1; i < sizes.size(); ++i) {
-    const std::uint64_t skip = i == 1 ? std::min(copied_ahead, sizes[i]) : 0;
-    parts.push_back({part_path(output, static_cast<int>(i)), skip, offset + skip, sizes[i] - skip});
+    parts.push_back({part_path(output, static_cast<int>(i)), 0, offset, sizes[i]});
     offset += sizes[i];
   }
   PartCopyOptions options;
@@ -426,32 +398,13 @@ std::string copy_share(const MergeGroup& group, const std::string& output,
 
 }  // namespace
 
-bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads,
-                bool copy_ahead, std::uint64_t* copied_ahead_out) {
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads) {
   const std::string part = part_path(output, group.index());
   std::string problem;
   std::error_code code;
   const std::uint64_t size = std::filesystem::file_size(part, code);
   if (code) problem = fmt::format("cannot read {}: {}", part, code.message());
-  std::vector<std::uint64_t> sizes;
-  std::uint64_t copied_ahead = 0;
-  if (copy_ahead && group.size() > 1) {
-    // The first process, its own part (the output's start) done, copies the second part as far
-    // as it is written while the gather waits for the other processes' sizes.
-    std::function<void(const std::function<bool()>&)> work;
-    if (group.leader() && problem.empty())
-      work = [&](const std::function<bool()>& others_done) {
-        PartCopyOptions options;
-        options.threads = copy_threads;
-        copied_ahead =
-            copy_while_written(part_path(output, 1), output, size, others_done, options, problem);
-      };
-    sizes = group.all_gather_while(code ? 0 : size, work);
-    copied_ahead = group.all_gather(copied_ahead).front();  // every process skips those bytes
-  } else {
-    sizes = group.all_gather(code ? 0 : size);
-  }
-  if (copied_ahead_out != nullptr) *copied_ahead_out = copied_ahead;
+  const std::vector<std::uint64_t> sizes = group.all_gather(code ? 0 : size);
   std::uint64_t total = 0;
   for (const std::uint64_t each : sizes) total += each;
   // The first process wrote its part as the output: it grows it to its full size first, so
@@ -459,8 +412,7 @@ bool join_parts(const MergeGroup& group, const std::string& output, std::size_t 
   if (group.leader() && problem.empty() &&
       ::truncate(output.c_str(), static_cast<off_t>(total)) != 0)
     problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
-  if (!group.any(!problem.empty()))
-    problem = copy_share(group, output, sizes, copy_threads, copied_ahead);
+  if (!group.any(!problem.empty())) problem = copy_share(group, output, sizes, copy_threads);
   // Every share is copied (or failed) before a part goes.
   const bool failed = group.any(!problem.empty());
   if (!group.leader()) std::remove(part.c_str());

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,12 +23,11 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
 // The block [first, last) of the items that process `index` of `processes` handles, by their
 // `weights` (a rank's rows): contiguous and in order, each cut where the weight before it comes
 // nearest to its equal share, each block holding at least one item while there are items
-// enough (only the last blocks are empty, as with block_of). `first_share`: the first block's
-// weight against an equal share (below 1: lighter, the others sharing the rest equally). Every
-// process computes the same blocks from the same weights.
+// enough (only the last blocks are empty, as with block_of). Every process computes the same
+// blocks from the same weights.
 std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
-                                                   std::size_t index, std::size_t processes,
-                                                   double first_share = 1.0) noexcept;
+                                                   std::size_t index,
+                                                   std::size_t processes) noexcept;
 
 // Where the launcher placed this process, from its environment before MPI starts: mpirun's
 // OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (and _LOCAL_SIZE), or srun's PMIX_RANK and
@@ -70,8 +68,8 @@ class MergeGroup {
   double start_seconds() const noexcept { return start_seconds_; }
 
   // The block of ranks this process writes, by their weights (weighted_block).
-  std::pair<std::size_t, std::size_t> block(const std::vector<std::uint64_t>& weights,
-                                            double first_share = 1.0) const noexcept;
+  std::pair<std::size_t, std::size_t> block(
+      const std::vector<std::uint64_t>& weights) const noexcept;
   // This process's share of an output over ranks of these weights (its block, as above), for
   // the exporters (whose functions call this group's; it must outlive the share).
   MergeShare share(const std::vector<std::uint64_t>& weights);
@@ -84,11 +82,6 @@ class MergeGroup {
   void barrier() const;
   // Every process's value, in process order.
   std::vector<std::uint64_t> all_gather(std::uint64_t value) const;
-  // The same, where this process has `work` to do until every process has come: `work` runs
-  // while the gather is under way and is handed a test of whether it has ended (it may
-  // return before). Every process must call this one (null `work`: it only waits).
-  std::vector<std::uint64_t> all_gather_while(
-      std::uint64_t value, const std::function<void(const std::function<bool()>&)>& work) const;
   // Point to point, for streaming results to the first process: a blocking send, and the
   // first process's receive of the next message from anyone (false if none is waiting and
   // `wait` is false).
@@ -128,11 +121,6 @@ std::string part_path(const std::string& output, int index);
 // (nothing to copy); the other parts' bytes are copied in equal shares by every process, the
 // first included, each on `copy_threads` threads (merge/files/part_copy.hpp). False
 // everywhere if any process failed (after printing why).
-// With `copy_ahead` (the same on every process, all on one node), the first process, done
-// with its own part, copies the second one as it is written while it waits for the others,
-// and the rest is shared as above.
-// `copied_ahead`, if given, gets how many bytes were (the same on every process).
-bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads,
-                bool copy_ahead = false, std::uint64_t* copied_ahead = nullptr);
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads);
 
 }  // namespace rocprof::merge

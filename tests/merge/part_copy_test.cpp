@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -18,7 +16,6 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "merge/files/part_copy.hpp"
@@ -228,58 +225,6 @@ TEST_F(PartCopyTest, AFullFileSystemIsNamedByEitherMethod) {
   EXPECT_NE(kernel.find("No space left on device"), std::string::npos) << kernel;
 }
 
-// A part copied while another thread still appends to it (as the other merge process writes
-// it): what was copied while it grew and the rest copied after make the part, byte for byte,
-// by either method; a part not yet begun copies nothing.
-TEST_F(PartCopyTest, APartIsCopiedAsFarAsItIsWrittenWhileItGrows) {
-  constexpr std::size_t kBlock = std::size_t{1} << 20;
-  constexpr std::size_t kBlocks = 96;
-  const std::vector<char> bytes = random_bytes(kBlock * kBlocks, 11);
-  for (const Method method : {Method::kKernel, Method::kMapped}) {
-    SCOPED_TRACE(static_cast<int>(method));
-    const std::string output = path("out");
-    const std::string part = path("out.part1");
-    constexpr std::size_t kHead = 5000;  // the first process's part, in the output already
-    write_file(output, random_bytes(kHead, 12));
-    std::filesystem::remove(part);
-    std::atomic<bool> done{false};
-    std::thread writer([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // not begun yet, a while
-      std::ofstream out(part, std::ios::binary);
-      for (std::size_t b = 0; b < kBlocks; ++b) {
-        out.write(bytes.data() + b * kBlock, static_cast<long>(kBlock));
-        out.flush();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      out.close();
-      done = true;
-    });
-    PartCopyOptions options;
-    options.method = method;
-    options.threads = 2;
-    std::string problem;
-    const std::uint64_t copied = rocprof::merge::copy_while_written(
-        part, output, kHead, [&] { return done.load(); }, options, problem);
-    writer.join();
-    EXPECT_EQ(problem, "");
-    EXPECT_GT(copied, 0U) << "nothing was copied while the part grew";
-    EXPECT_LE(copied, bytes.size());
-    std::filesystem::resize_file(output, kHead + bytes.size());
-    const std::vector<CopyPiece> rest = {{part, copied, kHead + copied, bytes.size() - copied}};
-    EXPECT_EQ(copy_pieces(output, rest, options), "");
-    const std::vector<char> written = read_file(output);
-    ASSERT_EQ(written.size(), kHead + bytes.size());
-    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), written.begin() + kHead));
-  }
-  std::string problem;
-  EXPECT_EQ(rocprof::merge::copy_while_written(
-                path("never.part"), path("out"), 0, [] { return true; }, {}, problem),
-            0U);
-  EXPECT_EQ(problem, "");
-}
-
-// The file systems where one writer at a time gets into a file, as the kernel names them: the
-// test's own directory (ext4, overlayfs or tmpfs here) is one; /proc is not.
 TEST_F(PartCopyTest, TellsFileSystemsWhoseWritersTakeTurns) {
   EXPECT_FALSE(rocprof::merge::writers_take_turns("/proc/self"));
   EXPECT_FALSE(rocprof::merge::writers_take_turns(path("absent/file")));

@@ -486,48 +486,6 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
-    def test_copying_the_second_part_ahead_writes_the_same_trace(self):
-        # ROCPROF_MERGE_COPY_AHEAD: the first process takes a lighter share of the ranks, ends
-        # its part first and copies the second one while it is written. The trace is the
-        # serial one, byte for byte, also over a stale, larger part of an earlier merge.
-        job = self.synthetic("ahead", ranks=4, events=1000000)
-        serial = os.path.join(self.dir, "serial.pftrace")
-        self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
-        with open(serial, "rb") as f:
-            expected = f.read()
-        output = os.path.join(self.dir, "ahead.pftrace")
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        for processes, share in ((2, "0.5"), (3, "0.6"), (2, "1")):
-            with self.subTest(processes=processes, share=share):
-                with open(output + ".part1", "wb") as stale:
-                    stale.write(b"\xff" * (len(expected) + 4096))
-                result = self.merge_parallel(processes, job, "-o", output, "-q", "--timings",
-                                             settings=[f"ROCPROF_MERGE_COPY_AHEAD={share}"])
-                self.assertEqual(result.returncode, 0, result.stderr)
-                with open(output, "rb") as f:
-                    self.assertTrue(f.read() == expected, "not the serial trace")
-                copied = re.search(r"([0-9.]+) MiB of the second part copied", result.stderr)
-                self.assertIsNotNone(copied, result.stderr)
-                if share == "0.5":  # a quarter of the ranks: the first process ends well ahead
-                    self.assertGreater(float(copied.group(1)), 0, result.stderr)
-                self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n], [])
-        # The file system fills up while the part is copied ahead (the output and the part,
-        # both there, need twice the part's room at once): one line naming the cause, exit 1,
-        # nothing left.
-        result, left = self.on_small_file_system(
-            int(len(expected) * 1.3) // 4096 * 4096,
-            ["mpirun", "--oversubscribe", "-np", "2", "-x", "ROCPROF_MERGE_COPY_AHEAD=0.5", MERGE,
-             job, "-o", os.path.join(self.dir, "small", "ahead.pftrace"), "-q"], env=env)
-        self.assertEqual(result.returncode, 1, result.stderr)
-        ours = [line for line in result.stderr.splitlines() if line.startswith("rocprof-merge: ")]
-        self.assertEqual(len(ours), 1, result.stderr)
-        self.assertIn("No space left on device", ours[0])
-        self.assertEqual(os.listdir(left), [])
-        refused = self.merge_parallel(2, job, "-o", output, "-q",
-                                      settings=["ROCPROF_MERGE_COPY_AHEAD=2"])
-        self.assertEqual(refused.returncode, 2, refused.stderr)
-        self.assertEqual(refused.stderr.count("ROCPROF_MERGE_COPY_AHEAD is '2'"), 1)
-
     def test_more_ranks_than_open_files_allowed(self):
         # Clusters often allow 1024 open files or fewer; a job has many more ranks. Serially
         # and in parallel, every output merges within a limit of 128 open files per process,
@@ -1120,16 +1078,14 @@ class MergeTest(unittest.TestCase):
                             self.assertTrue(a.read() == b.read(), "not the same output")
             self.assertEqual(outcomes, {0, 1}, f"{extension}: no failure, or no success")
             # In parallel: the same one cause from the process that met it, nothing left; for
-            # .pftrace also with the second part copied as it is written (it fills up then).
-            shares = (("off", 0.6), ("0.5", 0.6), ("0.5", 0.9)) if extension == ".pftrace" \
-                else (("off", 0.6),)
-            for share, fraction in shares:
-                with self.subTest(output=extension, processes=2, copy_ahead=share,
-                                  fraction=fraction):
+            # .pftrace also with room for the parts but not for their copy into the output.
+            fractions = (0.6, 0.9) if extension == ".pftrace" else (0.6,)
+            for fraction in fractions:
+                with self.subTest(output=extension, processes=2, fraction=fraction):
                     result, left = self.on_small_file_system(
                         max(int(full * fraction) // 4096 * 4096, 16384),
-                        ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", "-x",
-                         f"ROCPROF_MERGE_COPY_AHEAD={share}", MERGE, job, "-o", output, "-q"],
+                        ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", MERGE,
+                         job, "-o", output, "-q"],
                         env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                                  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
                     self.assertNotEqual(result.returncode, 0, result.stderr)

@@ -86,18 +86,4 @@ TEST(WeightedBlock, UnevenRanksAreCutByTheirRows) {
   EXPECT_EQ(three[1], (std::pair<std::size_t, std::size_t>{3, 4}));
 }
 
-TEST(WeightedBlock, ALighterFirstShareLeavesTheRestToTheOthersEqually) {
-  const std::vector<std::uint64_t> weights(120, 99);  // each weighs 100 with the one added
-  EXPECT_EQ(weighted_block(weights, 0, 2, 0.8), (std::pair<std::size_t, std::size_t>{0, 48}));
-  EXPECT_EQ(weighted_block(weights, 1, 2, 0.8), (std::pair<std::size_t, std::size_t>{48, 120}));
-  // Three processes: the first 0.7 of 40 ranks, the others half of the rest each.
-  EXPECT_EQ(weighted_block(weights, 0, 3, 0.7), (std::pair<std::size_t, std::size_t>{0, 28}));
-  EXPECT_EQ(weighted_block(weights, 1, 3, 0.7), (std::pair<std::size_t, std::size_t>{28, 74}));
-  EXPECT_EQ(weighted_block(weights, 2, 3, 0.7), (std::pair<std::size_t, std::size_t>{74, 120}));
-  // 1 is the equal share; the first block never empties while there are ranks enough.
-  for (std::size_t p = 0; p < 4; ++p)
-    EXPECT_EQ(weighted_block(weights, p, 4, 1.0), weighted_block(weights, p, 4));
-  EXPECT_EQ(weighted_block(std::vector<std::uint64_t>(3, 5), 0, 2, 0.0).second, 1U);
-}
-
 }  // namespace
