@@ -533,6 +533,12 @@ int run(int argc, char** argv) {
         return 1;
       }
     }
+    // The summary and CSV files stand on their own; a timeline written to a file that is
+    // gone is not a success.
+    if (const std::string missing = partial.missing(); !missing.empty()) {
+      fmt::print(stderr, "rocprof-merge: {}\n", missing);
+      return 1;
+    }
     if (!quiet)
       fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", ranks.size(), events, output,
                  group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");

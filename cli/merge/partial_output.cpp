@@ -4,6 +4,8 @@
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "merge/parallel/merge_group.hpp"
 
 namespace rocprof::cli {
@@ -37,6 +39,17 @@ void PartialOutput::arm() {
 void PartialOutput::keep() noexcept {
   armed_ = false;
   on_signal_.clear();
+}
+
+std::string PartialOutput::missing() const {
+  std::error_code code;
+  for (const Written& file : written())
+    if (!fs::exists(file.path, code))
+      return fmt::format(
+          "{} was written but is no longer there (removed, or its directory removed or "
+          "renamed, during the merge)",
+          file.path);
+  return "";
 }
 
 PartialOutput::~PartialOutput() { discard(); }

@@ -26,6 +26,10 @@ class PartialOutput {
   void keep() noexcept;  // the merge succeeded
   // Removes what was written now (if armed): before MPI_Abort, which runs no destructors.
   void discard() noexcept;
+  // After the output is written and closed: what of it is no longer at its path (its
+  // directory removed or renamed meanwhile, say: the writes then went to a file nobody can
+  // open), or "" if all of it is there.
+  std::string missing() const;
 
  private:
   // What this process writes: files, and an OTF2 archive's directory.

@@ -1131,6 +1131,28 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(merge.returncode, -signal.SIGTERM)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [])
 
+    def test_an_output_removed_during_the_merge_is_a_failure(self):
+        # The output's directory removed (a cleanup job, a user's rm -r) while the merge
+        # writes: the writes go on into a file nobody can open, so the merge must not say
+        # "-> out.pftrace" and exit 0; it names the output and exits 1.
+        job = self.synthetic(ranks=8, events=1000000)
+        for extension in (".pftrace", ".h5"):
+            with self.subTest(output=extension):
+                directory = os.path.join(self.dir, "doomed")
+                os.makedirs(directory, exist_ok=True)
+                output = os.path.join(directory, "out" + extension)
+                merge = subprocess.Popen([MERGE, job, "-o", output, "--no-summary"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True)
+                while not os.path.exists(output) and merge.poll() is None:
+                    time.sleep(0.002)
+                self.assertIsNone(merge.poll(), "the merge ended before its output was seen")
+                shutil.rmtree(directory)
+                out, err = merge.communicate(timeout=300)
+                self.assertEqual(merge.returncode, 1, err)
+                self.assertIn(f"{output} was written but is no longer there", err)
+                self.assertNotIn("->", out)
+
     def on_terminal(self, *args):
         """rocprof-merge with stderr on a pseudo-terminal; returns (exit code, what it drew)."""
         leader, follower = pty.openpty()
