@@ -158,14 +158,21 @@ void RankSet::finish(const RankSetOptions& options,
   // wrote) have no file and are not missing.
   format::RankList traced;
   std::string traced_text;
+  std::string unreadable;  // a list that does not parse (a damaged file): every rank counts
   for (const Rank& rank : ranks_) {
     const std::string& text = rank.reader->metadata().traced_ranks;
     std::string ignored;
-    if (!text.empty() && format::parse_rank_list(text, traced, ignored)) {
+    if (text.empty()) continue;
+    if (format::parse_rank_list(text, traced, ignored)) {
       traced_text = text;
       break;
     }
+    if (unreadable.empty())
+      unreadable =
+          fmt::format("; {}'s traced_ranks '{}' is not a rank list, so every rank counts as traced",
+                      rank.path, text);
   }
+  if (!traced_text.empty()) unreadable.clear();
   auto listed = [](const std::vector<std::int32_t>& ranks) {
     std::string list;
     for (std::size_t i = 0; i < ranks.size() && i < 16; ++i)
@@ -185,8 +192,8 @@ void RankSet::finish(const RankSetOptions& options,
     const std::string list = listed(missing);
     const bool one = missing.size() == 1;
     const std::string what =
-        fmt::format("{} of the job's {} ranks {} no file ({} {})", missing.size(), job_size_,
-                    one ? "has" : "have", one ? "rank" : "ranks", list);
+        fmt::format("{} of the job's {} ranks {} no file ({} {}{})", missing.size(), job_size_,
+                    one ? "has" : "have", one ? "rank" : "ranks", list, unreadable);
     if (!options.allow_missing)
       throw InputError(what + " (use --allow-missing to merge the others)");
     skipped_.push_back(what);

@@ -310,6 +310,20 @@ TEST_F(MergeInput, RanksLeftOutOnPurposeAreNotMissing) {
   fs::remove(fs::path(subset.directory) / "2.h5");
   const std::string error = error_of({subset.directory});
   EXPECT_NE(error.find("1 of the job's 4 ranks has no file (rank 2)"), std::string::npos) << error;
+  // A list that does not parse (a damaged file) leaves no rank out on purpose; the refusal
+  // says why the ranks count as missing.
+  const std::string first = (fs::path(subset.directory) / "0.h5").string();
+  {
+    const rocprof::format::Handle file(H5Fopen(first.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ASSERT_GE(H5Adelete(file.get(), "traced_ranks"), 0);
+    ASSERT_TRUE(rocprof::format::write_attribute(file.get(), "traced_ranks", std::string("0,x")));
+  }
+  const std::string damaged = error_of({subset.directory});
+  EXPECT_NE(damaged.find("3 of the job's 4 ranks have no file (ranks 1,2,3; " + first +
+                         "'s traced_ranks '0,x' is not a rank list, so every rank counts as "
+                         "traced)"),
+            std::string::npos)
+      << damaged;
 }
 
 // rocprof-merge's .h5 output written into the rank files' directory is left out, said, and no
