@@ -588,7 +588,9 @@ class MergeTest(unittest.TestCase):
         # Small ranks, whose tables the helpers make ready (and whose ranges they count for a
         # parallel .h5), beside one large rank, counted before the tables: with no helper and
         # with two, serially and on 2 and 3 merge processes (the large rank then shares a
-        # block with small ones), the same tables and the same trace.
+        # block with small ones), the same tables and the same trace; for .h5 also the same
+        # summary (the helpers make the small ranks' rows ready, and the summary is gathered
+        # from them: each range, MPI call and activity must be seen exactly once).
         import h5py
         import hdf5plugin  # noqa: F401
         import numpy
@@ -599,7 +601,8 @@ class MergeTest(unittest.TestCase):
         for processes, helpers in ((1, "0"), (1, "2"), (2, "0"), (2, "2"), (3, "2")):
             for extension in (".h5", ".pftrace"):
                 out = os.path.join(self.dir, f"mixed_{processes}_{helpers}{extension}")
-                command = [MERGE, job, "-o", out, "-q"]
+                prefix = os.path.join(self.dir, f"mixed_{processes}_{helpers}")
+                command = [MERGE, job, "-o", out, "-q", "--summary-csv", prefix]
                 if processes > 1:
                     command = ["mpirun", "--oversubscribe", "-np", str(processes), "-x",
                                "ROCPROF_MERGE_ENCODE_HELPERS", *command]
@@ -618,6 +621,10 @@ class MergeTest(unittest.TestCase):
                     # The large rank's ranges are there, after the small ranks' before it.
                     self.assertEqual(numpy.count_nonzero(
                         numpy.frombuffer(got["ranges/rank"], numpy.int32) == 4), 20000 + 400)
+                    for table in ("mpi", "regions", "kernels"):
+                        with open(f"{prefix}_{table}.csv") as f:
+                            got[f"summary {table}"] = f.read()
+                    self.assertIn("4,", got["summary regions"])
                 reference.setdefault(extension, got)
                 self.assertEqual(got, reference[extension], out)
         out = os.path.join(self.dir, "mixed_bad.h5")
