@@ -432,6 +432,14 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
       if (!index) throw std::runtime_error("a merge process's stream is missing from the table");
       to_table[s].push_back(*index);
     }
+    // Another merge process's spill that is not there: its node has a directory of its own
+    // under the output's name (a node's /tmp, say), which a parallel merge cannot use.
+    if (s > 0 && ::access(spills[s].path.c_str(), F_OK) != 0 && errno == ENOENT)
+      throw std::runtime_error(fmt::format(
+          "cannot read {}: merge process {} wrote it, but the first process does not see it (a "
+          "parallel merge writes beside the output: its directory must be shared by every merge "
+          "process, not a node's own such as /tmp)",
+          spills[s].path, s));
     files.push_back(std::make_unique<ReadOnlyFile>(spills[s].path));
   }
   auto make_cursors = [&] {

@@ -1105,6 +1105,44 @@ class MergeTest(unittest.TestCase):
                     self.assertNotIn("Segmentation", result.stderr)
                     self.assertEqual(os.listdir(left), [], "left behind on failure")
 
+    def test_a_parallel_merge_into_a_directory_of_one_node_says_so(self):
+        # srun over several nodes with -o /tmp/t.pftrace: each node has a /tmp of its own, and
+        # the first process cannot read what the others write beside the output. Simulated
+        # here by a tmpfs over the output's directory that only the second merge process
+        # sees (a mount namespace of its own). One line says which file is missing and that
+        # the directory must be shared; nothing is left in the first process's directory.
+        job = self.synthetic("nodes", ranks=4, events=2000)
+        local = os.path.join(self.dir, "local")
+        os.makedirs(local)
+        wrapper = os.path.join(self.dir, "own_directory.sh")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\n'
+                    'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then\n'
+                    '  exec unshare --mount --propagation private sh -c '
+                    '\'mount -t tmpfs tmpfs "$1" || exit 77; shift; exec "$@"\' sh "$LOCAL" "$@"\n'
+                    'fi\n'
+                    'exec "$@"\n')
+        os.chmod(wrapper, 0o755)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   LOCAL=local)
+        for extension in (".pftrace", ".h5"):
+            with self.subTest(output=extension):
+                result = subprocess.run(
+                    ["mpirun", "--oversubscribe", "-np", "2", "-x", "LOCAL", wrapper, MERGE, job,
+                     "-o", os.path.join(local, "out" + extension), "-q"],
+                    env=env, capture_output=True, text=True, timeout=300)
+                if "mount:" in result.stderr or "unshare:" in result.stderr:
+                    self.skipTest(f"cannot mount a tmpfs here: {result.stderr.strip()}")
+                self.assertNotEqual(result.returncode, 0, result.stderr)
+                ours = [line for line in result.stderr.splitlines()
+                        if line.startswith("rocprof-merge: ")]
+                self.assertEqual(len(ours), 1, result.stderr)
+                self.assertIn(os.path.join(local, "out" + extension + ".messages.1"), ours[0])
+                self.assertIn("merge process 1 wrote it, but the first process does not see it",
+                              ours[0])
+                self.assertIn("must be shared by every merge process", ours[0])
+                self.assertEqual(os.listdir(local), [])
+
     def test_an_interrupted_merge_removes_its_files(self):
         # SIGTERM (scancel) while the messages are spilled, then while the output is written:
         # the merge ends by the signal and leaves neither the spill nor a partial output.
