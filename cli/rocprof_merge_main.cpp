@@ -135,6 +135,21 @@ std::optional<std::size_t> helpers_asked(const char* name, std::string_view help
   return count;
 }
 
+// Whether any merge process has a `refusal`; the first one that has says it. Each checks what
+// it sees (nodes may differ: a directory of one node's own, a setting exported to some), and
+// all stop together: one that stopped alone would leave the others waiting for it for ever.
+bool refused_anywhere(const rocprof::merge::MergeGroup& group, const std::string& refusal) {
+  const std::vector<std::uint64_t> refused =
+      group.all_gather(std::uint64_t{refusal.empty() ? 0U : 1U});
+  const auto first = std::find(refused.begin(), refused.end(), 1);
+  if (first == refused.end()) return false;
+  const auto index = static_cast<int>(first - refused.begin());
+  if (group.index() == index)
+    fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
+               index > 0 ? fmt::format(" (as merge process {} sees it)", index) : "");
+  return true;
+}
+
 // auto: one helper per CPU the process may count on, less its own, at most eight.
 rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
                                                         std::size_t processes_on_node) {
@@ -262,15 +277,11 @@ int run(int argc, char** argv) {
                output);
     return 2;
   }
-  if (const std::string problem = check_writable(output, inputs, csv_prefix); !problem.empty()) {
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
-    return 2;
-  }
-  if (setting_problem.empty()) setting_problem = group.setting_problem();
-  if (!setting_problem.empty()) {  // a misspelt setting: refused before any work
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", setting_problem);
-    return 2;
-  }
+  // An output that cannot be written, or a misspelt setting: refused before any work.
+  std::string refusal = check_writable(output, inputs, csv_prefix);
+  if (refusal.empty()) refusal = setting_problem;
+  if (refusal.empty()) refusal = group.setting_problem();
+  if (refused_anywhere(group, refusal)) return 2;
   if (!quiet)
     if (const std::string advice = rocprof::cli::one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);

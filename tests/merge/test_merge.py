@@ -1142,6 +1142,19 @@ class MergeTest(unittest.TestCase):
                               ours[0])
                 self.assertIn("must be shared by every merge process", ours[0])
                 self.assertEqual(os.listdir(local), [])
+        # The output's directory exists for the first process only: refused before any work by
+        # the process that does not see it (it used to stop alone, silently, and leave the
+        # others waiting for it for ever).
+        os.makedirs(os.path.join(local, "sub"))
+        result = subprocess.run(
+            ["mpirun", "--oversubscribe", "-np", "2", "-x", "LOCAL", wrapper, MERGE, job, "-o",
+             os.path.join(local, "sub", "out.pftrace"), "-q"],
+            env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        ours = [line for line in result.stderr.splitlines() if line.startswith("rocprof-merge: ")]
+        self.assertEqual(ours, [f"rocprof-merge: cannot write {local}/sub/out.pftrace: directory "
+                                f"{local}/sub does not exist (as merge process 1 sees it)"])
+        self.assertEqual(os.listdir(os.path.join(local, "sub")), [])
 
     def test_an_interrupted_merge_removes_its_files(self):
         # SIGTERM (scancel) while the messages are spilled, then while the output is written:
