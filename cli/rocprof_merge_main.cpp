@@ -135,21 +135,6 @@ std::optional<std::size_t> helpers_asked(const char* name, std::string_view help
   return count;
 }
 
-// Whether any merge process has a `refusal`; the first one that has says it. Each checks what
-// it sees (nodes may differ: a directory of one node's own, a setting exported to some), and
-// all stop together: one that stopped alone would leave the others waiting for it for ever.
-bool refused_anywhere(const rocprof::merge::MergeGroup& group, const std::string& refusal) {
-  const std::vector<std::uint64_t> refused =
-      group.all_gather(std::uint64_t{refusal.empty() ? 0U : 1U});
-  const auto first = std::find(refused.begin(), refused.end(), 1);
-  if (first == refused.end()) return false;
-  const auto index = static_cast<int>(first - refused.begin());
-  if (group.index() == index)
-    fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
-               index > 0 ? fmt::format(" (as merge process {} sees it)", index) : "");
-  return true;
-}
-
 // auto: one helper per CPU the process may count on, less its own, at most eight.
 rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
                                                         std::size_t processes_on_node) {
@@ -281,7 +266,15 @@ int run(int argc, char** argv) {
   std::string refusal = check_writable(output, inputs, csv_prefix);
   if (refusal.empty()) refusal = setting_problem;
   if (refusal.empty()) refusal = group.setting_problem();
-  if (refused_anywhere(group, refusal)) return 2;
+  // Each process checks what it sees (nodes may differ: a directory of one node's own, a
+  // setting exported to some), and all stop together: one that stopped alone would leave the
+  // others waiting for it for ever. The first one that refused says why.
+  if (const int first = group.first_failed(!refusal.empty()); first >= 0) {
+    if (group.index() == first)
+      fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
+                 first > 0 ? fmt::format(" (as merge process {} sees it)", first) : "");
+    return 2;
+  }
   if (!quiet)
     if (const std::string advice = rocprof::cli::one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);

@@ -10,6 +10,8 @@
 #include <deque>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 
@@ -30,8 +32,13 @@ std::string error_text() { return std::generic_category().message(errno); }
 
 class ReadOnlyFile {
  public:
-  explicit ReadOnlyFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw std::runtime_error(fmt::format("cannot read {}: {}", path, error_text()));
+  // `when_missing`: what to say instead of the system's words if there is no such file.
+  explicit ReadOnlyFile(const std::string& path, std::string_view when_missing = {})
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ >= 0) return;
+    if (errno == ENOENT && !when_missing.empty())
+      throw std::runtime_error(fmt::format("cannot read {}: {}", path, when_missing));
+    throw std::runtime_error(fmt::format("cannot read {}: {}", path, error_text()));
   }
   ~ReadOnlyFile() { ::close(fd_); }
   ReadOnlyFile(const ReadOnlyFile&) = delete;
@@ -434,13 +441,14 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
     }
     // Another merge process's spill that is not there: its node has a directory of its own
     // under the output's name (a node's /tmp, say), which a parallel merge cannot use.
-    if (s > 0 && ::access(spills[s].path.c_str(), F_OK) != 0 && errno == ENOENT)
-      throw std::runtime_error(fmt::format(
-          "cannot read {}: merge process {} wrote it, but the first process does not see it (a "
-          "parallel merge writes beside the output: its directory must be shared by every merge "
-          "process, not a node's own such as /tmp)",
-          spills[s].path, s));
-    files.push_back(std::make_unique<ReadOnlyFile>(spills[s].path));
+    const std::string when_missing =
+        s == 0 ? std::string()
+               : fmt::format(
+                     "merge process {} wrote it, but the first process does not see it (a "
+                     "parallel merge writes beside the output: its directory must be shared by "
+                     "every merge process, not a node's own such as /tmp)",
+                     s);
+    files.push_back(std::make_unique<ReadOnlyFile>(spills[s].path, when_missing));
   }
   auto make_cursors = [&] {
     std::vector<EndpointCursor> cursors;

@@ -372,6 +372,15 @@ bool MergeGroup::any(bool failed) const {
   return global != 0;
 }
 
+int MergeGroup::first_failed(bool failed) const {
+  if (!mpi_) return failed ? 0 : -1;
+  // The lowest failed index: processes that did not fail offer one past the last.
+  int mine = failed ? index_ : size_;
+  int first = size_;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return first == size_ ? -1 : first;
+}
+
 std::string part_path(const std::string& output, int index) {
   return index == 0 ? output : fmt::format("{}.part{}", output, index);
 }

@@ -100,6 +100,9 @@ class MergeGroup {
   std::uint64_t sum(std::uint64_t value) const;
   // Any process failed: all agree (so that none waits for another forever).
   bool any(bool failed) const;
+  // The same, and which failed first: the lowest index of a process that failed (the one to
+  // say why), or -1 if none did.
+  int first_failed(bool failed) const;
 
  private:
   struct Sends;  // in flight (MPI requests: mpi.h stays out of this header)
