@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "merge/files/part_copy.hpp"
+#include "merge/parallel/process_manager_link.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -151,6 +152,9 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
     MPI_Query_thread(&provided);
   }
   mpi_ = true;
+  // MPI_Finalize's last messages to mpirun's daemon went 40 ms late over its TCP link
+  // (merge/parallel/process_manager_link.hpp).
+  send_without_delay_to_process_manager();
   sending_thread_ = wanted == MPI_THREAD_MULTIPLE && provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
