@@ -226,9 +226,15 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
   return stats;
 }
 
-// What encoding a rank aside holds in memory is about its rows: the budget below is some
-// 100-200 MB of packets.
-constexpr std::uint64_t kAsideRows = std::uint64_t{2} << 20;
+// What encoding ranks aside holds in memory is about their rows, some 64 bytes of packets a
+// row: 4 M rows is some 250 MB. Room for the writer and each of three helpers to hold a rank of
+// 1 M rows: with 2 M, such ranks went aside two at a time, and one helper idled (64 x 1 M on the
+// lent 16-core machine, 4 runs: with 2 processes 2.90-3.39 -> 2.52-2.64 s, serially 4.16-6.01
+// -> 3.28-4.64 s; peak 217 -> 347 MiB).
+constexpr std::uint64_t kAsideRows = std::uint64_t{4} << 20;
+// A head start's ranks are held until the export appends them, beside those the export holds
+// aside: its own budget, and only ranks of up to an eighth of it.
+constexpr std::uint64_t kHeadStartRows = std::uint64_t{2} << 20;
 
 // Rows of a rank a helper may encode (every table reads without HDF5), or 0.
 std::uint64_t aside_weight(const AlignedRank& rank) {
@@ -266,7 +272,7 @@ struct PerfettoHeadStart::State {
       // Memory: the ranks after wait for the export. Large ranks too: a head start of a
       // rank or two saves little, and holding them cost more (64 ranks of 1 M events on
       // this 2-core VM: writing 3.07 -> 3.22 s).
-      if (held + weight > kAsideRows || weight > kAsideRows / 8) break;
+      if (held + weight > kHeadStartRows || weight > kHeadStartRows / 8) break;
       held += weight;
       started[r] = true;
       lock.unlock();
