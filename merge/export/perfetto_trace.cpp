@@ -383,12 +383,15 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
       });
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     PerfettoStats rank_stats;
+    // Taken for a kept rank too (never aside: its weight is 0), so that the helpers go on to
+    // the ranks after it while it is appended.
+    const bool encoded_aside = ahead.take(r);
     if (kept(r)) {
       std::unique_ptr<EncodedRank>& encoded = head_start->state_->encoded[r];
       file.append(encoded->packets);
       rank_stats = encoded->stats;
       encoded.reset();
-    } else if (ahead.take(r)) {
+    } else if (encoded_aside) {
       file.append(aside[r]->packets);
       rank_stats = aside[r]->stats;
       const std::lock_guard lock(spare_mutex);
