@@ -349,10 +349,8 @@ int run(int argc, char** argv) {
     const std::size_t chunk_encoders = std::max<std::size_t>(helpers, 1);
     // .h5: the next ranks' rows of a table made ready on helpers (none below three CPUs).
     const std::size_t stagers = helpers;
-    // .pftrace: this process's first ranks, encoded while the messages are matched; .h5: their
-    // rows of the first table, made ready meanwhile.
+    // .pftrace: this process's first ranks, encoded while the messages are matched.
     std::optional<rocprof::merge::PerfettoHeadStart> head_start;
-    std::optional<rocprof::merge::MergedHdf5HeadStart> hdf5_head_start;
     {
       bar.phase("reading MPI messages");
       bool failed = false;
@@ -384,16 +382,13 @@ int run(int argc, char** argv) {
       std::vector<std::byte> outcome;
       // Every process times this phase: the others wait for the first one's matching.
       bar.phase("matching MPI messages");
-      // The matching takes one CPU of the first process (the others wait for it, idle): the
-      // rest start on the output's first ranks as they are now, uncorrected.
-      const unsigned idle = group.leader() ? cpus - 1 : cpus;
-      const std::size_t threads = std::min<std::size_t>(idle, 3);
       if (extension == ".pftrace") {
+        // The matching takes one CPU of the first process (the others wait for it, idle):
+        // the rest start encoding ranks as they are now, uncorrected.
         for (auto& rank : ranks) rank.set_streams(streams);
+        const unsigned idle = group.leader() ? cpus - 1 : cpus;
+        const std::size_t threads = std::min<std::size_t>(idle, 3);
         if (threads > 0) head_start.emplace(block, threads);
-      } else if (extension == ".h5" && stagers > 0 && threads > 0) {
-        // Only where the export has helpers that make rows ready (three CPUs or more).
-        hdf5_head_start.emplace(pointers, first_rank, last_rank, group.size() > 1, threads);
       }
       if (group.leader()) {
         try {
@@ -407,9 +402,7 @@ int run(int argc, char** argv) {
       if (group.any(failed)) return 1;
       group.broadcast(outcome);
       if (!group.leader()) report = rocprof::merge::CausalityReport::deserialize(outcome);
-      // Before the ranks and streams change below.
-      if (head_start) head_start->stop();
-      if (hdf5_head_start) hdf5_head_start->stop();
+      if (head_start) head_start->stop();  // before the ranks and streams change below
       for (const std::uint32_t stream : report.given_up) streams->unmatch(stream);
       for (auto& rank : ranks) {
         if (const auto found = report.corrections.find(rank.rank());
@@ -417,16 +410,14 @@ int run(int argc, char** argv) {
           rank.set_correction(found->second);
         rank.set_streams(streams);
       }
-      // Ranks whose correction or message flows the matching changed are made again in their
-      // turn (a stream given up may change any rank's flows), and summed up again.
-      auto settle = [&](auto& started) {
-        started.drop([&](std::size_t i) { return report.changes(block[i]->rank()); });
+      if (head_start) {
+        // Ranks whose correction or message flows the matching changed are encoded again in
+        // their turn (a stream given up may change any rank's flows), and summed up again.
+        head_start->drop([&](std::size_t i) { return report.changes(block[i]->rank()); });
         if (want_summary)
           for (std::size_t i = 0; i < block.size(); ++i)
-            if (started.started(i) && !started.kept(i)) summary.watch_again(*block[i]);
-      };
-      if (head_start) settle(*head_start);
-      if (hdf5_head_start) settle(*hdf5_head_start);
+            if (head_start->started(i) && !head_start->kept(i)) summary.watch_again(*block[i]);
+      }
       bar.clear();
       if (!quiet)
         fmt::print(
@@ -492,8 +483,7 @@ int run(int argc, char** argv) {
         events =
             extension == ".h5"
                 ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress,
-                                                     &share, chunk_encoders, stagers,
-                                                     hdf5_head_start ? &*hdf5_head_start : nullptr)
+                                                     &share, chunk_encoders, stagers)
                 : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
@@ -510,8 +500,7 @@ int run(int argc, char** argv) {
       events = rocprof::merge::export_otf2(pointers, output, progress).events;
     } else if (extension == ".h5") {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, nullptr,
-                                                  chunk_encoders, stagers,
-                                                  hdf5_head_start ? &*hdf5_head_start : nullptr);
+                                                  chunk_encoders, stagers);
     } else if (extension == ".pftrace") {
       const auto stats = rocprof::merge::export_perfetto(
           pointers, output, progress, helpers, direct_io, head_start ? &*head_start : nullptr);

@@ -9,15 +9,12 @@
 #include <functional>
 #include <future>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -498,22 +495,6 @@ TableSpec spec() {
   return {&table_of<Row>(), &copy_rank<Row>, &stage_rank<Row>};
 }
 
-// The tables copied rank by rank, in the order the export writes them.
-const std::vector<TableSpec>& table_specs() {
-  static const std::vector<TableSpec> specs = {
-      spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
-      spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
-      spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
-      spec<ThreadRow>(),        spec<AnnotationRow>()};
-  return specs;
-}
-
-// A rank's rows of a table made ready aside, and the ranges they pair into (if counted).
-struct StagedRows {
-  std::vector<std::byte> rows;
-  std::uint64_t ranges = 0;
-};
-
 // Rows staged aside by helpers at once, across the ranks ahead: some 64 MB.
 constexpr std::uint64_t kStagedRows = std::uint64_t{1} << 20;
 
@@ -630,122 +611,20 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
 
 }  // namespace
 
-struct MergedHdf5HeadStart::State {
-  std::vector<const AlignedRank*> ranks;
-  std::size_t first = 0;  // the block: [first, last) of `ranks`
-  std::size_t last = 0;
-  bool parallel = false;
-  std::optional<Strings> strings;  // the export's, made here once
-  std::size_t table = 0;           // of table_specs(); past its end: none to stage
-  std::size_t row_size = 0;
-  mutable std::mutex mutex;
-  std::size_t next = 0;  // the first rank of the block not taken up
-  std::uint64_t held = 0;
-  bool stopping = false;
-  std::vector<std::unique_ptr<StagedRows>> staged;  // by index in the block; null: not (now)
-  std::vector<bool> started;
-  std::vector<std::thread> threads;
-
-  void stage_ranks() {
-    const TableSpec& spec = table_specs()[table];
-    // As the export counts them: a rank whose markers are made ready aside has its ranges
-    // counted then, when the processes share the export.
-    const bool count_ranges = parallel && spec.table == &table_of<MarkerRow>();
-    std::unique_lock lock(mutex);
-    while (!stopping && next < staged.size()) {
-      const std::size_t i = next++;
-      const AlignedRank& rank = *ranks[first + i];
-      if (!stageable(rank.reader(), *spec.table)) continue;  // the export's, in its turn
-      const std::uint64_t weight = std::max<std::uint64_t>(rank.reader().row_count(*spec.table), 1);
-      if (held + weight > kStagedRows) break;
-      held += weight;
-      started[i] = true;
-      lock.unlock();
-      auto rows = std::make_unique<StagedRows>();
-      try {
-        rows->ranges =
-            spec.stage(rank, strings->remap(first + i), count_ranges, rows->rows, row_size);
-      } catch (...) {
-        rows.reset();  // made again in its turn, which reports the error
-      }
-      lock.lock();
-      staged[i] = std::move(rows);
-    }
-  }
-};
-
-MergedHdf5HeadStart::MergedHdf5HeadStart(std::vector<const AlignedRank*> ranks, std::size_t first,
-                                         std::size_t last, bool parallel, std::size_t threads)
-    : state_(std::make_unique<State>()) {
-  State& state = *state_;
-  state.ranks = std::move(ranks);
-  state.first = first;
-  state.last = last;
-  state.parallel = parallel;
-  state.staged.resize(last - first);
-  state.started.resize(last - first, false);
-  state.strings.emplace(state.ranks);
-  // The first table the export copies that any rank of the block can have made ready aside.
-  const std::vector<TableSpec>& specs = table_specs();
-  state.table = specs.size();
-  for (std::size_t t = 0; t < specs.size() && state.table == specs.size(); ++t)
-    for (std::size_t r = first; r < last; ++r) {
-      const RankFileReader& reader = state.ranks[r]->reader();
-      if (reader.row_count(*specs[t].table) > 0 && stageable(reader, *specs[t].table)) {
-        state.table = t;
-        break;
-      }
-    }
-  if (state.table == specs.size()) return;
-  state.row_size = with_rank(*specs[state.table].table).row_size;
-  for (std::size_t t = 0; t < threads; ++t)
-    state.threads.emplace_back([&state] { state.stage_ranks(); });
-}
-
-MergedHdf5HeadStart::~MergedHdf5HeadStart() { stop(); }
-
-void MergedHdf5HeadStart::stop() noexcept {
-  {
-    const std::lock_guard lock(state_->mutex);
-    state_->stopping = true;
-  }
-  for (std::thread& thread : state_->threads) thread.join();
-  state_->threads.clear();
-}
-
-void MergedHdf5HeadStart::drop(const std::function<bool(std::size_t)>& stale) {
-  const std::lock_guard lock(state_->mutex);
-  for (std::size_t i = 0; i < state_->staged.size(); ++i)
-    if (state_->staged[i] && stale(i)) state_->staged[i].reset();
-}
-
-bool MergedHdf5HeadStart::started(std::size_t index) const {
-  const std::lock_guard lock(state_->mutex);
-  return state_->started[index];
-}
-
-bool MergedHdf5HeadStart::kept(std::size_t index) const {
-  const std::lock_guard lock(state_->mutex);
-  return state_->staged[index] != nullptr;
-}
-
-std::size_t MergedHdf5HeadStart::kept_count() const {
-  const std::lock_guard lock(state_->mutex);
-  return static_cast<std::size_t>(std::count_if(state_->staged.begin(), state_->staged.end(),
-                                                [](const auto& rows) { return rows != nullptr; }));
-}
-
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  const std::string& job_id, const std::string& path,
                                  const ProgressReport& progress, const MergeShare* share,
-                                 std::size_t encoders, std::size_t stagers,
-                                 MergedHdf5HeadStart* head_start) {
+                                 std::size_t encoders, std::size_t stagers) {
   const QuietErrors quiet;
   register_zstd_filter();
   MergeShare serial;
   serial.last_rank = ranks.size();
   const MergeShare& me = share != nullptr ? *share : serial;
-  const std::vector<TableSpec>& specs = table_specs();
+  const std::vector<TableSpec> specs = {
+      spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
+      spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
+      spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
+      spec<ThreadRow>(),        spec<AnnotationRow>()};
   std::vector<Layout> layouts;
   layouts.reserve(specs.size());
   for (const TableSpec& table : specs) layouts.push_back(with_rank(*table.table));
@@ -758,26 +637,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   all_layouts.push_back(&kRangeLayout);
   named.emplace_back("ranges", &kRangeLayout);
 
-  // Rows a head start made ready: of table `prepared_table`, by index in the block.
-  std::vector<std::unique_ptr<StagedRows>>* prepared = nullptr;
-  std::size_t prepared_table = specs.size();
-  std::optional<Strings> own_strings;
-  if (head_start != nullptr) {
-    head_start->stop();
-    MergedHdf5HeadStart::State& state = *head_start->state_;
-    if (state.ranks != ranks || state.first != me.first_rank || state.last != me.last_rank ||
-        state.parallel != static_cast<bool>(me.gather))
-      throw std::logic_error("a head start on other ranks than the export's");
-    prepared = &state.staged;
-    prepared_table = state.table;
-  } else {
-    own_strings.emplace(ranks);
-  }
-  const Strings& strings = head_start != nullptr ? *head_start->state_->strings : *own_strings;
-  auto made_ready = [&](std::size_t t, std::size_t r) {
-    return prepared != nullptr && t < specs.size() && t == prepared_table &&
-           (*prepared)[r - me.first_rank] != nullptr;
-  };
+  const Strings strings(ranks);
   std::optional<Handle> file_handle;
   std::optional<FileTables> file;
   if (me.leader()) {
@@ -823,10 +683,8 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   // table `source`. The ranks staged_from() that table are made ready on helpers by `stage` while
   // the merge's thread copies the ranks before them; the others are copied by `copy` on the merge's
   // thread, which alone calls HDF5. Returns the ranges the ranks' rows pair into (produce_rows).
-  // `table`: the index of `source` in specs (the ranks a head start made ready are taken from
-  // it), or specs.size() for the ranges.
   auto copy_block =
-      [&](std::size_t table, const Table& source,
+      [&](const Table& source,
           const std::function<std::uint64_t(std::size_t, std::vector<std::byte>&)>& stage,
           const std::function<std::uint64_t(std::size_t)>& copy, std::size_t row_size) {
         const std::size_t first = me.first_rank;
@@ -836,7 +694,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
         plan.window = 2 * stagers + 2;
         for (std::size_t r = first; r < me.last_rank; ++r)  // weight: the rows read
           plan.weights.push_back(
-              staged_from(r, source) && !made_ready(table, r)
+              staged_from(r, source)
                   ? std::max<std::uint64_t>(ranks[r]->reader().row_count(source), 1)
                   : 0);
         if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
@@ -848,13 +706,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
             std::move(plan), [&](std::size_t i) { staged_ranges[i] = stage(first + i, staged[i]); },
             [](std::size_t) {});
         for (std::size_t i = 0; i < staged.size(); ++i) {
-          const bool aside = ahead.take(i);  // never one made ready: its weight is 0
-          if (made_ready(table, first + i)) {
-            std::unique_ptr<StagedRows>& rows = (*prepared)[i];
-            producer.append(rows->rows, row_size);
-            ranges += rows->ranges;
-            rows.reset();
-          } else if (aside) {
+          if (ahead.take(i)) {
             producer.append(staged[i], row_size);
             std::vector<std::byte>().swap(staged[i]);
             ranges += staged_ranges[i];
@@ -872,13 +724,8 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   // made ready on helpers then (counted on the merge's thread, the pairing cost a big rank's
   // copy a third more time: 64 x 1 M on the lent machine).
   std::vector<bool> counted_ahead(me.last_rank - me.first_rank, true);
-  const std::size_t marker_table = static_cast<std::size_t>(
-      std::find_if(specs.begin(), specs.end(),
-                   [](const TableSpec& spec) { return spec.table == &table_of<MarkerRow>(); }) -
-      specs.begin());
   for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
-    counted_ahead[r - me.first_rank] =
-        !staged_from(r, table_of<MarkerRow>()) && !made_ready(marker_table, r);
+    counted_ahead[r - me.first_rank] = !staged_from(r, table_of<MarkerRow>());
   std::uint64_t my_ranges = 0;
   if (me.gather)
     my_ranges = count_ranges(ranks, me.first_rank, me.last_rank, counted_ahead, stagers);
@@ -889,7 +736,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   for (std::size_t t = 0; t < specs.size(); ++t) {
     producer.begin(t, layouts[t], firsts[t], totals[t]);
     my_ranges += copy_block(
-        t, *specs[t].table,
+        *specs[t].table,
         [&](std::size_t r, std::vector<std::byte>& staged) {
           return specs[t].stage(*ranks[r], strings.remap(r), counts_ranges(t, r), staged,
                                 layouts[t].row_size);
@@ -933,7 +780,7 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   // Staged like the tables: pairing a small rank's ranges reads its markers again (0.06-0.11
   // s of 0.5 s writing 1024 x 10 k on the merge's thread here).
   copy_block(
-      specs.size(), table_of<MarkerRow>(),
+      table_of<MarkerRow>(),
       [&](std::size_t r, std::vector<std::byte>& staged) {
         staged.reserve(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
         range_rows(r, [&](const RangeRow& row) {
