@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
-#include <map>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -153,8 +153,10 @@ std::pair<std::uint32_t, std::uint64_t> range_key(const MarkerRow& row) {
 
 void RangeCounter::add(const MarkerRow& row) {
   const RangeRole role = range_role(row.op);
-  if (role == RangeRole::kOpens) open_.insert(range_key(row));
-  if (role == RangeRole::kCloses && open_.erase(range_key(row)) > 0) ++count_;
+  // As for_each_marker pairs them: a range opened again under the same key replaces the one
+  // open (which then never closes), so one close counts once either way.
+  if (role == RangeRole::kOpens) open_.open(range_key(row), true, true);
+  if (role == RangeRole::kCloses && open_.close(range_key(row))) ++count_;
 }
 
 std::uint64_t AlignedRank::range_count() const {
@@ -169,8 +171,7 @@ std::uint64_t AlignedRank::range_count() const {
 
 void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& mark,
                                   const std::function<void(const Range&)>& range) const {
-  // Open ranges by their key (range_key).
-  std::map<std::pair<std::uint32_t, std::uint64_t>, Range> open;
+  OpenRanges<Range> open;  // by range_key
   PrefetchCursor<MarkerRow> cursor(reader_, aligner<MarkerRow>());
   if (auto* first = first_block<MarkerRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MarkerRow> rows;
@@ -182,20 +183,16 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
       }
       const RangeRole role = range_role(row.op);
       if (role == RangeRole::kOpens) {
-        open[range_key(row)] = Range{row.thread_id,
-                                     row.level,
-                                     row.message,
-                                     row.timestamp_ns,
-                                     0,
-                                     row.op != MarkerOp::kStart,
-                                     row.op == MarkerOp::kRegionPush,
-                                     row.id};
+        // A range opened again under the same key replaces the one open.
+        open.open(range_key(row),
+                  Range{row.thread_id, row.level, row.message, row.timestamp_ns, 0,
+                        row.op != MarkerOp::kStart, row.op == MarkerOp::kRegionPush, row.id},
+                  true);
       } else if (role == RangeRole::kCloses) {
-        const auto found = open.find(range_key(row));
-        if (found == open.end()) continue;  // its start was not recorded
-        Range done = found->second;
+        std::optional<Range> closed = open.close(range_key(row));
+        if (!closed) continue;  // its start was not recorded
+        Range done = *closed;
         done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
-        open.erase(found);
         if (watcher_.range) watcher_.range(done);
         range(done);
       }

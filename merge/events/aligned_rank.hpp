@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "lib/format/rank_file_reader.hpp"
 #include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
+#include "merge/events/open_ranges.hpp"
 
 namespace rocprof::merge {
 
@@ -40,7 +40,7 @@ class RangeCounter {
   std::uint64_t count() const noexcept { return count_; }
 
  private:
-  std::set<std::pair<std::uint32_t, std::uint64_t>> open_;  // by range_key
+  OpenRanges<bool> open_;  // by range_key
   std::uint64_t count_ = 0;
 };
 

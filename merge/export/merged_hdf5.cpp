@@ -782,12 +782,15 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   copy_block(
       table_of<MarkerRow>(),
       [&](std::size_t r, std::vector<std::byte>& staged) {
-        staged.reserve(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
+        // A range takes two markers at least (its start and its end).
+        staged.resize(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
+        std::size_t used = 0;
         range_rows(r, [&](const RangeRow& row) {
-          const std::size_t used = staged.size();
-          staged.resize(used + sizeof row);
+          if (used + sizeof row > staged.size()) staged.resize(used + sizeof row);  // never
           std::memcpy(staged.data() + used, &row, sizeof row);
+          used += sizeof row;
         });
+        staged.resize(used);
         return std::uint64_t{0};
       },
       [&](std::size_t r) {
