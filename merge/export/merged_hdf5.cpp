@@ -249,7 +249,8 @@ class ChunkProducer {
     buffer_first_ = first % kChunk;
     buffer_.assign(kChunk * layout.row_size, std::byte{0});
   }
-  // Where the next row goes (zeroed).
+  // Where the next row goes: every field of it is to be written (the buffer is reused as it
+  // is; only the layout's fields reach the file, so the bytes between them never do).
   std::byte* next_row() {
     if (next_ - chunk_ * kChunk == kChunk) flush(false);
     return buffer_.data() + (next_++ - chunk_ * kChunk) * layout_->row_size;
@@ -351,7 +352,6 @@ class ChunkProducer {
     }
     ++chunk_;
     buffer_first_ = 0;
-    std::fill(buffer_.begin(), buffer_.end(), std::byte{0});
     if (between_chunks_) between_chunks_();
   }
 
@@ -398,8 +398,8 @@ class Strings {
 };
 
 // One rank's rows of a table as the merged table holds them: rank column added, times
-// aligned, string ids global, each into the row `next_row()` gives (zeroed, the layout's
-// size). The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device
+// aligned, string ids global, each into the row `next_row()` gives (the layout's size, every
+// field written). The rank's watcher (a summary gathered meanwhile) sees its MPI calls and device
 // activities as AlignedRank's visitors hand them out: aligned, with the rank's own string ids.
 // With `count_ranges`, returns how many ranges the rows pair into (markers; 0 for other
 // tables), for the ranges table that follows: a small rank's markers need no pass of their own
