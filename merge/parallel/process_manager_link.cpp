@@ -61,31 +61,28 @@ std::optional<TcpEndpoint> pmix_server_endpoint(std::string_view uri) {
   // The rendezvous address follows the server's own name.
   if (const std::size_t semicolon = uri.find(';'); semicolon != std::string_view::npos)
     uri.remove_prefix(semicolon + 1);
-  TcpEndpoint endpoint;
-  std::string host;
-  std::string_view port;
-  if (uri.starts_with("tcp4://")) {
-    uri.remove_prefix(7);
-    const std::size_t colon = uri.rfind(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    endpoint.family = AF_INET;
-    host = std::string(uri.substr(0, colon));
-    port = uri.substr(colon + 1);
-  } else if (uri.starts_with("tcp6://[")) {
-    uri.remove_prefix(8);
-    const std::size_t bracket = uri.find("]:");
-    if (bracket == std::string_view::npos) return std::nullopt;
-    endpoint.family = AF_INET6;
-    host = std::string(uri.substr(0, bracket));
-    port = uri.substr(bracket + 2);
-  } else {
-    return std::nullopt;
+  // "tcp4://ADDRESS:PORT" and "tcp6://[ADDRESS]:PORT".
+  struct Form {
+    std::string_view prefix;
+    std::string_view before_port;
+    int family;
+  };
+  for (const Form form : {Form{"tcp4://", ":", AF_INET}, Form{"tcp6://[", "]:", AF_INET6}}) {
+    if (!uri.starts_with(form.prefix)) continue;
+    const std::string_view rest = uri.substr(form.prefix.size());
+    const std::size_t split = rest.rfind(form.before_port);
+    if (split == std::string_view::npos) return std::nullopt;
+    TcpEndpoint endpoint;
+    endpoint.family = form.family;
+    const std::string host(rest.substr(0, split));
+    const std::optional<std::uint16_t> port =
+        port_number(rest.substr(split + form.before_port.size()));
+    if (!port || ::inet_pton(form.family, host.c_str(), endpoint.address.data()) != 1)
+      return std::nullopt;
+    endpoint.port = *port;
+    return endpoint;
   }
-  const std::optional<std::uint16_t> number = port_number(port);
-  if (!number || ::inet_pton(endpoint.family, host.c_str(), endpoint.address.data()) != 1)
-    return std::nullopt;
-  endpoint.port = *number;
-  return endpoint;
+  return std::nullopt;
 }
 
 std::optional<TcpEndpoint> pmix_server_endpoint_from_environment() {
