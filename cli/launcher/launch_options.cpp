@@ -185,10 +185,13 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
   if (!o.mpi_ranks.empty()) env["ROCPROF_MPI_RANKS"] = o.mpi_ranks;
   if (!o.clock_sync_interval.empty())
     env["ROCPROF_MPI_CLOCK_SYNC_INTERVAL"] = o.clock_sync_interval;
-  // The MPI layer brings the recorder with it (it depends on it); without --mpi-trace only
-  // the recorder is loaded, so programs without MPI never load libmpi through us.
+  // The recorder goes first: its interposed sigaction/signal/close must come before the C
+  // library's in the lookup order, which a dependency of the MPI layer would not. Without
+  // --mpi-trace only the recorder is loaded, so programs without MPI never load libmpi
+  // through us.
   const bool mpi = all || o.mpi_trace;
-  std::string preload = library_dir + (mpi ? "/librocprof-mpi-pmpi.so" : "/librocprof-mpi.so");
+  std::string preload = library_dir + "/librocprof-mpi.so";
+  if (mpi) preload += ":" + library_dir + "/librocprof-mpi-pmpi.so";
   // Keep what the user preloads already, after ours.
   if (const char* existing = std::getenv("LD_PRELOAD");  // NOLINT(concurrency-mt-unsafe)
       existing != nullptr && *existing != '\0')

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -104,8 +105,16 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   if (!file_.valid()) return fail("cannot create the HDF5 file");
 
   void* handle = nullptr;
-  if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) >= 0 && handle != nullptr)
-    fd_ = *static_cast<int*>(handle);
+  if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+    // The default (sec2) driver hands out the address of its descriptor.
+    driver_fd_ = static_cast<int*>(handle);
+    fd_ = *driver_fd_;
+    struct stat info {};
+    if (::fstat(fd_, &info) == 0) {
+      device_ = info.st_dev;
+      inode_ = info.st_ino;
+    }
+  }
   if (!reserve(0)) return false;
 
   // Metadata reaches the disk only in flush(), never half-way between two flushes.
@@ -339,6 +348,25 @@ bool RankFileWriter::close(RankFileStatus status) {
   failed_ = true;  // nothing more may be written
   error_ = fmt::format("{}: already closed", path_);
   return true;
+}
+
+bool RankFileWriter::descriptor_intact() const noexcept {
+  if (fd_ < 0 || !file_.valid()) return true;
+  struct stat info {};
+  return ::fstat(fd_, &info) == 0 && info.st_dev == device_ && info.st_ino == inode_;
+}
+
+void RankFileWriter::abandon() noexcept {
+  failed_ = true;
+  error_ = fmt::format("{}: given up", path_);
+  if (driver_fd_ == nullptr) return;
+  const int scratch = memfd_create("rocprof-mpi-abandoned", MFD_CLOEXEC);
+  if (scratch >= 0) {
+    *driver_fd_ = scratch;
+    fd_ = scratch;
+  }
+  reserved_end_ = 0;
+  can_reserve_ = false;
 }
 
 void RankFileWriter::release_reservation() noexcept {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "lib/recorder/libc_symbol.hpp"
 #include "lib/recorder/recorder.hpp"
 
 namespace rocprof::recorder {
@@ -24,7 +25,7 @@ bool handled(int signal_number) {
 }
 
 SigactionFn real_sigaction() {
-  static const auto function = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  static const auto function = reinterpret_cast<SigactionFn>(libc_symbol("sigaction"));
   return function;
 }
 

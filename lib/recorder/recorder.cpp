@@ -3,9 +3,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -34,6 +33,7 @@
 #include "lib/format/rank_file_writer.hpp"
 #include "lib/recorder/config.hpp"
 #include "lib/recorder/crash_signals.hpp"
+#include "lib/recorder/descriptor_guard.hpp"
 #include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/identity.hpp"
 #include "lib/recorder/private_write.hpp"
@@ -77,15 +77,17 @@ struct State {
   std::unique_ptr<RecordSink> sink;
   roctracer_pool_t* pool = nullptr;
   std::thread writer_thread;
-  int wake_fd = -1;
-  // Requests to the writer thread: the handler bumps `requested` and writes wake_fd; the
-  // thread answers by raising `completed` to the generation it served.
+  // Requests to the writer thread: the handler bumps `requested` and `wake_word` and wakes
+  // the thread (a futex: no descriptor the application could close); the thread answers by
+  // raising `completed` to the generation it served.
+  std::atomic<std::uint32_t> wake_word{0};
   std::atomic<std::uint64_t> requested{0};
   std::atomic<std::uint64_t> completed{0};
   std::atomic<bool> close_requested{false};
   std::atomic<bool> closed{false};
   std::atomic<bool> failed{false};  // a write failed: records are dropped from then on
   bool failure_reported = false;    // writer thread only
+  std::string failure_reason;       // writer thread only; empty: the writer's error
   std::atomic<std::int32_t> new_rank{-2};
   std::atomic<std::int32_t> new_size{-2};
   int owner_pid = 0;
@@ -135,17 +137,44 @@ void lower_priority() noexcept {
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kRecorderNice);
 }
 
+void wait_for_wake(State& state, std::uint32_t seen) noexcept {
+  const std::uint32_t interval = state.config.flush_interval_ms;
+  timespec timeout{static_cast<time_t>(interval / 1000),
+                   static_cast<long>(interval % 1000) * 1'000'000L};
+  // Returns at once when the word changed since `seen` (a request came meanwhile).
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&state.wake_word), FUTEX_WAIT_PRIVATE, seen,
+          &timeout, nullptr, 0);
+}
+
+void wake_writer(State& state) noexcept {
+  state.wake_word.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&state.wake_word), FUTEX_WAKE_PRIVATE, 1,
+          nullptr, nullptr, 0);
+}
+
+// The application may have closed the file's descriptor behind libc's back (raw system
+// calls) and opened a file of its own under that number: then nothing may be written.
+bool file_still_ours(State& state) {
+  if (state.writer->descriptor_intact()) return true;
+  const int lost = state.writer->file_descriptor();
+  unguard_descriptor(lost);
+  state.writer->abandon();
+  state.failure_reason = fmt::format(
+      "the application closed the trace file's descriptor ({}) without the C library; "
+      "nothing more is written to {}",
+      lost, state.path);
+  state.failed.store(true);
+  return false;
+}
+
 // Writer thread: one flush per interval or request; the last request closes the file.
 void writer_loop(State& state) {
   tl_recorder_thread = true;
   lower_priority();
-  pollfd wake{state.wake_fd, POLLIN, 0};
+  std::uint32_t seen = state.wake_word.load(std::memory_order_acquire);
   while (true) {
-    const int ready = poll(&wake, 1, static_cast<int>(state.config.flush_interval_ms));
-    if (ready > 0) {
-      std::uint64_t count = 0;
-      [[maybe_unused]] const ssize_t got = ::read(state.wake_fd, &count, sizeof count);
-    }
+    wait_for_wake(state, seen);
+    seen = state.wake_word.load(std::memory_order_acquire);
     const std::uint64_t generation = state.requested.load(std::memory_order_acquire);
     const bool close = state.close_requested.load(std::memory_order_acquire);
     // Everything recorded before this point reaches the sink...
@@ -153,18 +182,22 @@ void writer_loop(State& state) {
     bool ok = true;
     {
       const std::lock_guard lock(state.writer_mutex);
-      if (!state.failed.load() && !state.closed.load()) {
+      if (!state.failed.load() && !state.closed.load() && file_still_ours(state)) {
         if (const std::int32_t rank = state.new_rank.exchange(-2); rank != -2)
           state.writer->set_identity(rank, state.new_size.load());
         const format::RankFileStatus status = current_status(state);
         // ...and the file.
+        if (close) unguard_descriptor(state.writer->file_descriptor());
         ok = close ? state.writer->close(status) : state.writer->flush(status);
         if (!ok) state.failed.store(true);
         if (close && ok) state.closed.store(true);
       }
     }
     if (state.failed.load() && !state.failure_reported) {
-      report_failure(state, fmt::format("writing the trace failed: {}", state.writer->error()));
+      report_failure(state,
+                     !state.failure_reason.empty()
+                         ? state.failure_reason
+                         : fmt::format("writing the trace failed: {}", state.writer->error()));
       stop_routing(state);
     }
     state.completed.store(generation, std::memory_order_release);
@@ -179,7 +212,8 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
     lower_priority();
   }
   const std::lock_guard lock(state.writer_mutex);
-  if (state.failed.load(std::memory_order_relaxed) || state.closed.load(std::memory_order_relaxed))
+  if (state.failed.load(std::memory_order_relaxed) ||
+      state.closed.load(std::memory_order_relaxed) || !file_still_ours(state))
     return;
   if (!state.sink->consume(begin, end)) state.failed.store(true);
 }
@@ -310,8 +344,7 @@ void wait_completed(State& state, std::uint64_t generation, std::uint32_t timeou
 std::uint64_t request(State& state, bool close) noexcept {
   if (close) state.close_requested.store(true, std::memory_order_release);
   const std::uint64_t generation = state.requested.fetch_add(1, std::memory_order_acq_rel) + 1;
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t written = ::write(state.wake_fd, &one, sizeof one);
+  wake_writer(state);
   return generation;
 }
 
@@ -336,12 +369,28 @@ bool usable_here(const State* state) noexcept {
   return state != nullptr && state->owner_pid == getpid();
 }
 
+// The interposed sigaction/signal/close* work only when this library comes before the C
+// library in the lookup order (first in LD_PRELOAD).
+void warn_if_not_first() noexcept {
+  Dl_info ours{};
+  Dl_info found{};
+  if (dladdr(reinterpret_cast<void*>(&warn_if_not_first), &ours) == 0 ||
+      dladdr(dlsym(RTLD_DEFAULT, "close"), &found) == 0 || ours.dli_fbase == found.dli_fbase)
+    return;
+  message(
+      fmt::format("{} is not first in LD_PRELOAD: the program's own signal handlers and "
+                  "descriptor closing are not kept from the recorder's (put it first)",
+                  ours.dli_fname != nullptr ? ours.dli_fname : "librocprof-mpi.so"));
+}
+
 }  // namespace
 
 roctracer_pool_t* active_pool() noexcept { return g_active_pool.load(std::memory_order_relaxed); }
 roctracer_pool_t* recording_pool() noexcept {
   return g_recording_pool.load(std::memory_order_relaxed);
 }
+
+bool on_recorder_thread() noexcept { return tl_recorder_thread; }
 
 std::uint32_t current_thread_id() noexcept {
   if (tl_thread_id == 0) [[unlikely]]
@@ -363,12 +412,6 @@ void start_recording() noexcept {
     if (!state->config.ranks.contains(state->identity.rank)) return;
     if (!hdf5_usable() || !open_output(*state)) return;
     state->sink = std::make_unique<RecordSink>(*state->writer);
-    state->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (state->wake_fd < 0) {
-      message(fmt::format("cannot create an eventfd: {}; tracing is off",
-                          std::generic_category().message(errno)));
-      return;
-    }
     g_state = state.get();
     roctracer_properties_t properties{};
     properties.buffer_size = state->config.buffer_bytes;
@@ -392,9 +435,11 @@ void start_recording() noexcept {
         std::memory_order_relaxed);
     g_recording_pool.store(state->pool, std::memory_order_relaxed);
     g_file_fd = state->writer->file_descriptor();
+    guard_descriptor(g_file_fd);
     pthread_atfork(nullptr, nullptr, detach_in_child);
     g_state = state.release();  // lives until the process ends
     install_crash_handlers();
+    warn_if_not_first();
     std::atexit(finish_recording);
   } catch (const std::exception& error) {
     g_state = nullptr;

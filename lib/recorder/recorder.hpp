@@ -33,6 +33,9 @@ void flush_now() noexcept;
 // The MPI layer's word on this process's world rank and size (updates the file attributes).
 void set_identity(std::int32_t rank, std::int32_t size) noexcept;
 
+// Whether the calling thread is one of the recorder's own (writer, pool delivery).
+bool on_recorder_thread() noexcept;
+
 // The calling thread's Linux thread id (cached per thread).
 std::uint32_t current_thread_id() noexcept;
 

@@ -85,7 +85,9 @@ class LauncherTest(unittest.TestCase):
         self.assertEqual(lines["ROCPROF_MPI_DOMAINS"], "roctx,mpi")
         self.assertEqual(lines["ROCPROF_MPI_RANKS"], "0,4-7")
         self.assertEqual(lines["ROCPROF_MPI_OUTPUT_DIR"], "trace-%job%")
-        self.assertTrue(lines["LD_PRELOAD"].endswith("/librocprof-mpi-pmpi.so"))
+        # The recorder first, so that its interposed functions come before the C library's.
+        preloaded = [os.path.basename(path) for path in lines["LD_PRELOAD"].split(":")]
+        self.assertEqual(preloaded, ["librocprof-mpi.so", "librocprof-mpi-pmpi.so"])
         self.assertEqual(lines["command"], "'./app' 'a b'")
         marker_only = dict(line.split("=", 1) for line in
                            self.launch("--print-config", "--marker-trace", "--", "x").stdout.splitlines())

@@ -22,12 +22,15 @@ DUMP = os.environ["ROCPROF_TEST_DUMP"]
 PLUGIN_DIR = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
 LIB_DIR = os.environ["ROCPROF_TEST_LIB_DIR"]
 FOREIGN_HDF5 = os.environ["ROCPROF_TEST_FOREIGN_HDF5"]
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 # Our zstd filter plugin (id 32015), as the README tells users to load it.
 h5py.h5pl.prepend(PLUGIN_DIR.encode())
 N = 2000  # iterations: 3 markers, 1 MPI call, 1 counter sample each
 
 
-class RecorderTest(unittest.TestCase):
+class RecorderBase(unittest.TestCase):
+    preload = RECORDER
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="recorder_test_")
         self.out = os.path.join(self.tmp.name, "out")
@@ -38,7 +41,7 @@ class RecorderTest(unittest.TestCase):
     def env(self, **extra):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ROCPROF_MPI_", "OMPI_", "PMIX_", "SLURM_"))}
-        env.update(LD_PRELOAD=RECORDER, ROCPROF_MPI_OUTPUT_DIR=self.out,
+        env.update(LD_PRELOAD=self.preload, ROCPROF_MPI_OUTPUT_DIR=self.out,
                    LD_LIBRARY_PATH=LIB_DIR)
         env.update(extra)
         return env
@@ -82,6 +85,11 @@ class RecorderTest(unittest.TestCase):
         dump = subprocess.run([DUMP, path], capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
         self.assertIn(f"markers_read {3 * iterations}\n", dump.stdout)
+
+
+class ExitPathTest(RecorderBase):
+    """docs/RECORDER.md's table of how a process may end, under the recorder alone
+    (`--marker-trace`); ExitPathWithMpiLayerTest runs it again as `--mpi-trace` preloads."""
 
     # ---- normal endings ----
 
@@ -200,6 +208,48 @@ class RecorderTest(unittest.TestCase):
         h5dump = subprocess.run(["h5dump", "-H", path], capture_output=True, text=True)
         self.assertEqual(h5dump.returncode, 0, h5dump.stderr)
 
+    # ---- descriptors the application closes ----
+
+    def run_closing(self, way, lines=20000):
+        """traced_app closes every descriptor above 2 (`way`), then writes `lines` lines into
+        mydata.txt, each inside a ROC-TX range."""
+        result = subprocess.run([APP, way, str(lines)], env=self.env(), capture_output=True,
+                                text=True, timeout=120, cwd=self.tmp.name)
+        with open(os.path.join(self.tmp.name, "mydata.txt")) as data:
+            self.assertEqual(data.read(), "".join(f"line {i}\n" for i in range(lines)))
+        return result
+
+    def test_closing_every_descriptor_leaves_the_trace_file_alone(self):
+        for way in ("close-loop", "close-range", "closefrom"):
+            with self.subTest(way=way):
+                self.tearDown()
+                self.setUp()
+                result = self.run_closing(way)
+                self.assertEqual((result.returncode, result.stdout, result.stderr),
+                                 (0, "app done\n", ""))
+                with h5py.File(self.only_file(), "r") as f:
+                    self.assertEqual(f["markers"]["op"].shape[0], 2 * 20000)
+                    self.assertEqual(int(f.attrs["complete"]), 1)
+
+    def test_raw_close_of_the_trace_file_stops_tracing_without_touching_the_app_file(self):
+        result = self.run_closing("close-raw")
+        self.assertEqual((result.returncode, result.stdout), (0, "app done\n"))
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("closed the trace file's descriptor", lines[0])
+
+
+class ExitPathWithMpiLayerTest(ExitPathTest):
+    """The same endings with the libraries `rocprof-mpi --mpi-trace` preloads."""
+
+    @classmethod
+    def setUpClass(cls):
+        config = subprocess.run([LAUNCHER, "--print-config", "--mpi-trace", "--", APP],
+                                check=True, capture_output=True, text=True).stdout
+        cls.preload = dict(line.split("=", 1) for line in config.splitlines())["LD_PRELOAD"]
+
+
+class RecorderTest(RecorderBase):
     # ---- output problems ----
 
     def test_missing_output_directory_is_created(self):
@@ -334,7 +384,8 @@ class RecorderTest(unittest.TestCase):
             "rocprof_mpi_record_clock_sample", "rocprof_mpi_set_identity",
             "rocprof_mpi_record_communicator", "rocprof_mpi_record_mpi_call_static_name",
             "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks",
-            "rocprofiler_set_api_table", "sigaction", "signal"})
+            "rocprofiler_set_api_table", "sigaction", "signal", "close", "close_range",
+            "closefrom"})
 
     # ---- stock tools and bad files ----
 

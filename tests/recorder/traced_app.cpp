@@ -10,8 +10,14 @@
 //   hang              record, print "recorded N", keep going until killed
 //   fork [9]          record, fork a child that records and exits, record again after it
 //                     (with 9: SIGKILL itself as soon as the child is gone)
+//   close-loop, close-range, closefrom, close-raw
+//                     close every descriptor above 2 (close() up to 1024, close_range(),
+//                     closefrom(), or the raw system call), then write ITERATIONS lines to
+//                     ./mydata.txt, each inside a ROC-TX range
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <roctracer/roctx.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +88,33 @@ void print_and_exit(int signal_number) {
 }
 
 void set_flag(int /*signal_number*/) { g_flag.store(true); }
+
+// What daemons and some HPC codes do at start: nothing inherited stays open.
+void close_every_descriptor(const std::string& way) {
+  constexpr int kLimit = 1024;
+  if (way == "close-loop")
+    for (int fd = 3; fd < kLimit; ++fd) close(fd);
+  else if (way == "close-range")
+    close_range(3, ~0U, 0);
+  else if (way == "closefrom")
+    closefrom(3);
+  else
+    for (int fd = 3; fd < kLimit; ++fd) syscall(SYS_close, fd);
+}
+
+int write_lines(int count) {
+  const int fd = open("mydata.txt", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  if (fd < 0) return 1;
+  for (int i = 0; i < count; ++i) {
+    roctxRangePushA("line");
+    const std::string line = "line " + std::to_string(i) + "\n";
+    if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) return 1;
+    roctxRangePop();
+  }
+  if (close(fd) != 0) return 1;
+  std::printf("app done\n");
+  return 0;
+}
 
 }  // namespace
 
@@ -156,6 +189,10 @@ int main(int argc, char** argv) {
     record(iterations);
     std::printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return 0;
+  }
+  if (mode.starts_with("close")) {
+    close_every_descriptor(mode);
+    return write_lines(iterations);
   }
   if (mode == "hang") {
     record(iterations);
