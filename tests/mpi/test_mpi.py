@@ -72,7 +72,9 @@ class MpiRunner(unittest.TestCase):
     def mpirun(self, scenario, ranks=4, timeout=120, extra_env=None):
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROCPROF_MPI_")}
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        exports = {"LD_PRELOAD": PMPI, "ROCPROF_MPI_OUTPUT_DIR": self.out,
+        # As `rocprof-mpi --mpi-trace` preloads them: the recorder first.
+        preload = os.path.join(LIB_DIR, "librocprof-mpi.so") + ":" + PMPI
+        exports = {"LD_PRELOAD": preload, "ROCPROF_MPI_OUTPUT_DIR": self.out,
                    "ROCPROF_MPI_FLUSH_INTERVAL": "200ms", "LD_LIBRARY_PATH": LIB_DIR}
         exports.update(extra_env or {})
         command = MPIRUN + ["-np", str(ranks)]
@@ -299,6 +301,9 @@ class MpiTest(MpiRunner):
                     self.assertIn("MPI_Barrier", functions, (scenario, rank))
                     if scenario == "abort" and rank == culprit:
                         self.assertIn("MPI_Abort", functions)
+                    if rank != culprit:  # taken down by SIGTERM: the handler closed the file
+                        with h5py.File(self.rank_file(rank), "r") as f:
+                            self.assertEqual(int(f.attrs["complete"]), 1, (scenario, rank))
 
 
 class PeriodicClockTest(MpiRunner):
