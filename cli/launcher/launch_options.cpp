@@ -51,6 +51,8 @@ std::string validate(const LaunchOptions& o) {
   sample.rank = 0;
   sample.size = 1;
   sample.pid = 1;
+  if (o.output_directory.empty()) return "--output-directory is empty: give a directory";
+  if (o.output_file.empty()) return "--output-file is empty: give a file name";
   std::string expanded;
   if (!recorder::expand_placeholders(o.output_directory, sample, expanded, error))
     return "--output-directory: " + error;

@@ -46,6 +46,9 @@ roctracer_status_t open_pool(const roctracer_properties_t* properties, roctracer
     return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT,
                 "pool buffer_size {} is outside 1 .. {} bytes", properties->buffer_size,
                 Pool::kMaxBufferSize);
+  std::size_t memory_limit = 0;
+  if (std::string problem; !Pool::memory_limit_setting(memory_limit, problem))
+    return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "{}", problem);
   auto& r = registry();
   const std::lock_guard lock(r.mutex);
   if (out == nullptr && r.default_pool != nullptr)

@@ -1,6 +1,7 @@
 #include "lib/core/pool.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -23,13 +24,9 @@ constexpr auto kIdleWake = std::chrono::milliseconds(10);
 constexpr std::size_t kDefaultChunkMemoryLimit = std::size_t{64} << 20;
 
 std::size_t chunk_memory_limit() {
-  // Read when a pool opens, not on a hot path; nothing in the library calls setenv.
-  if (const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES")) {  // NOLINT(concurrency-mt-unsafe)
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    if (end != text && *end == '\0' && value > 0) return value;
-  }
-  return kDefaultChunkMemoryLimit;
+  std::size_t bytes = kDefaultChunkMemoryLimit;
+  std::string ignored;
+  return Pool::memory_limit_setting(bytes, ignored) ? bytes : kDefaultChunkMemoryLimit;
 }
 
 void default_allocator(char** ptr, std::size_t size, void* /*arg*/) {
@@ -65,6 +62,31 @@ Chunk* SpareRing::pop() noexcept {
 
 std::uint32_t SpareRing::size() const noexcept {
   return tail_.load(std::memory_order_acquire) - head_.load(std::memory_order_acquire);
+}
+
+bool Pool::memory_limit_setting(std::size_t& bytes, std::string& error) {
+  // Read when a pool opens, not on a hot path; nothing in the library calls setenv.
+  const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES");  // NOLINT(concurrency-mt-unsafe)
+  if (text == nullptr) {
+    bytes = kDefaultChunkMemoryLimit;
+    return true;
+  }
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  const bool digits = end != text && text[0] >= '0' && text[0] <= '9' && errno == 0;
+  int shift = 0;
+  if (digits && *end != '\0' && end[1] == '\0') {
+    shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+    ++end;
+  }
+  if (!digits || *end != '\0' || shift < 0 || value == 0 || value > (~0ULL >> 30)) {
+    error = std::string("ROCPROF_POOL_MAX_BYTES='") + text +
+            "' is not a positive number of bytes (a suffix K, M or G allowed)";
+    return false;
+  }
+  bytes = static_cast<std::size_t>(value << shift);
+  return true;
 }
 
 Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid)

@@ -67,7 +67,11 @@ std::unique_ptr<RankFileWriter> RankFileWriter::create(const std::string& path,
   if (!reserve_path(path, error)) return nullptr;
   std::unique_ptr<RankFileWriter> writer(new RankFileWriter(path, compression));
   if (!writer->initialise(metadata)) {
+    // Nothing useful is in it (no room for the first reservation, say): no stub is left for
+    // a reader to stumble on.
     error = writer->error();
+    writer.reset();
+    ::unlink(path.c_str());
     return nullptr;
   }
   return writer;

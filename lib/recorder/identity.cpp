@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -51,6 +52,39 @@ Identity identity_from_environment() {
   return identity;
 }
 
+namespace {
+
+std::vector<std::string_view> components(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = path.find('/', start);
+    parts.push_back(path.substr(start, slash == std::string_view::npos ? slash : slash - start));
+    if (slash == std::string_view::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+// No value may turn a component of the pattern into an empty one, '.' or '..' (which would
+// move the file out of the directory the pattern names: '%env{X}%/f' with X unset is /f).
+bool same_components(std::string_view pattern, std::string_view expanded, std::string& error) {
+  const auto before = components(pattern);
+  const auto after = components(expanded);
+  for (std::size_t i = 0; i < after.size() && i < before.size(); ++i) {
+    const std::string_view part = after[i];
+    if ((part.empty() || part == "." || part == "..") && part != before[i]) {
+      error = fmt::format(
+          "'{}' expands to '{}': a placeholder may not make a path component empty, '.' or "
+          "'..'",
+          pattern, expanded);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool expand_placeholders(const std::string& pattern, const Identity& identity, std::string& out,
                          std::string& error) {
   std::string result;
@@ -85,7 +119,15 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
     else if (name.starts_with("env{") && name.ends_with("}") && name.size() > 5) {
       const std::string variable(name.substr(4, name.size() - 5));
       const char* value = env(variable.c_str());
-      result += value != nullptr ? value : "";
+      const std::string_view text = value != nullptr ? value : "";
+      if (text.find('/') != std::string_view::npos) {
+        error = fmt::format(
+            "'%{}%' in '{}' expands to '{}', which has a '/': a placeholder may not add "
+            "path components",
+            name, pattern, text);
+        return false;
+      }
+      result += text;
     } else {
       error = fmt::format(
           "unknown placeholder '%{}%' in '{}' (use %rank%, %size%, %pid%, "
@@ -95,6 +137,7 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
     }
     position = close + 1;
   }
+  if (!same_components(pattern, result, error)) return false;
   out = std::move(result);
   return true;
 }

@@ -420,6 +420,9 @@ void start_recording() noexcept {
       message(
           fmt::format("cannot open the record pool: {}; tracing is off", roctracer_error_string()));
       g_state = nullptr;
+      state->writer.reset();  // no file is left behind by a process that records nothing
+      std::error_code ignored;
+      std::filesystem::remove(state->path, ignored);
       return;
     }
     enable_domains(*state);
@@ -486,6 +489,19 @@ void flush_from_signal(bool close) noexcept {
   // On our own threads the writer could be the one interrupted: never wait for ourselves.
   if (tl_recorder_thread) return;
   wait_completed(*state, generation, state->config.signal_flush_timeout_ms);
+}
+
+void release_reservation_at_exit() noexcept {
+  State* state = g_state;
+  if (!usable_here(state) || state->closed.load(std::memory_order_acquire) ||
+      state->failed.load(std::memory_order_acquire) || g_file_fd < 0)
+    return;
+  // Only while no write is under way (one that is would be cut short by the truncation);
+  // the lock is kept: the process is going, nothing more may be written.
+  if (!state->writer_mutex.try_lock()) return;
+  struct stat info {};
+  // Truncating to the size it has frees the blocks reserved past the end.
+  if (fstat(g_file_fd, &info) == 0) (void)ftruncate(g_file_fd, info.st_size);
 }
 
 void flush_now() noexcept {

@@ -27,6 +27,10 @@ void finish_recording() noexcept;
 // recorded so far (and close the file when `close`), waiting at most the configured time.
 void flush_from_signal(bool close) noexcept;
 
+// From _exit (async-signal-safe, system calls only): gives back the disk space reserved past
+// the rank file's end, which no close will give back now. The file keeps what was flushed.
+void release_reservation_at_exit() noexcept;
+
 // Writes everything recorded so far now, waiting for it (not from a signal handler).
 void flush_now() noexcept;
 

@@ -42,6 +42,8 @@ class LauncherTest(unittest.TestCase):
     def test_option_errors_exit_2_before_anything_runs(self):
         marker = os.path.join(self.dir, "ran")
         app = ["--", "/usr/bin/touch", marker]
+        os.environ["ROCPROF_TEST_ESCAPE"] = "../../escaped"
+        os.environ.pop("ROCPROF_TEST_UNSET", None)
         cases = [
             (["--bogus", *app], "unknown option '--bogus'"),
             (["-o", "%rnak%.h5", *app], "unknown placeholder '%rnak%'"),
@@ -57,6 +59,10 @@ class LauncherTest(unittest.TestCase):
             (["--", "mpirun", "-np", "2", "./app"], "'mpirun' is a job launcher"),
             (["--", "srun", "./app"], "'srun' is a job launcher"),
             (["--output-directory"], "--output-directory"),
+            (["-o", "", *app], "--output-file is empty"),
+            (["-d", "", *app], "--output-directory is empty"),
+            (["-d", "od", "-o", "%env{ROCPROF_TEST_ESCAPE}%.h5", *app], "has a '/'"),
+            (["-d", "od/%env{ROCPROF_TEST_UNSET}%/x", *app], "may not make a path component"),
         ]
         for args, expected in cases:
             with self.subTest(args=args):

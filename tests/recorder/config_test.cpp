@@ -111,4 +111,34 @@ TEST(RecorderIdentity, Placeholders) {
   EXPECT_NE(error.find("unterminated"), std::string::npos);
 }
 
+TEST(RecorderIdentity, PlaceholderValuesAddNoPathComponents) {
+  Identity identity;
+  identity.rank = 3;
+  std::string out = "unchanged";
+  std::string error;
+  const auto expand = [&](const char* value, const char* pattern) {
+    if (value != nullptr)
+      setenv("ROCPROF_TEST_PART", value, 1);  // NOLINT(concurrency-mt-unsafe)
+    else
+      unsetenv("ROCPROF_TEST_PART");  // NOLINT(concurrency-mt-unsafe)
+    error.clear();
+    return expand_placeholders(pattern, identity, out, error);
+  };
+  EXPECT_FALSE(expand("../../escaped", "%env{ROCPROF_TEST_PART}%.h5"));
+  EXPECT_NE(error.find("has a '/'"), std::string::npos) << error;
+  EXPECT_FALSE(expand("a/b", "od/%env{ROCPROF_TEST_PART}%"));
+  EXPECT_FALSE(expand("..", "od/%env{ROCPROF_TEST_PART}%/x"));
+  EXPECT_NE(error.find("'..'"), std::string::npos) << error;
+  EXPECT_FALSE(expand(".", "%env{ROCPROF_TEST_PART}%/%rank%.h5"));
+  EXPECT_FALSE(expand(nullptr, "%env{ROCPROF_TEST_PART}%/%rank%.h5"));  // would be /3.h5
+  EXPECT_EQ(out, "unchanged");
+  // Values inside a component, and dots the pattern itself has, are fine.
+  ASSERT_TRUE(expand("..", "run%env{ROCPROF_TEST_PART}%x/%rank%.h5")) << error;
+  EXPECT_EQ(out, "run..x/3.h5");
+  ASSERT_TRUE(expand("exp1", "../traces/%env{ROCPROF_TEST_PART}%")) << error;
+  EXPECT_EQ(out, "../traces/exp1");
+  ASSERT_TRUE(expand("", "/abs/run%env{ROCPROF_TEST_PART}%")) << error;
+  EXPECT_EQ(out, "/abs/run");
+}
+
 }  // namespace

@@ -324,6 +324,34 @@ class RecorderTest(RecorderBase):
         finally:
             subprocess.run(["umount", mount], check=True)
 
+    def test_too_little_space_for_the_first_reservation_leaves_no_file(self):
+        mount = os.path.join(self.tmp.name, "tiny")
+        os.makedirs(mount)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            self.skipTest("cannot mount a tmpfs here: " + done.stderr)
+        try:
+            self.out = mount
+            result = self.run_app("exit", 100, 4)
+            self.assertEqual((result.returncode, result.stdout), (4, "app done\n"))
+            lines = result.stderr.splitlines()
+            self.assertEqual(len(lines), 1, result.stderr)
+            self.assertIn("no space left", lines[0])
+            self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
+            self.assertEqual(os.listdir(mount), [])
+        finally:
+            subprocess.run(["umount", mount], check=True)
+
+    def test_exit_without_atexit_gives_the_reserved_space_back(self):
+        result = self.run_app("quick-exit", N, 7)
+        self.assertEqual(result.returncode, 7)
+        path = self.only_file()
+        info = os.stat(path)
+        # Allocated blocks past the end would be the 5 MB reservation.
+        self.assertLess(info.st_blocks * 512, info.st_size + (1 << 20), (info.st_blocks, info.st_size))
+        self.assert_everything(path, N, complete=False)
+
     def test_two_processes_with_the_same_path_get_distinct_files(self):
         env = self.env(ROCPROF_MPI_OUTPUT_FILE="same.h5")
         procs = [subprocess.Popen([APP, "exit", str(N), "0"], env=env, stdout=subprocess.PIPE,
@@ -345,6 +373,8 @@ class RecorderTest(RecorderBase):
             "ROCPROF_MPI_BUFFER_SIZE": ("12", "ROCPROF_MPI_BUFFER_SIZE='12'"),
             "ROCPROF_MPI_DOMAINS": ("roctx,gpu", "unknown domain 'gpu'"),
             "ROCPROF_MPI_OUTPUT_FILE": ("%rnak%.h5", "unknown placeholder '%rnak%'"),
+            "ROCPROF_POOL_MAX_BYTES": ("abc", "ROCPROF_POOL_MAX_BYTES='abc' is not"),
+            "ROCPROF_MPI_OUTPUT_DIR": ("", "ROCPROF_MPI_OUTPUT_DIR is empty"),
         }
         for variable, (value, expected) in cases.items():
             with self.subTest(variable=variable):
@@ -356,6 +386,16 @@ class RecorderTest(RecorderBase):
                 self.assertIn(expected, lines[0])
                 self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
                 self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_a_placeholder_value_cannot_move_the_file_out_of_its_directory(self):
+        result = self.run_app("exit", 10, 0, X="../../escaped",
+                              ROCPROF_MPI_OUTPUT_FILE="%env{X}%.h5")
+        self.assertEqual((result.returncode, result.stdout), (0, "app done\n"))
+        self.assertIn("has a '/'", result.stderr)
+        self.assertTrue(result.stderr.strip().endswith("tracing is off"), result.stderr)
+        escaped = os.path.join(self.out, "../../escaped.h5")
+        self.assertFalse(os.path.exists(escaped))
+        self.assertEqual(os.listdir(self.tmp.name), [])
 
     def test_an_incompatible_hdf5_in_the_process_turns_tracing_off(self):
         for mode, expected in (("1.14", "uses HDF5 1.14.0"), ("unsafe", "without thread safety")):
@@ -373,7 +413,7 @@ class RecorderTest(RecorderBase):
 
     # ---- the library's interface ----
 
-    def test_recorder_exports_only_its_api_and_the_interposed_signal_functions(self):
+    def test_recorder_exports_only_its_api_and_the_interposed_libc_functions(self):
         out = subprocess.run(["readelf", "--dyn-syms", "--wide", RECORDER], check=True,
                              capture_output=True, text=True).stdout
         defined = {fields[7] for fields in (line.split() for line in out.splitlines())
@@ -385,7 +425,7 @@ class RecorderTest(RecorderBase):
             "rocprof_mpi_record_communicator", "rocprof_mpi_record_mpi_call_static_name",
             "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks",
             "rocprofiler_set_api_table", "sigaction", "signal", "close", "close_range",
-            "closefrom"})
+            "closefrom", "_exit", "_Exit"})
 
     # ---- stock tools and bad files ----
 

@@ -10,6 +10,7 @@
 //   hang              record, print "recorded N", keep going until killed
 //   fork [9]          record, fork a child that records and exits, record again after it
 //                     (with 9: SIGKILL itself as soon as the child is gone)
+//   quick-exit CODE   record, flush through the recorder API, then _exit(CODE)
 //   close-loop, close-range, closefrom, close-raw
 //                     close every descriptor above 2 (close() up to 1024, close_range(),
 //                     closefrom(), or the raw system call), then write ITERATIONS lines to
@@ -132,6 +133,13 @@ int main(int argc, char** argv) {
     record(iterations);
     std::printf("app done\n");
     return arg;
+  }
+  if (mode == "quick-exit") {
+    record(iterations);
+    using FlushFn = int (*)();
+    if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
+      flush();
+    _exit(arg);
   }
   if (mode == "thread-exit") {
     std::vector<std::thread> workers;
