@@ -139,6 +139,41 @@ bool write_attribute(hid_t object, const char* name, const std::vector<std::uint
   return attribute.valid() && H5Awrite(attribute.get(), H5T_NATIVE_UINT32, values.data()) >= 0;
 }
 
+bool write_string_dataset(hid_t parent, const char* name, const std::vector<std::string>& values) {
+  const Handle type = vlen_string_type();
+  const hsize_t count = values.size();
+  const Handle space(H5Screate_simple(1, &count, nullptr));
+  const Handle dataset(
+      H5Dcreate2(parent, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!dataset.valid()) return false;
+  std::vector<const char*> texts;
+  texts.reserve(values.size());
+  for (const auto& value : values) texts.push_back(value.c_str());
+  return count == 0 ||
+         H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) >= 0;
+}
+
+bool read_string_dataset(hid_t parent, const char* name, std::vector<std::string>& values) {
+  values.clear();
+  if (H5Lexists(parent, name, H5P_DEFAULT) <= 0) return false;
+  const Handle dataset(H5Dopen2(parent, name, H5P_DEFAULT));
+  if (!dataset.valid()) return false;
+  const Handle type(H5Dget_type(dataset.get()));
+  const Handle space(H5Dget_space(dataset.get()));
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0) return false;
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count <= 0) return count == 0;
+  const Handle memory_type = vlen_string_type();
+  std::vector<char*> texts(static_cast<std::size_t>(count), nullptr);
+  if (H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
+    return false;
+  for (char* text : texts) {
+    values.emplace_back(text == nullptr ? "" : text);
+    H5free_memory(text);
+  }
+  return true;
+}
+
 bool read_attribute(hid_t object, const char* name, std::uint64_t& value) {
   return read_scalar(object, name, H5T_INTEGER, H5T_NATIVE_UINT64, value);
 }

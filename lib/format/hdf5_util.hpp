@@ -63,6 +63,11 @@ bool write_attribute(hid_t object, const char* name, const std::string& value);
 bool write_attribute(hid_t object, const char* name, const std::vector<std::string>& values);
 bool write_attribute(hid_t object, const char* name, const std::vector<std::uint32_t>& values);
 
+// A one-dimensional dataset of variable-length strings (for lists too long for an attribute,
+// whose header message is limited to 64 KiB).
+bool write_string_dataset(hid_t parent, const char* name, const std::vector<std::string>& values);
+bool read_string_dataset(hid_t parent, const char* name, std::vector<std::string>& values);
+
 bool read_attribute(hid_t object, const char* name, std::uint64_t& value);
 bool read_attribute(hid_t object, const char* name, std::int32_t& value);
 bool read_attribute(hid_t object, const char* name, std::uint32_t& value);

@@ -139,7 +139,9 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   read_attribute(root, "tool_version", metadata_.tool_version);
   read_attribute(root, "job_id", metadata_.job_id);
   read_attribute(root, "hostname", metadata_.hostname);
-  read_attribute(root, "command_line", metadata_.command_line);
+  // A long command line is whole in a dataset; the attribute has its first arguments.
+  read_string_dataset(root, "command_line", metadata_.command_line) ||
+      read_attribute(root, "command_line", metadata_.command_line);
   read_attribute(root, "clock", metadata_.clock);
   read_attribute(root, "compression", metadata_.compression);
   read_attribute(root, "traced_ranks", metadata_.traced_ranks);  // files before it: every rank

@@ -58,6 +58,23 @@ Handle create_extensible(hid_t parent, const char* name, hid_t type, hsize_t chu
       H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
 }
 
+// The attribute holds the leading arguments that fit easily in an object header; a longer
+// command line is kept whole in a dataset of the same name beside it.
+bool write_command_line(hid_t root, const std::vector<std::string>& arguments) {
+  constexpr std::size_t kAttributeArguments = 256;
+  constexpr std::size_t kAttributeBytes = 16 * 1024;
+  std::size_t fitting = 0;
+  std::size_t bytes = 0;
+  while (fitting < arguments.size() && fitting < kAttributeArguments &&
+         bytes + arguments[fitting].size() <= kAttributeBytes)
+    bytes += arguments[fitting++].size();
+  if (fitting == arguments.size()) return write_attribute(root, "command_line", arguments);
+  const std::vector<std::string> leading(arguments.begin(),
+                                         arguments.begin() + static_cast<std::ptrdiff_t>(fitting));
+  return write_attribute(root, "command_line", leading) &&
+         write_string_dataset(root, "command_line", arguments);
+}
+
 }  // namespace
 
 std::unique_ptr<RankFileWriter> RankFileWriter::create(const std::string& path,
@@ -143,7 +160,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
             write_attribute(root, "size", metadata.size) &&
             write_attribute(root, "hostname", metadata.hostname) &&
             write_attribute(root, "pid", metadata.pid) &&
-            write_attribute(root, "command_line", metadata.command_line) &&
+            write_command_line(root, metadata.command_line) &&
             write_attribute(root, "start_realtime_ns", metadata.start_realtime_ns) &&
             write_attribute(root, "start_clock_ns", metadata.start_clock_ns) &&
             write_attribute(root, "clock", metadata.clock) &&

@@ -352,6 +352,21 @@ class RecorderTest(RecorderBase):
         self.assertLess(info.st_blocks * 512, info.st_size + (1 << 20), (info.st_blocks, info.st_size))
         self.assert_everything(path, N, complete=False)
 
+    def test_a_long_command_line_is_kept_whole(self):
+        extra = [f"argument-{i}" for i in range(5000)]
+        result = self.run_app("exit", 10, 0, *extra)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        path = self.only_file()
+        with h5py.File(path, "r") as f:
+            whole = [a.decode() if isinstance(a, bytes) else a for a in f["command_line"][:]]
+            self.assertEqual(whole, [APP, "exit", "10", "0", *extra])
+            leading = list(f.attrs["command_line"])
+            self.assertEqual(leading, whole[:len(leading)])
+            self.assertGreater(len(leading), 0)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+        dump = subprocess.run([DUMP, path], capture_output=True, text=True)
+        self.assertIn(f"arguments {len(extra) + 4}\nlast_argument argument-4999\n", dump.stdout)
+
     def test_two_processes_with_the_same_path_get_distinct_files(self):
         env = self.env(ROCPROF_MPI_OUTPUT_FILE="same.h5")
         procs = [subprocess.Popen([APP, "exit", str(N), "0"], env=env, stdout=subprocess.PIPE,
