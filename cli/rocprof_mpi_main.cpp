@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   // Single-threaded, just before exec: setenv is safe here.
   for (const auto& [name, value] : environment)
     setenv(name.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  // The application is a rank's own process even when this launcher was started by a traced
+  // one (a job script under the recorder): it records as such, not as a helper it started.
+  unsetenv("ROCPROF_MPI_RECORDER_PID");  // NOLINT(concurrency-mt-unsafe)
   std::vector<char*> arguments;
   for (auto& argument : options.command) arguments.push_back(argument.data());
   arguments.push_back(nullptr);

@@ -167,6 +167,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
             write_attribute(root, "compression", metadata.compression) &&
             write_attribute(root, "flush_interval_ms", metadata.flush_interval_ms) &&
             write_attribute(root, "traced_ranks", metadata.traced_ranks) &&
+            write_attribute(root, "parent_pid", metadata.parent_pid) &&
             write_attribute(root, "chunk_rows", static_cast<std::uint32_t>(kChunkRows)) &&
             write_status(RankFileStatus{});
   if (!ok) return fail("cannot write the file attributes");

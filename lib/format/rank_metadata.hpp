@@ -22,6 +22,9 @@ struct RankMetadata {
   std::uint32_t flush_interval_ms = 0;
   // The world ranks the run traced ("0,4-7", format/rank_list.hpp), "" if every rank.
   std::string traced_ranks;
+  // The traced process that started this one (fork + exec), 0 if none: the rank's own
+  // process has 0, a helper program it ran has its pid.
+  std::uint32_t parent_pid = 0;
 };
 
 // Attributes that change while the file is written; final once `complete` is true.

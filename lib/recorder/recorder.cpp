@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -91,6 +92,8 @@ struct State {
   std::atomic<std::int32_t> new_rank{-2};
   std::atomic<std::int32_t> new_size{-2};
   int owner_pid = 0;
+  // The traced process this one descends from (fork + exec), 0 if none.
+  std::uint32_t parent_pid = 0;
 };
 
 State* g_state = nullptr;
@@ -218,6 +221,37 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   if (!state.sink->consume(begin, end)) state.failed.store(true);
 }
 
+// Processes a traced process starts (fork + exec: helpers, shells, Open MPI's orted in a
+// singleton run) inherit its environment, preload included. The variable names the nearest
+// traced ancestor, so that such a descendant knows it is not the rank's own process.
+constexpr const char* kRecorderPidVariable = "ROCPROF_MPI_RECORDER_PID";
+
+std::uint32_t mark_descendants() {
+  std::uint32_t parent = 0;
+  if (const char* text = std::getenv(kRecorderPidVariable)) {  // NOLINT(concurrency-mt-unsafe)
+    const std::string_view digits = text;
+    std::uint32_t value = 0;
+    const auto [end, code] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    // The same pid: this program was exec'd without a fork, it is the same process.
+    if (code == std::errc{} && end == digits.data() + digits.size() &&
+        value != static_cast<std::uint32_t>(getpid()))
+      parent = value;
+  }
+  // From the library's constructor, before the program's threads exist.
+  setenv(kRecorderPidVariable, std::to_string(getpid()).c_str(), 1);  // NOLINT
+  return parent;
+}
+
+// A descendant that recorded no event leaves no file: a shell, /bin/true or orted would
+// otherwise claim its parent's rank beside it.
+bool recorded_nothing(const format::RankFileWriter& writer) {
+  for (const format::Table* table : format::all_tables())
+    if (table != &format::table_of<format::ThreadRow>() &&
+        table != &format::table_of<format::OpNameRow>() && writer.rows(*table) > 0)
+      return false;
+  return true;
+}
+
 // The recorder shares the process's HDF5 with the application: an application that brings
 // its own build may make our H5* calls resolve into it. Recording then needs the same
 // major.minor version (ABI) and a thread-safe build (our writer runs beside its threads).
@@ -277,6 +311,7 @@ bool open_output(State& state) {
   metadata.compression = state.config.compression.to_string();
   metadata.flush_interval_ms = state.config.flush_interval_ms;
   metadata.traced_ranks = state.config.ranks_text;
+  metadata.parent_pid = state.parent_pid;
 
   const std::filesystem::path wanted = std::filesystem::path(directory) / file;
   for (int attempt = 0; attempt <= kMaxUniqueSuffix; ++attempt) {
@@ -408,6 +443,7 @@ void start_recording() noexcept {
     }
     state->identity = identity_from_environment();
     state->owner_pid = getpid();
+    state->parent_pid = mark_descendants();
     // Not one of the ranks asked for: no file, no message, nothing recorded.
     if (!state->config.ranks.contains(state->identity.rank)) return;
     if (!hdf5_usable() || !open_output(*state)) return;
@@ -461,7 +497,13 @@ void finish_recording() noexcept {
         state->writer_thread.join();
       else if (state->writer_thread.joinable())
         state->writer_thread.detach();
-      if (state->config.announce && state->identity.rank <= 0 && !state->failed.load()) {
+      if (state->parent_pid != 0 && state->closed.load() && recorded_nothing(*state->writer)) {
+        std::error_code ignored;
+        std::filesystem::remove(state->path, ignored);
+        return;
+      }
+      if (state->config.announce && state->identity.rank <= 0 && state->parent_pid == 0 &&
+          !state->failed.load()) {
         const std::string directory = std::filesystem::path(state->path).parent_path().string();
         message(
             fmt::format("trace files are in {}; merge them with: rocprof-merge {} -o "

@@ -125,6 +125,21 @@ class ExitPathTest(RecorderBase):
             self.assertEqual((int(f.attrs["rank"]), int(f.attrs["size"])), (5, 8))
             self.assertEqual(f.attrs["job_id"], "777")
 
+    def test_exec_d_children_are_recorded_as_children_or_not_at_all(self):
+        result = self.run_app("spawn", 10, ROCPROF_MPI_ANNOUNCE="1", OMPI_COMM_WORLD_RANK="0",
+                              OMPI_COMM_WORLD_SIZE="1")
+        self.assertEqual((result.returncode, result.stdout), (0, "app done\nspawned\n"))
+        # One announcement (the rank's own process), none from its children.
+        self.assertEqual(result.stderr.count("trace files are in"), 1, result.stderr)
+        # /bin/true recorded nothing: no file. The traced child has its own, marked as such.
+        self.assertEqual(sorted(os.listdir(self.out)), ["0.1.h5", "0.h5"])
+        with h5py.File(os.path.join(self.out, "0.h5"), "r") as parent, \
+                h5py.File(os.path.join(self.out, "0.1.h5"), "r") as child:
+            self.assertEqual(int(parent.attrs["parent_pid"]), 0)
+            self.assertEqual(int(child.attrs["parent_pid"]), int(parent.attrs["pid"]))
+            self.assertEqual(child["markers"]["op"].shape[0], 3 * 10)
+            self.assertEqual(int(child.attrs["complete"]), 1)
+
     def test_forked_child_never_touches_the_parents_file(self):
         result = self.run_app("fork", N, 0, ROCPROF_MPI_FLUSH_INTERVAL="20ms")
         self.assertEqual(result.returncode, 0)

@@ -11,6 +11,8 @@
 //   fork [9]          record, fork a child that records and exits, record again after it
 //                     (with 9: SIGKILL itself as soon as the child is gone)
 //   quick-exit CODE   record, flush through the recorder API, then _exit(CODE)
+//   spawn             record, then run /bin/true and `traced_app exit ITERATIONS 0` (fork +
+//                     exec), waiting for each
 //   close-loop, close-range, closefrom, close-raw
 //                     close every descriptor above 2 (close() up to 1024, close_range(),
 //                     closefrom(), or the raw system call), then write ITERATIONS lines to
@@ -140,6 +142,23 @@ int main(int argc, char** argv) {
     if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
       flush();
     _exit(arg);
+  }
+  if (mode == "spawn") {
+    record(iterations);
+    const std::string count = std::to_string(iterations);
+    const char* true_program[] = {"/bin/true", nullptr};
+    const char* traced_child[] = {argv[0], "exit", count.c_str(), "0", nullptr};
+    for (const char* const* child_argv : {true_program, traced_child}) {
+      const pid_t child = fork();
+      if (child == 0) {
+        execv(child_argv[0], const_cast<char* const*>(child_argv));
+        _exit(127);
+      }
+      int status = 0;
+      waitpid(child, &status, 0);
+    }
+    std::printf("spawned\n");
+    return 0;
   }
   if (mode == "thread-exit") {
     std::vector<std::thread> workers;
