@@ -128,6 +128,24 @@ class LauncherTest(unittest.TestCase):
         with h5py.File(os.path.join(self.dir, "trace", files[0]), "r") as f:
             self.assertEqual(f["markers"]["op"].shape[0], 1500)
 
+    def test_an_mpi_program_started_without_mpirun(self):
+        # A singleton: Open MPI forks and execs an orted, which inherits the preload.
+        jacobi = os.path.join(os.path.dirname(MPI_APP), "jacobi_mpi")
+        merge = os.path.join(os.path.dirname(LAUNCHER), "rocprof-merge")
+        result = subprocess.run([LAUNCHER, "--mpi-trace", "--marker-trace", "-d", "trace", "--",
+                                 jacobi], env=clean_env(), cwd=self.dir, capture_output=True,
+                                text=True, timeout=180)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.count("merge them with"), 1, result.stderr)
+        files = os.listdir(os.path.join(self.dir, "trace"))
+        self.assertEqual(len(files), 1, files)
+        with h5py.File(os.path.join(self.dir, "trace", files[0]), "r") as f:
+            self.assertEqual((int(f.attrs["rank"]), int(f.attrs["parent_pid"])), (0, 0))
+        merged = subprocess.run([merge, "trace", "-o", "trace.pftrace"], env=clean_env(),
+                                cwd=self.dir, capture_output=True, text=True, timeout=180)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.assertIn("1 ranks", merged.stderr + merged.stdout)
+
     def mpirun(self, *launcher_args, scenario="p2p"):
         return subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, *launcher_args,
                                "--", MPI_APP, scenario], env=clean_env(), cwd=self.dir,
