@@ -215,6 +215,9 @@ void external_ids() {
 int main(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "";
   int provided = 0;
+  // What daemons and some HPC codes do first: close every inherited descriptor.
+  if (scenario == "closeall")
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
   if (scenario == "threads") {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
@@ -264,6 +267,17 @@ int main(int argc, char** argv) {
     usleep(30000);
     MPI_Barrier(half);
     MPI_Comm_free(&half);
+  } else if (scenario == "closeall") {
+    // The first file the program opens gets the lowest free number, the recorder's once.
+    const std::string name = "mydata." + std::to_string(rank) + ".txt";
+    FILE* data = std::fopen(name.c_str(), "w");
+    for (int i = 0; data != nullptr && i < 20000; ++i) {
+      roctxRangePushA("line");
+      std::fprintf(data, "line %d\n", i);
+      roctxRangePop();
+      if (i % 1000 == 0) MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (data == nullptr || std::fclose(data) != 0) MPI_Abort(MPI_COMM_WORLD, 3);
   } else if (scenario != "clock") {
     std::fprintf(stderr, "unknown scenario '%s'\n", scenario.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

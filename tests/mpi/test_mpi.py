@@ -81,7 +81,7 @@ class MpiRunner(unittest.TestCase):
         for key, value in exports.items():
             command += ["-x", f"{key}={value}"]
         return subprocess.run(command + [APP, scenario], env=env, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, cwd=self.tmp.name)
 
     def rank_file(self, rank):
         return os.path.join(self.out, f"{rank}.h5")
@@ -279,6 +279,14 @@ class MpiTest(MpiRunner):
                if r["external_id"]}
         self.assertEqual(len(ids), sum(1 for rank in range(4)
                                        for r in calls(self.rank_file(rank), True) if r["external_id"]))
+
+    def test_ranks_that_close_every_descriptor_keep_their_files_and_ours(self):
+        self.run_ok("closeall")
+        for rank in range(4):
+            with open(os.path.join(self.tmp.name, f"mydata.{rank}.txt")) as data:
+                self.assertEqual(data.read(), "".join(f"line {i}\n" for i in range(20000)))
+            barriers = [r for r in calls(self.rank_file(rank)) if r["function"] == "MPI_Barrier"]
+            self.assertEqual(len(barriers), 20)
 
     def test_abort_and_killed_ranks_leave_readable_files(self):
         for scenario, culprit in (("abort", 1), ("kill", 2)):
