@@ -101,6 +101,7 @@ int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
 std::atomic<roctracer_pool_t*> g_recording_pool{nullptr};
 std::once_flag g_finish_once;
+std::atomic<bool> g_forked{false};  // this process started another (fork)
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t tl_thread_id = 0;
 
@@ -243,7 +244,8 @@ std::uint32_t mark_descendants() {
 }
 
 // A descendant that recorded no event leaves no file: a shell, /bin/true or orted would
-// otherwise claim its parent's rank beside it.
+// otherwise claim its parent's rank beside it. Nor does a process that recorded nothing but
+// started others: a wrapper script's shell, whose command is the rank's real program.
 bool recorded_nothing(const format::RankFileWriter& writer) {
   for (const format::Table* table : format::all_tables())
     if (table != &format::table_of<format::ThreadRow>() &&
@@ -475,7 +477,8 @@ void start_recording() noexcept {
     g_recording_pool.store(state->pool, std::memory_order_relaxed);
     g_file_fd = state->writer->file_descriptor();
     guard_descriptor(g_file_fd);
-    pthread_atfork(nullptr, nullptr, detach_in_child);
+    pthread_atfork(
+        nullptr, [] { g_forked.store(true, std::memory_order_relaxed); }, detach_in_child);
     g_state = state.release();  // lives until the process ends
     install_crash_handlers();
     warn_if_not_first();
@@ -497,7 +500,8 @@ void finish_recording() noexcept {
         state->writer_thread.join();
       else if (state->writer_thread.joinable())
         state->writer_thread.detach();
-      if (state->parent_pid != 0 && state->closed.load() && recorded_nothing(*state->writer)) {
+      if ((state->parent_pid != 0 || g_forked.load()) && state->closed.load() &&
+          recorded_nothing(*state->writer)) {
         std::error_code ignored;
         std::filesystem::remove(state->path, ignored);
         return;

@@ -140,6 +140,14 @@ class ExitPathTest(RecorderBase):
             self.assertEqual(child["markers"]["op"].shape[0], 3 * 10)
             self.assertEqual(int(child.attrs["complete"]), 1)
 
+    def test_a_wrapper_that_records_nothing_leaves_the_rank_to_its_program(self):
+        result = self.run_app("wrap", 10, OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_SIZE="1")
+        self.assertEqual((result.returncode, result.stdout), (0, "app done\nwrapped\n"))
+        self.assertEqual(os.listdir(self.out), ["0.1.h5"])
+        with h5py.File(os.path.join(self.out, "0.1.h5"), "r") as f:
+            self.assertNotEqual(int(f.attrs["parent_pid"]), 0)
+            self.assertEqual(f["markers"]["op"].shape[0], 3 * 10)
+
     def test_forked_child_never_touches_the_parents_file(self):
         result = self.run_app("fork", N, 0, ROCPROF_MPI_FLUSH_INTERVAL="20ms")
         self.assertEqual(result.returncode, 0)

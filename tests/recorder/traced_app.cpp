@@ -13,6 +13,8 @@
 //   quick-exit CODE   record, flush through the recorder API, then _exit(CODE)
 //   spawn             record, then run /bin/true and `traced_app exit ITERATIONS 0` (fork +
 //                     exec), waiting for each
+//   wrap              record nothing, run `traced_app exit ITERATIONS 0` and wait (a wrapper
+//                     script's shell)
 //   close-loop, close-range, closefrom, close-raw
 //                     close every descriptor above 2 (close() up to 1024, close_range(),
 //                     closefrom(), or the raw system call), then write ITERATIONS lines to
@@ -143,12 +145,14 @@ int main(int argc, char** argv) {
       flush();
     _exit(arg);
   }
-  if (mode == "spawn") {
-    record(iterations);
+  if (mode == "spawn" || mode == "wrap") {
+    if (mode == "spawn") record(iterations);
     const std::string count = std::to_string(iterations);
     const char* true_program[] = {"/bin/true", nullptr};
     const char* traced_child[] = {argv[0], "exit", count.c_str(), "0", nullptr};
-    for (const char* const* child_argv : {true_program, traced_child}) {
+    std::vector<const char* const*> children = {true_program, traced_child};
+    if (mode == "wrap") children.erase(children.begin());
+    for (const char* const* child_argv : children) {
       const pid_t child = fork();
       if (child == 0) {
         execv(child_argv[0], const_cast<char* const*>(child_argv));
@@ -157,7 +161,7 @@ int main(int argc, char** argv) {
       int status = 0;
       waitpid(child, &status, 0);
     }
-    std::printf("spawned\n");
+    std::printf("%s\n", mode == "spawn" ? "spawned" : "wrapped");
     return 0;
   }
   if (mode == "thread-exit") {
