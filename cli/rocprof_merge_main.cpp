@@ -137,7 +137,8 @@ std::optional<std::size_t> helpers_asked(const char* name, std::string_view help
   return count;
 }
 
-// auto: one helper per CPU the process may count on, less its own, at most eight.
+// auto: one helper per CPU the process may count on, at most eight (the merge's thread only
+// waits for their findings).
 rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
                                                         std::size_t processes_on_node) {
   rocprof::merge::CheckHelperSetting setting;
@@ -145,7 +146,7 @@ rocprof::merge::CheckHelperSetting check_helper_setting(std::optional<std::size_
   setting.executable = fs::read_symlink("/proc/self/exe", code).string();
   if (code) setting.executable.clear();  // none then: every file is checked here
   const unsigned cpus = rocprof::cli::cpus_per_process(static_cast<int>(processes_on_node));
-  setting.count = asked ? *asked : std::min<std::size_t>(cpus > 0 ? cpus - 1 : 0, 8);
+  setting.count = asked ? *asked : std::clamp<std::size_t>(cpus, 1, 8);
   return setting;
 }
 
@@ -317,7 +318,7 @@ int run(int argc, char** argv) {
     // them. Every rank is checked by exactly one process.
     std::vector<std::size_t> checked_here;
     for (std::size_t i = 0; i < set.ranks().size(); ++i)
-      if (!set.ranks()[i].reader->from_digest()) checked_here.push_back(i);
+      if (set.ranks()[i].checked_here) checked_here.push_back(i);
     // This process's ranks (all of them in a serial merge): read from their files, opened here
     // if another process checked them.
     // Blocks of about equal cost, not of equal rank counts: ranks may differ in size a lot.

@@ -23,6 +23,10 @@ constexpr std::uint64_t kMappedAtOpenRows = 64 * kChunkRows;
 // Files up to this size are read whole into memory to be checked (HDF5's core driver): one
 // read instead of many small ones for the metadata of dozens of datasets.
 constexpr long kReadWholeBytes = 4L << 20;
+// Bounds on what a damaged file may claim: a chunk is decoded whole into memory, so its rows
+// and row size must stay small enough to allocate.
+constexpr hsize_t kMostChunkRows = hsize_t{1} << 20;
+constexpr std::size_t kMostRowBytes = 4096;
 
 Handle reader_access() {
   // Without flock: the writer takes none, and a file may be read while its rank still runs.
@@ -107,6 +111,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   if (!S_ISREG(info.st_mode))  // a pipe or a device: HDF5 could wait on it for ever
     throw FormatError(path, "not a regular file");
   if (info.st_size == 0) throw FormatError(path, "empty file (the writer never got to write it)");
+  file_size_ = static_cast<std::uint64_t>(info.st_size);
   register_zstd_filter();
   const Handle access = reader_access();
   if (info.st_size <= kReadWholeBytes) H5Pset_fapl_core(access.get(), 1 << 20, false);
@@ -145,6 +150,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   read_attribute(root, "clock", metadata_.clock);
   read_attribute(root, "compression", metadata_.compression);
   read_attribute(root, "traced_ranks", metadata_.traced_ranks);  // files before it: every rank
+  read_attribute(root, "parent_pid", metadata_.parent_pid);      // files before it: 0
   std::uint32_t complete = 0;
   if (!read_attribute(root, "rank", metadata_.rank) ||
       !read_attribute(root, "size", metadata_.size) ||
@@ -272,6 +278,7 @@ void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHan
   if (H5Tget_class(type.get()) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space.get()) != 1)
     fail(not_rows());
   handles.element_size = H5Tget_size(type.get());
+  if (handles.element_size == 0 || handles.element_size > kMostRowBytes) fail(not_rows());
   handles.field_offsets.resize(table.columns.size());
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const Column& column = table.columns[c];
@@ -360,6 +367,14 @@ RankFileReader::Digest RankFileReader::digest(bool with_layout) const {
              strings_, clock_samples_, {},      std::nullopt};
   for (const TableHandles& handles : tables_) out.rows.push_back(handles.rows);
   out.communicators = read_all<CommunicatorRow>();
+  // A layout locates every table's chunks, so that its receiver reads the whole file without
+  // HDF5: the receiver may be a merge process that must never parse a damaged file's metadata.
+  if (with_layout && !from_digest_)
+    for (std::size_t t = 0; t < tables_.size(); ++t)
+      if (tables_[t].rows > 0) {
+        table_map(t, *all_tables()[t]);
+        maps_[t].kept = true;
+      }
   release();  // only the maps made at the check stay: the layout tells only of those
   if (with_layout && !from_digest_) {
     out.layout = Layout{};
@@ -409,6 +424,9 @@ void RankFileReader::reopen() const {
   const Handle access = reader_access();
   file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, access.get()));
   if (!file_.valid()) fail("cannot open again as HDF5 (changed or removed since it was checked?)");
+  struct stat info {};
+  if (file_size_ == 0 && ::stat(path_.c_str(), &info) == 0)  // a reader made from a digest
+    file_size_ = static_cast<std::uint64_t>(info.st_size);
 }
 
 std::uint64_t RankFileReader::row_count(const Table& table) const {
@@ -438,6 +456,8 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
     column.pipeline.supported = false;  // not chunked: only HDF5 reads it
     return;
   }
+  if (chunk > kMostChunkRows)
+    fail(fmt::format("{} has chunks of {} rows (damaged?)", stored_name(table, name), chunk));
   if (map.chunk_rows == 0) map.chunk_rows = chunk;
   if (chunk != map.chunk_rows)
     fail(fmt::format("{} has chunks of {} rows, not {}", stored_name(table, name), chunk,
@@ -452,6 +472,10 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
       fail(fmt::format("cannot locate rows {}.. of {}", offset, stored_name(table, name)));
     ChunkLocation& location = column.chunks[i];
     if (address == HADDR_UNDEF || size == 0) continue;  // never written
+    const std::uint64_t at = base_address_ + address;
+    if (at < address || at > file_size_ || size > file_size_ - at)
+      fail(fmt::format("rows {}.. of {} lie past the end of the file (truncated or damaged)",
+                       offset, stored_name(table, name)));
     location = {base_address_ + address, size, mask};
   }
 }

@@ -127,7 +127,9 @@ class RankFileReader {
     std::vector<CommunicatorRow> communicators;
     std::optional<Layout> layout;
   };
-  // Reads the communicator table (then releases the file); `with_layout`: the layout too.
+  // Reads the communicator table (then releases the file); `with_layout`: the layout too,
+  // with every table's chunks located (HDF5 walks each table's chunk index here). Throws
+  // FormatError.
   Digest digest(bool with_layout = false) const;
   // A reader of a file another process checked. Without a layout it answers from the
   // digest, reads the communicator table from it, and throws FormatError for any other
@@ -280,6 +282,7 @@ class RankFileReader {
   std::vector<std::string> strings_;
   std::vector<ClockSampleRow> clock_samples_;
   std::uint64_t base_address_ = 0;                     // HDF5 addresses start after a user block
+  mutable std::uint64_t file_size_ = 0;                // at the check: chunks must lie inside
   mutable std::vector<TableMap> maps_;                 // by table; sized at open
   mutable std::vector<std::vector<Handle>> datasets_;  // by table: its datasets, when opened
   mutable int raw_file_ = -1;                          // for read_chunk's pread()

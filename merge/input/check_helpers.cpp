@@ -17,8 +17,11 @@
 #include <memory>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "lib/format/rank_file_reader.hpp"
 #include "merge/input/rank_digest.hpp"
@@ -47,24 +50,38 @@ RankSet::CheckedFile check_here(const std::string& path) {
     file.reader = std::make_unique<format::RankFileReader>(path);
   } catch (const format::FormatError& error) {
     file.problem = error.what();
+  } catch (const std::exception& error) {  // sizes a damaged file claims (std::bad_alloc)
+    file.problem =
+        format::FormatError(path, fmt::format("cannot be read ({})", error.what())).what();
   }
   return file;
 }
 
 // A finding on the wire: its place in the helper's list, then a digest with its layout (1)
-// or a problem (0); each message led by its length.
-std::vector<std::byte> finding(std::uint64_t position, const RankSet::CheckedFile& file) {
+// or a problem (0); each message led by its length. The layout locates every chunk, so that
+// the merge process reads the file without HDF5.
+std::vector<std::byte> finding(std::uint64_t position, const std::string& path) {
+  RankSet::CheckedFile file = check_here(path);
+  std::vector<std::byte> digest_bytes;
+  if (file.reader) {
+    try {
+      ByteWriter digest;
+      put_digest(digest, file.reader->digest(true));
+      digest_bytes = digest.take();
+    } catch (const std::exception& error) {
+      file.problem = error.what();
+      if (dynamic_cast<const format::FormatError*>(&error) == nullptr)
+        file.problem = format::FormatError(path, error.what()).what();
+      file.reader.reset();
+    }
+  }
   ByteWriter body;
   body.put(position);
   body.put<std::uint8_t>(file.reader ? 1 : 0);
-  if (file.reader) {
-    ByteWriter digest;
-    put_digest(digest, file.reader->digest(true));
-    const std::vector<std::byte> bytes = digest.take();
-    body.put_bytes(bytes);
-  } else {
+  if (file.reader)
+    body.put_bytes(digest_bytes);
+  else
     body.put_string(file.problem);
-  }
   const std::vector<std::byte> payload = body.take();
   ByteWriter message;
   message.put_bytes(payload);
@@ -99,60 +116,37 @@ int run_check_helper() {
   }
   if (!send_all(STDOUT_FILENO, std::as_bytes(std::span(kHello.data(), kHello.size())))) return 1;
   for (std::uint64_t i = 0; i < paths.size(); ++i)
-    if (!send_all(STDOUT_FILENO, finding(i, check_here(paths[i])))) return 1;
+    if (!send_all(STDOUT_FILENO, finding(i, paths[i]))) return 1;
   return 0;
 }
 
 CheckHelpers::CheckHelpers(const CheckHelperSetting& setting, const std::vector<std::string>& paths)
     : paths_(paths),
-      slots_((setting.executable.empty()
-                  ? 0
-                  : std::min(setting.count, paths.size() / kFilesPerHelper)) +
-             1),
-      helpers_(slots_ - 1),
-      found_(paths.size()),
-      helper_done_(slots_ - 1, true) {
+      executable_(setting.executable),
+      file_timeout_(setting.file_timeout),
+      found_(paths.size()) {
+  // Every file goes to a helper when one can start: HDF5 may crash on a damaged file, and only
+  // a helper may crash. One helper at least, another for each kFilesPerHelper files.
+  const std::size_t most = std::max<std::size_t>(setting.count, 1);
+  const std::size_t count =
+      executable_.empty() || paths_.empty()
+          ? 0
+          : std::min(most, (paths_.size() + kFilesPerHelper - 1) / kFilesPerHelper);
+  helpers_.resize(count);
+  helper_done_.assign(count, true);
   for (std::size_t i = 0; i < paths_.size(); ++i)
     if (const std::size_t h = helper_of(i); h < helpers_.size()) helpers_[h].files.push_back(i);
-  for (std::size_t h = 0; h < helpers_.size(); ++h) {
-    Helper& helper = helpers_[h];
-    if (helper.files.empty()) continue;
-    int ends[2] = {-1, -1};  // ours, the helper's (its standard input and output)
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) continue;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, ends[1], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
-    std::string program = setting.executable;
-    std::string argument = kCheckHelperArgument;
-    char* argv[] = {program.data(), argument.data(), nullptr};
-    pid_t pid = -1;
-    const int failed =
-        ::posix_spawn(&pid, setting.executable.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(ends[1]);
-    if (failed != 0) {
-      ::close(ends[0]);
-      continue;
+  for (std::size_t h = 0; h < helpers_.size(); ++h)
+    if (spawn(helpers_[h], 0)) {
+      helper_done_[h] = false;
+      ++started_;
     }
-    helper.pid = pid;
-    helper.from = ends[0];
-    helper_done_[h] = false;
-  }
   // The lists once every helper is starting: a long list waits for its helper to read it,
   // and the others need not wait for that.
-  for (Helper& helper : helpers_) {
-    if (helper.pid < 0) continue;
-    ByteWriter list;
-    list.put<std::uint64_t>(helper.files.size());
-    for (const std::size_t i : helper.files) list.put_string(paths_[i]);
-    const std::vector<std::byte> bytes = list.take();
-    // A helper that cannot take its list ends; its files are then checked here.
-    send_all(helper.from, bytes);
-    ::shutdown(helper.from, SHUT_WR);
-  }
+  for (Helper& helper : helpers_)
+    if (helper.pid >= 0) send_list(helper);
   int wake[2] = {-1, -1};
-  if (running() > 0 && ::pipe2(wake, O_CLOEXEC) == 0) {
+  if (started_ > 0 && ::pipe2(wake, O_CLOEXEC) == 0) {
     wake_reader_ = wake[0];
     wake_ = wake[1];
     reader_ = std::thread([this] { receive(); });
@@ -161,24 +155,95 @@ CheckHelpers::CheckHelpers(const CheckHelperSetting& setting, const std::vector<
   }
 }
 
-std::size_t CheckHelpers::running() const noexcept {
-  std::size_t started = 0;
-  for (const Helper& helper : helpers_) started += helper.pid >= 0 ? 1 : 0;
-  return started;
+bool CheckHelpers::spawn(Helper& helper, std::size_t first) const {
+  helper.first = first;
+  int ends[2] = {-1, -1};  // ours, the helper's (its standard input and output)
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, ends[1], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
+  std::string program = executable_;
+  std::string argument = kCheckHelperArgument;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t pid = -1;
+  const int failed = ::posix_spawn(&pid, executable_.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(ends[1]);
+  if (failed != 0) {
+    ::close(ends[0]);
+    return false;
+  }
+  helper.pid = pid;
+  helper.from = ends[0];
+  return true;
 }
 
-std::size_t CheckHelpers::helper_of(std::size_t i) const {
-  const std::size_t slot = i % slots_;
-  return slot == 0 ? helpers_.size() : slot - 1;
+void CheckHelpers::send_list(const Helper& helper) const {
+  ByteWriter list;
+  list.put<std::uint64_t>(helper.files.size() - helper.first);
+  for (std::size_t n = helper.first; n < helper.files.size(); ++n)
+    list.put_string(paths_[helper.files[n]]);
+  const std::vector<std::byte> bytes = list.take();
+  // A helper that cannot take its list ends; its files are then checked here.
+  send_all(helper.from, bytes);
+  ::shutdown(helper.from, SHUT_WR);
 }
+
+std::size_t CheckHelpers::running() const noexcept { return started_; }
+
+std::size_t CheckHelpers::helper_of(std::size_t i) const {
+  return helpers_.empty() ? 0 : i % helpers_.size();
+}
+
+namespace {
+
+// What a helper that ended before its finding on `path` was sent died of: the file's problem.
+std::string crash_problem(const std::string& path, int status, bool stopped,
+                          std::chrono::milliseconds timeout) {
+  if (stopped)
+    return format::FormatError(path, fmt::format("damaged: HDF5 did not finish reading it in {} s "
+                                                 "(its check helper process was stopped)",
+                                                 timeout.count() / 1000.0))
+        .what();
+  const std::string how = WIFSIGNALED(status) ? fmt::format("signal {}, {}", WTERMSIG(status),
+                                                            ::strsignal(WTERMSIG(status)))
+                                              : fmt::format("exit status {}", WEXITSTATUS(status));
+  return format::FormatError(
+             path, fmt::format("damaged: HDF5 crashed reading it (its check helper process "
+                               "ended with {})",
+                               how))
+      .what();
+}
+
+}  // namespace
 
 void CheckHelpers::receive() {
   std::vector<std::vector<std::byte>> pending(helpers_.size());
   std::vector<bool> greeted(helpers_.size(), false);
   std::vector<bool> ended(helpers_.size(), false);      // its output ended, or made no sense
   std::vector<std::uint64_t> next(helpers_.size(), 0);  // the finding each helper sends next
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> deadline(helpers_.size(), Clock::now() + file_timeout_);
+  std::vector<bool> stopped(helpers_.size(), false);  // killed at its deadline
   std::byte buffer[1 << 16];
   for (;;) {
+    // Helpers past their deadline on a file are stopped; their output then ends (below).
+    const Clock::time_point now = Clock::now();
+    Clock::time_point soonest = Clock::time_point::max();
+    for (std::size_t h = 0; h < helpers_.size(); ++h) {
+      if (helpers_[h].from < 0 || ended[h] || stopped[h]) continue;
+      if (deadline[h] <= now) {
+        ::kill(helpers_[h].pid, SIGKILL);
+        stopped[h] = true;
+      } else {
+        soonest = std::min(soonest, deadline[h]);
+      }
+    }
+    const int wait_ms =
+        soonest == Clock::time_point::max()
+            ? -1
+            : static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(soonest - now).count());
     std::vector<pollfd> watched;
     std::vector<std::size_t> whose;
     for (std::size_t h = 0; h < helpers_.size(); ++h)
@@ -188,7 +253,7 @@ void CheckHelpers::receive() {
       }
     if (watched.empty()) return;
     watched.push_back({wake_reader_, POLLIN, 0});
-    if (::poll(watched.data(), watched.size(), -1) < 0) {
+    if (::poll(watched.data(), watched.size(), wait_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -200,6 +265,7 @@ void CheckHelpers::receive() {
       const ssize_t got = ::read(helper.from, buffer, sizeof buffer);
       if (got < 0 && errno == EINTR) continue;
       bool over = got <= 0;
+      bool believed = true;  // false: it said something no helper says
       if (!over) pending[h].insert(pending[h].end(), buffer, buffer + got);
       // Every whole message received so far, after the greeting.
       std::size_t used = 0;
@@ -219,10 +285,11 @@ void CheckHelpers::receive() {
           if (pending[h].size() - used - sizeof(std::uint64_t) < length) break;
           ByteReader body(unread.subspan(sizeof(std::uint64_t), length));
           used += sizeof(std::uint64_t) + length;
-          const auto position = body.get<std::uint64_t>();
+          const auto position = body.get<std::uint64_t>() + helper.first;
           if (position != next[h] || position >= helper.files.size())
             throw std::runtime_error("a finding out of order");
           ++next[h];
+          deadline[h] = Clock::now() + file_timeout_;
           RankSet::CheckedFile file;
           if (body.get<std::uint8_t>() != 0) {
             ByteReader digest(body.get_bytes());
@@ -236,14 +303,45 @@ void CheckHelpers::receive() {
         }
       } catch (const std::exception&) {
         over = true;  // a damaged message: what it did not send is checked here
+        believed = false;
       }
       pending[h].erase(pending[h].begin(), pending[h].begin() + static_cast<std::ptrdiff_t>(used));
-      if (over) {
-        ended[h] = true;
-        const std::lock_guard lock(mutex_);
-        helper_done_[h] = true;
-        arrived_.notify_all();
+      if (!over) continue;
+      // A helper that greeted, then ended abnormally before its finding on a file, died
+      // reading that file: the file is damaged, and a new helper takes the files after it.
+      if (believed && greeted[h] && next[h] < helper.files.size()) {
+        int status = 0;
+        while (::waitpid(helper.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        ::close(helper.from);
+        helper.pid = -1;
+        helper.from = -1;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          const std::size_t crashed = helper.files[next[h]++];
+          {
+            const std::lock_guard lock(mutex_);
+            found_[crashed] = RankSet::CheckedFile{
+                nullptr, crash_problem(paths_[crashed], status, stopped[h], file_timeout_)};
+            arrived_.notify_all();
+          }
+          stopped[h] = false;
+          deadline[h] = Clock::now() + file_timeout_;
+          pending[h].clear();
+          greeted[h] = false;
+          if (next[h] == helper.files.size()) {
+            ended[h] = true;
+            continue;
+          }
+          if (spawn(helper, next[h])) {
+            send_list(helper);
+            continue;
+          }
+        }
       }
+      ended[h] = true;
+      const std::lock_guard lock(mutex_);
+      helper_done_[h] = true;
+      arrived_.notify_all();
     }
   }
   // Stopped: whatever was not received is checked here.

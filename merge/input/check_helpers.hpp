@@ -1,17 +1,23 @@
-// Rank files checked in other processes. HDF5 serves one thread per process, and checking a
-// small rank's file is mostly HDF5's own work (open, validate every table, close): 0.2-0.5 ms
-// a file, so a job of thousands of ranks spends most of a merge there. Check helpers are this
-// program run again (with kCheckHelperArgument), each checking every few files of the list,
-// as RankFileReader does here, and sending back each file's digest with its layout
-// (RankFileReader::Layout) or its problem. A reader made from that reads the file with
-// pread(), as one made here would after the check: the file is not opened again.
+// Rank files checked in other processes. HDF5 may crash on a damaged file (a corrupt global
+// heap under the string table, a corrupt chunk index), and a crash must cost that file, not
+// the merge: every file is checked by a check helper, this program run again (with
+// kCheckHelperArgument), which sends back each file's digest with its layout
+// (RankFileReader::Layout: every table's chunks located) or its problem. A reader made from
+// that reads the file with pread(), never through HDF5 in the merge process (except a table
+// whose filters the merge's decoder does not know). Helpers also spread the checking, HDF5's
+// own work of 0.2-0.5 ms a file, over several processes.
 //
-// A helper that cannot start, or stops before it sent every file's finding, costs nothing
-// but time: the files it did not send are checked here.
+// A helper that greeted and then ended abnormally before its finding on a file died reading
+// that file: the file is damaged (its problem says so) and a new helper takes the files after
+// it. So does one that spends longer than the setting's file_timeout on a file (stopped: HDF5
+// loops for ever on some damaged files). A helper that cannot start, or ends cleanly or says
+// something no helper says before it sent every finding, costs nothing but time: the files it did
+// not send are checked here.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -34,9 +40,8 @@ int run_check_helper();
 // Helpers for the files of one list, which the caller takes in order.
 class CheckHelpers {
  public:
-  // Starts setting.count helpers for `paths` (none if setting.executable is empty): file i goes to
-  // helper i % (count + 1)
-  // - 1, and every (count + 1)-th file (i % (count + 1) == 0) is checked here, by take().
+  // Starts up to setting.count helpers for `paths`, at least one (none if setting.executable
+  // is empty: every file is then checked here, by take()); file i goes to helper i % count.
   // Fewer are started for few files: each is given at least kFilesPerHelper.
   static constexpr std::size_t kFilesPerHelper = 16;
   CheckHelpers(const CheckHelperSetting& setting, const std::vector<std::string>& paths);
@@ -57,12 +62,18 @@ class CheckHelpers {
     pid_t pid = -1;
     int from = -1;                   // its standard output
     std::vector<std::size_t> files;  // indexes into paths_, in the order it checks them
+    std::size_t first = 0;           // files[first] is the first of its process's list
   };
+  // Starts a process for helper.files[first...]; false if it cannot start.
+  bool spawn(Helper& helper, std::size_t first) const;
+  void send_list(const Helper& helper) const;
   void receive();  // the reading thread: every helper's findings, as they come
-  std::size_t helper_of(std::size_t i) const;  // helpers_.size() for the caller's files
+  std::size_t helper_of(std::size_t i) const;
 
   std::vector<std::string> paths_;
-  std::size_t slots_ = 1;  // helpers asked for, plus the caller
+  std::string executable_;
+  std::chrono::milliseconds file_timeout_;
+  std::size_t started_ = 0;  // helpers started by the constructor
   std::vector<Helper> helpers_;
   int wake_ = -1;  // the destructor writes here to end receive() early
   int wake_reader_ = -1;

@@ -110,11 +110,16 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
   Rank rank;
   rank.path = path;
   rank.reader = std::move(file.reader);
+  rank.checked_here = !file.elsewhere;
   const auto& metadata = rank.reader->metadata();
   rank.rank = metadata.rank;
   // A process outside a parallel job merges on its own, as rank 0 of a job of one.
   const bool alone = rank.rank < 0 && file_count == 1;
   if (alone) rank.rank = 0;
+  if (metadata.parent_pid != 0 && !alone) {
+    descendants_.push_back(std::move(rank));
+    return;
+  }
   if (rank.rank < 0)
     throw InputError(
         fmt::format("{}: the file has no rank (a process outside a parallel job); "
@@ -128,7 +133,13 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
         "{}: rank {} is also in {} ({})", path, rank.rank, previous->second,
         one_directory ? "two runs in one directory?" : "a copy? give each rank's file once"));
   }
-  seen.emplace(rank.rank, path);
+  accept(std::move(rank), seen, checked);
+}
+
+void RankSet::accept(Rank rank, std::map<std::int32_t, std::string>& seen, const Checked& checked) {
+  const auto& metadata = rank.reader->metadata();
+  const bool alone = metadata.rank < 0;
+  seen.emplace(rank.rank, rank.path);
   // Checked: reopened when read. Only if still open: a parallel merge's process may already
   // be reading a released file on a helper (its message endpoints).
   if (rank.reader->open_in_hdf5()) rank.reader->release();
@@ -136,17 +147,28 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
     job_id_ = metadata.job_id;
     job_size_ = alone ? 1 : metadata.size;
   } else if (metadata.job_id != job_id_ || metadata.size != job_size_) {
-    throw InputError(
-        fmt::format("{}: job '{}' of {} ranks, but {} is job '{}' of {} ranks "
-                    "(files of different runs)",
-                    path, metadata.job_id, metadata.size, ranks_.front().path, job_id_, job_size_));
+    throw InputError(fmt::format(
+        "{}: job '{}' of {} ranks, but {} is job '{}' of {} ranks "
+        "(files of different runs)",
+        rank.path, metadata.job_id, metadata.size, ranks_.front().path, job_id_, job_size_));
   }
   ranks_.push_back(std::move(rank));
   if (checked) checked(ranks_.back().rank, *ranks_.back().reader);
 }
 
-void RankSet::finish(const RankSetOptions& options,
-                     const std::map<std::int32_t, std::string>& seen) {
+void RankSet::finish(const RankSetOptions& options, std::map<std::int32_t, std::string>& seen,
+                     const Checked& checked) {
+  for (Rank& descendant : descendants_) {
+    const std::uint32_t parent = descendant.reader->metadata().parent_pid;
+    if (descendant.rank >= 0 && !seen.contains(descendant.rank)) {
+      accept(std::move(descendant), seen, checked);
+      continue;
+    }
+    skipped_.push_back(
+        fmt::format("left out {}, a program that process {} started (rank {}); merge it on its own",
+                    descendant.path, parent, descendant.rank));
+  }
+  descendants_.clear();
   if (ranks_.empty())
     throw InputError(skipped_.empty()
                          ? std::string("none of the input files could be read: nothing to merge")
@@ -209,7 +231,7 @@ RankSet RankSet::open(const std::vector<std::string>& inputs, const RankSetOptio
   CheckHelpers helpers(options.check_helpers, paths);
   for (std::size_t i = 0; i < paths.size(); ++i)
     set.admit(paths[i], helpers.take(i), options, paths.size(), seen, checked);
-  set.finish(options, seen);
+  set.finish(options, seen, checked);
   return set;
 }
 
@@ -220,7 +242,7 @@ RankSet RankSet::assemble(const std::vector<std::string>& paths, std::vector<Che
   std::map<std::int32_t, std::string> seen;
   for (std::size_t i = 0; i < paths.size(); ++i)
     set.admit(paths[i], std::move(files.at(i)), options, paths.size(), seen, {});
-  set.finish(options, seen);
+  set.finish(options, seen, {});
   return set;
 }
 

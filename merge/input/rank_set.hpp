@@ -3,6 +3,7 @@
 // and every rank of the job is there (unless told to go on without some).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -21,6 +22,9 @@ namespace rocprof::merge {
 struct CheckHelperSetting {
   std::string executable;
   std::size_t count = 0;
+  // A helper that spends longer on one file is stopped: HDF5 loops for ever on some damaged
+  // files, and the file is then reported damaged.
+  std::chrono::milliseconds file_timeout{60'000};
 };
 
 struct RankSetOptions {
@@ -41,6 +45,7 @@ class RankSet {
     std::int32_t rank = -1;
     std::string path;
     std::unique_ptr<format::RankFileReader> reader;
+    bool checked_here = true;  // false: another merge process checked it (and spills it)
   };
   // Called for each file that passed its checks (its reader released), in file order, while
   // the next ones are checked: work on it may start early. The set as a whole may still be
@@ -79,6 +84,7 @@ class RankSet {
   struct CheckedFile {
     std::unique_ptr<format::RankFileReader> reader;
     std::string problem;
+    bool elsewhere = false;  // checked by another merge process
   };
   // The set from every file's check, `files[i]` for `paths[i]`: the same set, or the same
   // InputError, as open() on those files.
@@ -106,12 +112,18 @@ class RankSet {
   void admit(const std::string& path, CheckedFile file, const RankSetOptions& options,
              std::size_t file_count, std::map<std::int32_t, std::string>& seen,
              const Checked& checked);
-  void finish(const RankSetOptions& options, const std::map<std::int32_t, std::string>& seen);
+  void finish(const RankSetOptions& options, std::map<std::int32_t, std::string>& seen,
+              const Checked& checked);
+  // Takes a rank's file whose rank is not yet in `seen`.
+  void accept(Rank rank, std::map<std::int32_t, std::string>& seen, const Checked& checked);
 
   std::vector<Rank> ranks_;
   std::string job_id_;
   std::int32_t job_size_ = -1;
   std::vector<std::string> skipped_;
+  // Files of programs a rank started (parent_pid set): taken after the others, only for a
+  // rank that has no file of its own.
+  std::vector<Rank> descendants_;
   std::string untraced_;
 };
 

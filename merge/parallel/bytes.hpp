@@ -69,7 +69,8 @@ class ByteReader {
     const auto count = get<std::uint64_t>();
     if (count > bytes_.size()) throw std::runtime_error("a merge process sent a damaged message");
     std::vector<T> values(count);
-    std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
+    const std::byte* from = take(count * sizeof(T));
+    if (count > 0) std::memcpy(values.data(), from, count * sizeof(T));  // data() may be null
     return values;
   }
 

@@ -47,7 +47,9 @@ CheckedShare check_share(const std::vector<std::string>& inputs, std::size_t ind
       file = checking.take(i - first);  // a file's FormatError is its problem already
       if (file.reader) {
         ByteWriter digest;
-        put_digest(digest, file.reader->digest());
+        // With its layout: the process that reads it then needs no HDF5 for it (a helper
+        // checked it; this process may not have).
+        put_digest(digest, file.reader->digest(true));
         found.put<std::uint8_t>(1);
         const std::vector<std::byte> bytes = digest.take();
         found.put_bytes(bytes);
@@ -111,6 +113,7 @@ RankSet join_shares(const MergeGroup& group, CheckedShare share, const RankSetOp
               path, process));
         files[index].reader = std::move(reader);
         files[index].problem = std::move(file_problem);
+        files[index].elsewhere = true;
       }
     }
   } catch (const std::exception& error) {

@@ -37,11 +37,12 @@ if mode == "swap" and problems and problems[0] > 0:
     frames[0][:8], frames[j][:8] = frames[j][:8], frames[0][:8]
 
 out = sys.stdout.buffer
+# Told before the lie: the merge process may kill this relay as soon as it sees the lie.
+with open(relay + ".sent", "w") as sent:
+    sent.write(str(len(frames)))
 out.write(hello)
 for i, frame in enumerate(frames):
     if mode == "cut" and i == 1:
         out.write(struct.pack("=Q", len(frame) * 2) + bytes(frame))
         break
     out.write(struct.pack("=Q", len(frame)) + bytes(frame))
-with open(relay + ".sent", "w") as sent:
-    sent.write(str(len(frames)))

