@@ -325,7 +325,8 @@ bool open_output(State& state) {
                                                   state.config.compression, error);
     if (state.writer) {
       state.path = candidate.string();
-      if (attempt > 0)
+      // A program the rank started shares its rank's name by design: nothing to say.
+      if (attempt > 0 && state.parent_pid == 0)
         message(
             fmt::format("{} already exists (another process with the same output name?); "
                         "writing {} instead",

@@ -80,6 +80,7 @@ void put_digest(ByteWriter& out, const format::RankFileReader::Digest& digest) {
   out.put_string(m.compression);
   out.put(m.flush_interval_ms);
   out.put_string(m.traced_ranks);
+  out.put(m.parent_pid);
   out.put<std::uint8_t>(digest.status.complete ? 1 : 0);
   out.put(digest.status.records_dropped);
   out.put(digest.status.last_flush_clock_ns);
@@ -110,6 +111,7 @@ format::RankFileReader::Digest get_digest(ByteReader& in) {
   m.compression = in.get_string();
   m.flush_interval_ms = in.get<std::uint32_t>();
   m.traced_ranks = in.get_string();
+  m.parent_pid = in.get<std::uint32_t>();
   digest.status.complete = in.get<std::uint8_t>() != 0;
   digest.status.records_dropped = in.get<std::uint64_t>();
   digest.status.last_flush_clock_ns = in.get<std::uint64_t>();

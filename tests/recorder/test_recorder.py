@@ -129,8 +129,9 @@ class ExitPathTest(RecorderBase):
         result = self.run_app("spawn", 10, ROCPROF_MPI_ANNOUNCE="1", OMPI_COMM_WORLD_RANK="0",
                               OMPI_COMM_WORLD_SIZE="1")
         self.assertEqual((result.returncode, result.stdout), (0, "app done\nspawned\n"))
-        # One announcement (the rank's own process), none from its children.
+        # One announcement (the rank's own process), nothing from its children.
         self.assertEqual(result.stderr.count("trace files are in"), 1, result.stderr)
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
         # /bin/true recorded nothing: no file. The traced child has its own, marked as such.
         self.assertEqual(sorted(os.listdir(self.out)), ["0.1.h5", "0.h5"])
         with h5py.File(os.path.join(self.out, "0.h5"), "r") as parent, \
@@ -139,6 +140,14 @@ class ExitPathTest(RecorderBase):
             self.assertEqual(int(child.attrs["parent_pid"]), int(parent.attrs["pid"]))
             self.assertEqual(child["markers"]["op"].shape[0], 3 * 10)
             self.assertEqual(int(child.attrs["complete"]), 1)
+        # The merge takes the rank's own file and says which one it left out.
+        merge = os.path.join(os.path.dirname(LAUNCHER), "rocprof-merge")
+        merged = subprocess.run([merge, self.out, "-o", os.path.join(self.tmp.name, "t.json")],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.assertIn("left out " + os.path.join(self.out, "0.1.h5") + ", a program that process",
+                      merged.stderr)
+        self.assertIn("rocprof-merge: 1 ranks", merged.stderr + merged.stdout)
 
     def test_a_wrapper_that_records_nothing_leaves_the_rank_to_its_program(self):
         result = self.run_app("wrap", 10, OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_SIZE="1")
@@ -147,6 +156,12 @@ class ExitPathTest(RecorderBase):
         with h5py.File(os.path.join(self.out, "0.1.h5"), "r") as f:
             self.assertNotEqual(int(f.attrs["parent_pid"]), 0)
             self.assertEqual(f["markers"]["op"].shape[0], 3 * 10)
+        # With no file of the rank's own, the merge takes its program's.
+        merge = os.path.join(os.path.dirname(LAUNCHER), "rocprof-merge")
+        merged = subprocess.run([merge, self.out, "-o", os.path.join(self.tmp.name, "t.json")],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.assertNotIn("left out", merged.stderr)
 
     def test_forked_child_never_touches_the_parents_file(self):
         result = self.run_app("fork", N, 0, ROCPROF_MPI_FLUSH_INTERVAL="20ms")
