@@ -33,6 +33,7 @@
 #include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/files/block_file.hpp"
+#include "merge/files/staged_output.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/early_check.hpp"
@@ -235,8 +236,9 @@ int run(int argc, char** argv) {
       rocprof::merge::send_thread_setting_problem().empty())
     if (place && place->processes > 1) {
       try {
-        // Named by the process too: the place is the launcher's word, not yet MPI's.
-        spill.emplace(fmt::format("{}.messages.{}.{}", output, place->index, ::getpid()));
+        // Its name ends at random (EndpointSpill): the place is the launcher's word, not yet
+        // MPI's, and two merges may write beside one output.
+        spill.emplace(fmt::format("{}.messages.{}", output, place->index));
         ahead.emplace(*spill, spill_helpers(place->on_node));
         early.emplace(inputs, *place, spill_early, stop_spilling,
                       check_helper_setting(check_helpers, place->on_node));
@@ -281,7 +283,32 @@ int run(int argc, char** argv) {
   if (!quiet)
     if (const std::string advice = rocprof::cli::one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
-  rocprof::cli::PartialOutput partial(output, group.leader(), group.index());
+  // Written under a staging name beside the output, moved into place once whole: the first
+  // process creates it and tells the others.
+  std::optional<rocprof::merge::StagedOutput> staged;
+  {
+    std::string problem;
+    std::vector<std::byte> name;
+    if (group.leader()) {
+      try {
+        staged.emplace(output);
+        const auto* bytes = reinterpret_cast<const std::byte*>(staged->path().data());
+        name.assign(bytes, bytes + staged->path().size());
+      } catch (const std::exception& error) {
+        problem = error.what();
+      }
+    }
+    group.broadcast(name);
+    if (name.empty()) {
+      if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
+      return 1;
+    }
+    if (!group.leader())
+      staged.emplace(output, std::string(reinterpret_cast<const char*>(name.data()), name.size()));
+  }
+  const std::string& target = staged->path();
+  auto tell = [&staged](const std::string& text) { return staged->tell(text); };
+  rocprof::cli::PartialOutput partial(target, group.leader(), group.index());
   try {
     rocprof::merge::RankSetOptions options;
     options.allow_missing = allow_missing;
@@ -367,7 +394,7 @@ int run(int argc, char** argv) {
         }
         mine = spill->finish().serialize();
       } catch (const std::exception& error) {
-        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
         failed = true;
       }
       if (group.any(failed)) return 1;
@@ -398,7 +425,7 @@ int run(int argc, char** argv) {
           report = rocprof::merge::check_causality(spills, *streams, !no_correction);
           outcome = report.serialize();
         } catch (const std::exception& error) {
-          fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+          fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
           failed = true;
         }
       }
@@ -447,7 +474,7 @@ int run(int argc, char** argv) {
     if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       // The first part starts the output: written in place; the others are copied after it.
-      const std::string part = rocprof::merge::part_path(output, group.index());
+      const std::string part = rocprof::merge::part_path(target, group.index());
       bool failed = false;
       try {
         if (extension == ".pftrace") {
@@ -455,7 +482,7 @@ int run(int argc, char** argv) {
           // direct I/O (past 64 MiB, by default) would send it to the disk and back.
           using DirectIo = rocprof::merge::BlockFile::DirectIo;
           const DirectIo part_io =
-              part != output && direct_io == DirectIo::kAuto ? DirectIo::kOff : direct_io;
+              part != target && direct_io == DirectIo::kAuto ? DirectIo::kOff : direct_io;
           const auto stats = rocprof::merge::export_perfetto(
               block, part, progress, helpers, part_io, head_start ? &*head_start : nullptr);
           events = stats.slices + stats.instants;
@@ -467,7 +494,7 @@ int run(int argc, char** argv) {
               {group.leader(), group.index() + 1 == group.size()});
         }
       } catch (const std::exception& error) {
-        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
         failed = true;
       }
       // A phase of its own: waiting for the other processes' parts, and copying this one.
@@ -477,7 +504,7 @@ int run(int argc, char** argv) {
       // Copying is all that is left to this process: a thread per CPU it may count on (the
       // copy of one file gained nothing past 8 threads on the lent 16-core machine).
       constexpr unsigned kMostCopyThreads = 8;
-      if (!rocprof::merge::join_parts(group, output, std::min(cpus, kMostCopyThreads))) return 1;
+      if (!rocprof::merge::join_parts(group, target, std::min(cpus, kMostCopyThreads))) return 1;
     } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.
@@ -485,31 +512,31 @@ int run(int argc, char** argv) {
       try {
         events =
             extension == ".h5"
-                ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress,
+                ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), target, progress,
                                                      &share, chunk_encoders, stagers)
-                : group.sum(rocprof::merge::export_otf2(pointers, output, progress, &share).events);
+                : group.sum(rocprof::merge::export_otf2(pointers, target, progress, &share).events);
         group.finish_sends();
       } catch (const std::exception& error) {
         // The others may be waiting for this process (its chunks, or a collective call): the
         // job is aborted, after this process removed what it wrote (mpirun then stops the
         // others with SIGTERM, and each removes its own files).
-        fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+        fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
         partial.discard();
         group.abort(1);
       }
     } else if (!group.leader()) {
       // Every output is written in parallel.
     } else if (extension == ".otf2") {
-      events = rocprof::merge::export_otf2(pointers, output, progress).events;
+      events = rocprof::merge::export_otf2(pointers, target, progress).events;
     } else if (extension == ".h5") {
-      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), output, progress, nullptr,
+      events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), target, progress, nullptr,
                                                   chunk_encoders, stagers);
     } else if (extension == ".pftrace") {
       const auto stats = rocprof::merge::export_perfetto(
-          pointers, output, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
+          pointers, target, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
       events = stats.slices + stats.instants;
     } else {
-      events = rocprof::merge::export_chrome_json(pointers, json_origin(), output, progress);
+      events = rocprof::merge::export_chrome_json(pointers, json_origin(), target, progress);
     }
     partial.keep();  // written whole: what follows (the summary) cannot spoil it
     bar.clear();
@@ -543,7 +570,11 @@ int run(int argc, char** argv) {
     // The summary and CSV files stand on their own; a timeline written to a file that is
     // gone is not a success.
     if (const std::string missing = partial.missing(); !missing.empty()) {
-      fmt::print(stderr, "rocprof-merge: {}\n", missing);
+      fmt::print(stderr, "rocprof-merge: {}\n", tell(missing));
+      return 1;
+    }
+    if (const std::string problem = staged->commit(); !problem.empty()) {
+      fmt::print(stderr, "rocprof-merge: {}\n", problem);
       return 1;
     }
     if (!quiet)
@@ -552,10 +583,10 @@ int run(int argc, char** argv) {
     for (const std::string& line : timing_report) fmt::print(stderr, "rocprof-merge: {}\n", line);
   } catch (const rocprof::merge::InputError& error) {
     // Every process of a parallel merge finds the same problem: the first says it.
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
     return 1;
   } catch (const std::exception& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", error.what());
+    fmt::print(stderr, "rocprof-merge: {}\n", tell(error.what()));
     return 1;
   }
   return 0;

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/message_endpoints.hpp"
+#include "merge/files/exclusive_file.hpp"
 #include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
@@ -106,16 +107,25 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
   return report;
 }
 
-EndpointSpill::EndpointSpill(const std::string& path)
-    : remove_on_signal_(path),
-      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) {
-  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
-  summary_.path = path;
+EndpointSpill::EndpointSpill(const std::string& prefix) {
+  for (int attempt = 0;; ++attempt) {
+    const std::string path = unique_name(prefix);
+    // Named for removal before it exists: a signal in between must not leave it.
+    auto on_signal = std::make_unique<RemoveOnSignal>(path);
+    fd_ = create_exclusive(path);
+    if (fd_ >= 0) {
+      remove_on_signal_ = std::move(on_signal);
+      summary_.path = path;
+      return;
+    }
+    if (errno != EEXIST || attempt == 8)
+      throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));
+  }
 }
 
 EndpointSpill::~EndpointSpill() {
   if (fd_ >= 0) ::close(fd_);
-  std::remove(summary_.path.c_str());
+  if (!summary_.path.empty()) std::remove(summary_.path.c_str());
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <span>
@@ -63,8 +64,10 @@ struct SpillSummary {
 // in the order the ranks were reserved (the matching's order).
 class EndpointSpill {
  public:
-  explicit EndpointSpill(const std::string& path);  // throws std::runtime_error
-  ~EndpointSpill();                                 // removes the file
+  // Creates the spill exclusively, named `prefix` and a random suffix (never an existing
+  // file or link); throws std::runtime_error.
+  explicit EndpointSpill(const std::string& prefix);
+  ~EndpointSpill();  // removes the file
   EndpointSpill(const EndpointSpill&) = delete;
   EndpointSpill& operator=(const EndpointSpill&) = delete;
 
@@ -77,9 +80,8 @@ class EndpointSpill {
   const SpillSummary& finish();  // after every place is filled (fill() reports I/O errors)
 
  private:
-  // Named for removal before the file is created: a signal in between must not leave it.
-  RemoveOnSignal remove_on_signal_;  // a temporary file: gone if the merge is interrupted
-  int fd_;
+  std::unique_ptr<RemoveOnSignal> remove_on_signal_;  // gone if the merge is interrupted
+  int fd_ = -1;
   std::mutex mutex_;  // guards what follows
   SpillSummary summary_;
   std::uint64_t reserved_ = 0;  // records

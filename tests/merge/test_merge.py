@@ -1159,35 +1159,52 @@ class MergeTest(unittest.TestCase):
     def test_an_interrupted_merge_removes_its_files(self):
         # SIGTERM (scancel) while the messages are spilled, then while the output is written:
         # the merge ends by the signal and leaves neither the spill nor a partial output.
+        # The spill and the staged output are named at random (OUT.messages.0.*, .OUT.*.tmp).
         job = self.synthetic(ranks=8, events=1000000)
         output = os.path.join(self.dir, "stopped.pftrace")
-        for phase_file in (output + ".messages.0", output):
+
+        def ours():
+            return [f for f in os.listdir(self.dir) if f.startswith(("stopped", ".stopped"))]
+
+        def seen(phase):
+            for name in ours():
+                path = os.path.join(self.dir, name)
+                try:
+                    if phase == "spill" and name.startswith("stopped.pftrace.messages.0."):
+                        return True
+                    if phase == "output" and name.startswith(".stopped.pftrace.") and \
+                            os.path.getsize(path) > 0:
+                        return True
+                    if phase == "archive" and os.path.isdir(path) and len(os.listdir(path)) >= 2:
+                        return True
+                except FileNotFoundError:  # removed or moved meanwhile
+                    pass
+            return False
+
+        for phase in ("spill", "output"):
             merge = subprocess.Popen([MERGE, job, "-o", output, "-q"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
-            while not os.path.exists(phase_file) and merge.poll() is None:
+            while not seen(phase) and merge.poll() is None:
                 time.sleep(0.002)
-            self.assertIsNone(merge.poll(), f"the merge ended before {phase_file} was seen")
+            self.assertIsNone(merge.poll(), f"the merge ended before its {phase} was seen")
             merge.send_signal(signal.SIGTERM)
             merge.wait(timeout=60)
             merge.stderr.close()
             self.assertEqual(merge.returncode, -signal.SIGTERM)
-            self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [],
-                             f"left behind after a SIGTERM at {phase_file}")
+            self.assertEqual(ours(), [], f"left behind after a SIGTERM at its {phase}")
         # An OTF2 archive, stopped once its directory holds event files: the handler empties
         # and removes the directory too.
         archive = os.path.join(self.dir, "stopped.otf2")
-        directory = os.path.join(self.dir, "stopped")
         merge = subprocess.Popen([MERGE, job, "-o", archive, "-q"], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE)
-        while merge.poll() is None and not (os.path.isdir(directory) and
-                                            len(os.listdir(directory)) >= 2):
+        while merge.poll() is None and not seen("archive"):
             time.sleep(0.002)
         self.assertIsNone(merge.poll(), "the merge ended before its archive had event files")
         merge.send_signal(signal.SIGTERM)
         merge.wait(timeout=60)
         merge.stderr.close()
         self.assertEqual(merge.returncode, -signal.SIGTERM)
-        self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("stopped")], [])
+        self.assertEqual(ours(), [])
 
     def test_an_output_removed_during_the_merge_is_a_failure(self):
         # The output's directory removed (a cleanup job, a user's rm -r) while the merge
@@ -1202,7 +1219,17 @@ class MergeTest(unittest.TestCase):
                 merge = subprocess.Popen([MERGE, job, "-o", output, "--no-summary"],
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          text=True)
-                while not os.path.exists(output) and merge.poll() is None:
+                # Written under a staging name beside it (.out.EXT.*.tmp) until whole.
+                def writing():
+                    for name in os.listdir(directory):
+                        try:
+                            if name.startswith(".out") and \
+                                    os.path.getsize(os.path.join(directory, name)) > 0:
+                                return True
+                        except FileNotFoundError:  # moved into place meanwhile
+                            pass
+                    return False
+                while not writing() and merge.poll() is None:
                     time.sleep(0.002)
                 self.assertIsNone(merge.poll(), "the merge ended before its output was seen")
                 shutil.rmtree(directory)

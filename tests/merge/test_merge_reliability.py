@@ -71,6 +71,38 @@ class MergeReliabilityTest(unittest.TestCase):
         for rank in (3, 17, 39):
             self.assertIn(f"rocprof-merge: skipped {job}/{rank}.h5: damaged: ", result.stderr)
         self.assertIn("3 of the job's 40 ranks have no file (ranks 3,17,39)", result.stderr)
+    def test_two_merges_writing_one_output_leave_a_whole_file(self):
+        # Both used to write into one file at once and exit 0, leaving it damaged (short, with
+        # a bad tag inside). Each now writes its own staging file and moves it into place.
+        job = self.synthetic("job", 4, 20000)
+        for extension in (".pftrace", ".json", ".h5"):
+            with self.subTest(output=extension):
+                alone = os.path.join(self.dir, "alone" + extension)
+                self.assertEqual(self.merge(job, "-o", alone, "-q").returncode, 0)
+                same = os.path.join(self.dir, "same" + extension)
+                merges = [subprocess.Popen([MERGE, job, "-o", same, "-q"],
+                                           stderr=subprocess.PIPE, text=True) for _ in range(2)]
+                results = [(m.wait(timeout=300), m.stderr.read()) for m in merges]
+                for merge in merges:
+                    merge.stderr.close()
+                self.assertEqual([code for code, _ in results], [0, 0], results)
+                if extension == ".h5":
+                    import h5py
+                    def shapes(path):
+                        found = {}
+                        with h5py.File(path, "r") as f:
+                            f.visititems(lambda name, item: found.__setitem__(
+                                name, getattr(item, "shape", None)))
+                        return found
+                    self.assertEqual(shapes(alone), shapes(same))
+                else:
+                    with open(alone, "rb") as a, open(same, "rb") as b:
+                        self.assertTrue(a.read() == b.read(), "the output differs from a merge's alone")
+                self.assertEqual(self.leftovers(["job", "alone" + extension, "same" + extension]),
+                                 [])
+                os.remove(alone)
+                os.remove(same)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,24 @@
+// Temporary files beside a merge's output (the staged output, message spills, the parts of a
+// parallel merge) are created under names nobody can guess, and only where nothing exists
+// yet: a file or link planted under a predictable name (OUT.messages.0 -> victim) would
+// otherwise be written through.
+#pragma once
+
+#include <string>
+
+namespace rocprof::merge {
+
+// `prefix` followed by '.' and 12 random letters and digits (then `suffix`).
+std::string unique_name(const std::string& prefix, const std::string& suffix = "");
+
+// Creates `path` for writing, where nothing is (O_CREAT | O_EXCL | O_NOFOLLOW): never an
+// existing file, nor through a link. Returns the descriptor, or -1 with errno set.
+int create_exclusive(const std::string& path, int flags = 0);
+
+// A new file named unique_name(prefix, suffix), created by create_exclusive (another name is
+// tried should one exist). Returns its descriptor and sets `path`; throws std::runtime_error
+// naming `prefix` and the reason.
+int create_unique(const std::string& prefix, const std::string& suffix, std::string& path,
+                  int flags = 0);
+
+}  // namespace rocprof::merge

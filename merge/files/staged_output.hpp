@@ -1,0 +1,47 @@
+// A merge's output is written under a staging name beside it (created exclusively, named at
+// random) and moved into place once whole: a merge that exits 0 leaves a complete file, and
+// two merges writing one output each leave a complete one (the last to finish) instead of
+// one file both wrote into. An OTF2 archive (NAME.otf2, NAME.def, NAME/) is staged as
+// .NAME.XXXXXXXXXXXX.otf2 etc. and moved piece by piece, its anchor file last.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "merge/files/remove_on_signal.hpp"
+
+namespace rocprof::merge {
+
+class StagedOutput {
+ public:
+  // Creates the staging file beside `output` (removed on SIGINT/SIGTERM/SIGHUP, and when this
+  // goes uncommitted). Throws std::runtime_error naming it and the reason.
+  explicit StagedOutput(std::string output);
+  // Another merge process's view of the staging file the first one created: it writes there
+  // (or beside it) but neither moves nor removes it.
+  StagedOutput(std::string output, std::string staged);
+  ~StagedOutput();
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+
+  // Where the output is written (for .otf2: the archive's anchor file).
+  const std::string& path() const noexcept { return staged_; }
+  // Moves what was written into place: "" once done, or why not (what was staged is then
+  // removed).
+  std::string commit();
+  // `text` with staging names replaced by the output's: messages name what the user gave.
+  std::string tell(std::string text) const;
+
+ private:
+  void remove_staged() const noexcept;
+
+  std::string output_;
+  std::string staged_;
+  std::string staged_stem_;  // .otf2: the staged archive's path without .otf2
+  std::string output_stem_;
+  bool owner_ = false;
+  bool committed_ = false;
+  std::unique_ptr<RemoveOnSignal> on_signal_;
+};
+
+}  // namespace rocprof::merge
