@@ -33,6 +33,7 @@
 #include "merge/export/otf2_archive.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/files/block_file.hpp"
+#include "merge/files/exclusive_file.hpp"
 #include "merge/files/staged_output.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/input/rank_set.hpp"
@@ -477,6 +478,8 @@ int run(int argc, char** argv) {
       const std::string part = rocprof::merge::part_path(target, group.index());
       bool failed = false;
       try {
+        // A part is a new file, never one (or a link) already there.
+        if (part != target) rocprof::merge::create_empty(part);
         if (extension == ".pftrace") {
           // A part copied into the output right after is read back from the page cache:
           // direct I/O (past 64 MiB, by default) would send it to the disk and back.

@@ -1,5 +1,8 @@
 #include "merge/export/chrome_json.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -51,12 +54,25 @@ std::string escape(std::string_view text) {
   return out;
 }
 
+// `path` truncated for writing, never through a link (see BlockFile); null with errno set.
+std::FILE* open_for_writing(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  std::FILE* file = ::fdopen(fd, "w");
+  if (file == nullptr) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+  }
+  return file;
+}
+
 class JsonWriter {
  public:
   // A parallel merge writes the trace in parts: the first opens the array, the last closes it
   // and the others continue it.
   JsonWriter(const std::string& path, const JsonPart& part)
-      : path_(path), file_(std::fopen(path.c_str(), "w"), &std::fclose), part_(part) {
+      : path_(path), file_(open_for_writing(path), &std::fclose), part_(part) {
     if (!file_)
       throw std::runtime_error(
           fmt::format("cannot write {}: {}", path, std::generic_category().message(errno)));

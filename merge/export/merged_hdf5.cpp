@@ -1,5 +1,7 @@
 #include "merge/export/merged_hdf5.hpp"
 
+#include <sys/stat.h>
+
 #include <hdf5.h>
 
 #include <atomic>
@@ -641,6 +643,11 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   std::optional<Handle> file_handle;
   std::optional<FileTables> file;
   if (me.leader()) {
+    // HDF5 opens without O_NOFOLLOW: a link put in place of the file the merge created for
+    // it (the staged output) is refused here instead of written through.
+    struct stat about {};
+    if (::lstat(path.c_str(), &about) == 0 && S_ISLNK(about.st_mode))
+      throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path));
     file_handle.emplace(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
     file.emplace(file_handle->get(), path, named);

@@ -49,7 +49,9 @@ void BlockFile::Block::grow(std::size_t bytes, std::size_t keep) {
 }
 
 BlockFile::BlockFile(const std::string& path, DirectIo mode)
-    : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
+    // Never through a link: the merge creates its files exclusively first (the staged
+    // output, parts), and a link put in their place since must not be followed.
+    : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)),
       path_(path),
       mode_(mode) {
   if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, error_text()));

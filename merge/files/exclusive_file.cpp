@@ -35,6 +35,14 @@ int create_exclusive(const std::string& path, int flags) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, 0666);
 }
 
+void create_empty(const std::string& path) {
+  const int fd = create_exclusive(path);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot create {}: {}", path, std::generic_category().message(errno)));
+  ::close(fd);
+}
+
 int create_unique(const std::string& prefix, const std::string& suffix, std::string& path,
                   int flags) {
   for (int attempt = 0;; ++attempt) {

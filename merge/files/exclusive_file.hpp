@@ -15,6 +15,10 @@ std::string unique_name(const std::string& prefix, const std::string& suffix = "
 // existing file, nor through a link. Returns the descriptor, or -1 with errno set.
 int create_exclusive(const std::string& path, int flags = 0);
 
+// Creates `path` as an empty file by create_exclusive, for a writer to open later (with
+// O_NOFOLLOW); throws std::runtime_error naming it and the reason.
+void create_empty(const std::string& path);
+
 // A new file named unique_name(prefix, suffix), created by create_exclusive (another name is
 // tried should one exist). Returns its descriptor and sets `path`; throws std::runtime_error
 // naming `prefix` and the reason.

@@ -103,6 +103,36 @@ class MergeReliabilityTest(unittest.TestCase):
                 os.remove(alone)
                 os.remove(same)
 
+    def test_temporary_files_never_follow_a_planted_link(self):
+        # A link planted where a temporary file used to be named (OUT.messages.0, and a
+        # parallel merge's OUT.messages.1 and OUT.part1): the victim was overwritten. The
+        # temporary files are now new files under random names, created exclusively.
+        job = self.synthetic("job", 4, 2000)
+        victim = os.path.join(self.dir, "victim")
+        for extension in (".pftrace", ".json", ".h5"):
+            with self.subTest(output=extension):
+                with open(victim, "w") as f:
+                    f.write("the user's data\n")
+                out = os.path.join(self.dir, "out" + extension)
+                planted = [out + ".messages.0", out + ".messages.1", out + ".part1"]
+                for link in planted:
+                    os.symlink(victim, link)
+                serial = self.merge(job, "-o", out, "-q")
+                self.assertEqual(serial.returncode, 0, serial.stderr)
+                env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+                parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job,
+                                           "-o", out, "-q"], env=env, capture_output=True,
+                                          text=True, timeout=300)
+                self.assertEqual(parallel.returncode, 0, parallel.stderr)
+                with open(victim) as f:
+                    self.assertEqual(f.read(), "the user's data\n")
+                for link in planted:
+                    self.assertTrue(os.path.islink(link), link)
+                    os.remove(link)
+                self.assertEqual(self.leftovers(["job", "victim", "out" + extension]), [])
+                os.remove(out)
+
 
 if __name__ == "__main__":
     unittest.main()
