@@ -1,6 +1,7 @@
 // rocprof-mpi: the launcher. Validates its options, puts the recorder (and the MPI layer)
 // into the application's environment, and becomes the application with execvp: no shell,
 // arguments passed byte for byte, and the application's exit status and signals are ours.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
     std::fputs(outcome.message.c_str(), outcome.exit_code == 0 ? stdout : stderr);
     return outcome.exit_code;
   }
+  // An NVIDIA driver on this node: HIP and system tracing include CUDA (the library is
+  // only opened here, in the launcher, whose image exec replaces).
+  options.nvidia_driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr;
   const std::string libraries = library_directory();
   const auto environment = rocprof::cli::tracing_environment(options, libraries);
   if (options.print_config) {

@@ -74,3 +74,13 @@ if(EXISTS /usr/bin/python3)
 endif()
 find_package(Python3 QUIET COMPONENTS Interpreter)
 rocprof_require(Python3_Interpreter_FOUND "Python 3" "python3")
+
+# CUDA's headers (CUPTI and the runtime's parameter structures) for the CUDA backend. Only
+# headers: CUPTI is loaded at run time, so no CUDA library is linked or needed to run.
+find_path(ROCPROF_CUPTI_INCLUDE_DIR cupti.h
+  HINTS $ENV{CUDA_HOME}/include /usr/local/cuda/include /usr/local/cuda/extras/CUPTI/include)
+if(ROCPROF_CUPTI_INCLUDE_DIR)
+  message(STATUS "CUDA backend: CUPTI headers in ${ROCPROF_CUPTI_INCLUDE_DIR}")
+else()
+  message(STATUS "CUDA backend: no CUPTI headers found; built without it")
+endif()

@@ -96,6 +96,8 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
   app.add_flag("--memory-copy-trace", o.memory_copy_trace, "memory copies");
   app.add_flag("--marker-trace", o.marker_trace, "ROC-TX markers and ranges");
   app.add_flag("--mpi-trace", o.mpi_trace, "MPI calls (PMPI wrappers) and clock synchronisation");
+  app.add_flag("--cuda-trace", o.cuda_trace,
+               "CUDA runtime and driver API calls and GPU work on NVIDIA GPUs (CUPTI)");
   app.add_flag("--sys-trace", o.sys_trace, "all of the above (the default when none is given)");
   app.add_option("-d,--output-directory", o.output_directory,
                  "directory of the rank files; placeholders %hostname% %pid% %rank% %size% "
@@ -163,8 +165,11 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
                                                        const std::string& library_dir) {
   std::map<std::string, std::string> env;
   const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
-                      o.marker_trace || o.mpi_trace || o.sys_trace);
+                      o.marker_trace || o.mpi_trace || o.sys_trace || o.cuda_trace);
   const bool all = o.sys_trace || none;
+  // On NVIDIA GPUs the HIP-side options mean the CUDA runtime, driver and GPU activity.
+  const bool cuda = o.cuda_trace || (o.nvidia_driver &&
+                                     (all || o.hip_trace || o.kernel_trace || o.memory_copy_trace));
   std::vector<std::string> domains;
   if (all) {
     domains = {"all"};
@@ -176,6 +181,7 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
     if ((o.kernel_trace || o.memory_copy_trace) && !o.hsa_trace) domains.emplace_back("hsa_ops");
     if (o.mpi_trace) domains.emplace_back("mpi");
   }
+  if (cuda) domains.emplace_back("cuda");
   std::string joined;
   for (const auto& domain : domains) joined += (joined.empty() ? "" : ",") + domain;
   env["ROCPROF_MPI_DOMAINS"] = joined;

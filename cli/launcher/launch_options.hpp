@@ -16,6 +16,10 @@ struct LaunchOptions {
   bool marker_trace = false;
   bool mpi_trace = false;
   bool sys_trace = false;
+  bool cuda_trace = false;
+  // Whether this node has an NVIDIA driver (libcuda): HIP and system tracing then mean CUDA
+  // tracing too. Found by the launcher before it builds the environment.
+  bool nvidia_driver = false;
   std::string output_directory = "rocprof-mpi-%job%";
   std::string output_file = "%rank%.h5";
   std::string mpi_ranks;  // empty: all

@@ -3,6 +3,7 @@
 #include <exception>
 #include <new>
 
+#include <rocprof-mpi/external_id.h>
 #include <rocprof-mpi/pool_stats.h>
 #include <roctracer/roctracer.h>
 #include <roctracer/roctracer_ext.h>
@@ -345,6 +346,11 @@ roctracer_activity_pop_external_correlation_id(activity_correlation_id_t* last_i
     return fail(ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID,
                 "pop without a matching push: the external correlation id stack is empty");
   return ROCTRACER_STATUS_SUCCESS;
+}
+
+ROCTRACER_API uint64_t rocprof_mpi_current_external_id(void) {
+  const ThreadState& state = this_thread_state();
+  return state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
 }
 
 ROCTRACER_API roctracer_status_t rocprof_mpi_pool_stats(roctracer_pool_t* pool,

@@ -55,7 +55,7 @@ bool parse_bytes(const std::string& text, std::uint64_t& out) {
 }
 
 bool parse_domains(const std::string& text, Domains& out, std::string& error) {
-  Domains domains{false, false, false, false, false, false, false};
+  Domains domains{false, false, false, false, false, false, false, false};
   std::string_view rest = text;
   bool any = false;
   while (!rest.empty()) {
@@ -63,7 +63,9 @@ bool parse_domains(const std::string& text, Domains& out, std::string& error) {
     const std::string_view name = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     if (name == "all") {
+      const bool cuda = domains.cuda;
       domains = Domains{};
+      domains.cuda = cuda;
     } else if (name == "roctx" || name == "marker") {
       domains.roctx = true;
     } else if (name == "hip_api") {
@@ -78,10 +80,12 @@ bool parse_domains(const std::string& text, Domains& out, std::string& error) {
       domains.mpi = true;
     } else if (name == "counters") {
       domains.counters = true;
+    } else if (name == "cuda") {
+      domains.cuda = true;
     } else {
       error = fmt::format(
           "unknown domain '{}' (use a comma-separated list of all, roctx, hip_api, hsa_api, "
-          "hip_ops, hsa_ops, mpi, counters)",
+          "hip_ops, hsa_ops, mpi, counters, cuda)",
           name);
       return false;
     }

@@ -21,6 +21,8 @@ struct Domains {
   bool hsa_ops = true;
   bool mpi = true;
   bool counters = true;
+  // CUDA through CUPTI: only when named (it loads CUPTI into the process); `all` leaves it out.
+  bool cuda = false;
 };
 
 // World ranks to trace ("0,4-7"); empty: all (the format module's: rank files record it).

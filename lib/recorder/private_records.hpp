@@ -18,6 +18,9 @@ enum PrivateDomain : std::uint32_t {
   kCounterSessionDomain,
   kApiArgsDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 5,  // decoded arguments of an API call
   kMpiStaticNameCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 7,  // the name pointer is static
+  // CUDA API calls and GPU work (lib/runtime/cuda); their text is the kernel's mangled name.
+  kCudaApiDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 10,
+  kCudaActivityDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 11,
   // Written even while the application has tracing stopped.
   kClockSampleDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 4,
   kCommunicatorDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + ROCPROF_MPI_ALWAYS_RECORDED + 6,
@@ -62,6 +65,10 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<ApiArgsRow>::kSlots;
     case kUserMarkerDomain:
       return PrivateRecord<format::MarkerRow>::kSlots;
+    case kCudaApiDomain:
+      return PrivateRecord<format::ApiCallRow>::kSlots;
+    case kCudaActivityDomain:
+      return PrivateRecord<format::ActivityRow>::kSlots;
     case kUserAnnotationDomain:
       return PrivateRecord<format::AnnotationRow>::kSlots;
     default:
@@ -70,5 +77,7 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
 }
 
 static_assert(PrivateRecord<format::MpiCallRow>::kSlots <= ROCPROF_MPI_MAX_SLOTS);
+static_assert(PrivateRecord<format::ApiCallRow>::kSlots <= ROCPROF_MPI_MAX_SLOTS);
+static_assert(PrivateRecord<format::ActivityRow>::kSlots <= ROCPROF_MPI_MAX_SLOTS);
 
 }  // namespace rocprof::recorder

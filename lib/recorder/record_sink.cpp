@@ -9,6 +9,10 @@
 #include <roctracer/roctracer_ext.h>
 
 #include "lib/recorder/private_records.hpp"
+#ifdef ROCPROF_HAVE_CUDA
+#include "lib/recorder/cuda_binding.hpp"
+#include "lib/runtime/cuda/cuda_activity.hpp"
+#endif
 
 namespace rocprof::recorder {
 namespace {
@@ -47,6 +51,19 @@ format::StringId RecordSink::intern_static(const char* text) {
   return id;
 }
 
+format::StringId RecordSink::intern_kernel(const char* mangled) {
+  if (mangled == nullptr || *mangled == '\0') return 0;
+  if (const auto found = kernel_ids_.find(mangled); found != kernel_ids_.end())
+    return found->second;
+#ifdef ROCPROF_HAVE_CUDA
+  const format::StringId id = intern(std::string_view(runtime::cuda::demangle(mangled)));
+#else
+  const format::StringId id = intern(mangled);
+#endif
+  kernel_ids_.emplace(mangled, id);
+  return id;
+}
+
 format::StringId RecordSink::intern(const char* text) {
   return text == nullptr ? 0 : intern(std::string_view(text));
 }
@@ -69,6 +86,13 @@ void RecordSink::note_op(std::uint32_t domain, std::uint32_t op) {
   auto row = blank<OpNameRow>();
   row.domain = static_cast<std::uint8_t>(domain);
   row.op = op;
+#ifdef ROCPROF_HAVE_CUDA
+  if (is_cuda_domain(domain)) {
+    row.name = intern(std::string_view(cuda_op_name(domain, op)));
+    op_names_.push_back(row);
+    return;
+  }
+#endif
   const char* name = roctracer_op_string(domain, op, 0);
   row.name = intern(name);
   op_names_.push_back(row);
@@ -210,6 +234,32 @@ bool RecordSink::consume(const char* begin, const char* end) {
         markers_.push_back(row);
         note_thread(row.thread_id, row.timestamp_ns);
         slots = PrivateRecord<MarkerRow>::kSlots;
+        break;
+      }
+      case kCudaApiDomain: {
+        const auto& item = as_private<ApiCallRow>(slot);
+        ApiCallRow row = item.row;
+        row.thread_id = item.header.thread_id;
+        row.kernel_name = intern_kernel(item.header.text);
+        api_calls_.push_back(row);
+        if (row.external_id != 0) {
+          auto link = blank<ExternalCorrelationRow>();
+          link.correlation_id = row.correlation_id;
+          link.external_id = row.external_id;
+          externals_.push_back(link);
+        }
+        note_thread(row.thread_id, row.begin_ns);
+        note_op(row.domain, row.op);
+        slots = PrivateRecord<ApiCallRow>::kSlots;
+        break;
+      }
+      case kCudaActivityDomain: {
+        const auto& item = as_private<ActivityRow>(slot);
+        ActivityRow row = item.row;
+        row.kernel_name = intern_kernel(item.header.text);
+        activities_.push_back(row);
+        note_op(row.domain, row.op);
+        slots = PrivateRecord<ActivityRow>::kSlots;
         break;
       }
       case kApiArgsDomain: {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,6 +31,7 @@ class RecordSink {
   format::StringId intern(const char* text);  // NULL or empty: 0
   format::StringId intern(std::string_view text);
   format::StringId intern_static(const char* text);
+  format::StringId intern_kernel(const char* mangled);
   bool append_all();
 
   struct PendingArgs {
@@ -44,6 +46,8 @@ class RecordSink {
   std::uint64_t consumed_ = 0;
   std::unordered_set<std::uint32_t> threads_seen_;
   std::unordered_map<const char*, format::StringId> static_ids_;
+  // Mangled kernel name -> id of its readable form (CUDA records carry the mangled one).
+  std::unordered_map<std::string, format::StringId> kernel_ids_;
   std::unordered_set<std::uint64_t> ops_seen_;
   std::vector<format::ApiCallRow> api_calls_;
   std::vector<format::ActivityRow> activities_;

@@ -34,6 +34,9 @@
 #include "lib/format/rank_file_writer.hpp"
 #include "lib/recorder/config.hpp"
 #include "lib/recorder/crash_signals.hpp"
+#ifdef ROCPROF_HAVE_CUDA
+#include "lib/recorder/cuda_binding.hpp"
+#endif
 #include "lib/recorder/descriptor_guard.hpp"
 #include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/identity.hpp"
@@ -111,6 +114,9 @@ format::RankFileStatus current_status(State& state) {
   if (state.pool != nullptr &&
       rocprof_mpi_pool_stats(state.pool, &stats) == ROCTRACER_STATUS_SUCCESS)
     status.records_dropped = stats.dropped_records;
+#ifdef ROCPROF_HAVE_CUDA
+  status.records_dropped += cuda_records_dropped();
+#endif
   status.last_flush_clock_ns = clock_ns(CLOCK_BOOTTIME);
   return status;
 }
@@ -465,6 +471,14 @@ void start_recording() noexcept {
       return;
     }
     enable_domains(*state);
+    if (state->config.domains.cuda) {
+#ifdef ROCPROF_HAVE_CUDA
+      if (std::string why; !start_cuda_recording(why))
+        message(fmt::format("CUDA tracing is off: {}; the rest is recorded", why));
+#else
+      message("CUDA tracing is off: this build has no CUDA backend; the rest is recorded");
+#endif
+    }
     // A program that can call rocprofsys_user_start_trace starts with tracing off, as with
     // rocprofiler-systems, unless ROCPROFSYS_INIT_ENABLED is true (user regions, clock
     // samples and communicators are recorded either way).
@@ -495,6 +509,9 @@ void finish_recording() noexcept {
   if (!usable_here(state)) return;
   std::call_once(g_finish_once, [state] {
     try {
+#ifdef ROCPROF_HAVE_CUDA
+      if (state->config.domains.cuda) flush_cuda_recording();  // GPU work CUPTI still holds
+#endif
       const std::uint64_t generation = request(*state, /*close=*/true);
       wait_completed(*state, generation, 60'000);
       if (state->completed.load() >= generation && state->writer_thread.joinable())

@@ -98,6 +98,12 @@ class LauncherTest(unittest.TestCase):
         marker_only = dict(line.split("=", 1) for line in
                            self.launch("--print-config", "--marker-trace", "--", "x").stdout.splitlines())
         self.assertTrue(marker_only["LD_PRELOAD"].endswith("/librocprof-mpi.so"))
+        # --cuda-trace names the CUDA domain whatever the node has; alone, it is the only one.
+        for args, domains in ((["--cuda-trace"], "cuda"),
+                              (["--marker-trace", "--cuda-trace"], "roctx,cuda")):
+            cuda = dict(line.split("=", 1) for line in
+                        self.launch("--print-config", *args, "--", "x").stdout.splitlines())
+            self.assertEqual(cuda["ROCPROF_MPI_DOMAINS"], domains)
         self.assertEqual(marker_only["ROCPROF_MPI_DOMAINS"], "roctx")
         self.assertEqual(os.listdir(self.dir), [])  # nothing ran
 

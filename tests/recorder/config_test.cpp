@@ -45,6 +45,12 @@ TEST(RecorderConfig, Domains) {
   EXPECT_FALSE(domains.counters);
   ASSERT_TRUE(parse_domains("all", domains, error));
   EXPECT_TRUE(domains.hsa_ops && domains.counters && domains.hip_api);
+  EXPECT_FALSE(domains.cuda);  // loads CUPTI: only when named
+  ASSERT_TRUE(parse_domains("cuda,all", domains, error));
+  EXPECT_TRUE(domains.cuda && domains.roctx);
+  ASSERT_TRUE(parse_domains("cuda", domains, error));
+  EXPECT_TRUE(domains.cuda);
+  EXPECT_FALSE(domains.roctx);
   EXPECT_FALSE(parse_domains("roctx,gpu", domains, error));
   EXPECT_NE(error.find("unknown domain 'gpu'"), std::string::npos);
   EXPECT_FALSE(parse_domains("", domains, error));

@@ -1,0 +1,109 @@
+#include "lib/runtime/cuda/cuda_activity.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <rocprof-mpi/cuda_domains.h>
+
+namespace rocprof::runtime::cuda {
+namespace {
+
+format::ActivityRow blank_row(std::uint32_t op) noexcept {
+  format::ActivityRow row;
+  std::memset(&row, 0, sizeof row);
+  row.domain = ROCPROF_MPI_DOMAIN_CUDA_OPS;
+  row.op = op;
+  return row;
+}
+
+}  // namespace
+
+std::uint64_t queue_of(std::uint32_t device, std::uint32_t stream) noexcept {
+  return (std::uint64_t{device} << 32) | stream;
+}
+
+bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noexcept {
+  out.kernel_name = nullptr;
+  switch (record.kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto& kernel = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
+      out.row = blank_row(ROCPROF_MPI_CUDA_OP_KERNEL);
+      out.row.begin_ns = kernel.start;
+      out.row.end_ns = kernel.end;
+      out.row.correlation_id = kernel.correlationId;
+      out.row.device_id = static_cast<std::int32_t>(kernel.deviceId);
+      out.row.queue_id = queue_of(kernel.deviceId, kernel.streamId);
+      out.kernel_name = kernel.name;
+      return true;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto& copy = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
+      out.row = blank_row(ROCPROF_MPI_CUDA_OP_MEMCPY);
+      out.row.begin_ns = copy.start;
+      out.row.end_ns = copy.end;
+      out.row.correlation_id = copy.correlationId;
+      out.row.device_id = static_cast<std::int32_t>(copy.deviceId);
+      out.row.queue_id = queue_of(copy.deviceId, copy.streamId);
+      out.row.bytes = copy.bytes;
+      out.row.kind = copy.copyKind;
+      return true;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto& set = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
+      out.row = blank_row(ROCPROF_MPI_CUDA_OP_MEMSET);
+      out.row.begin_ns = set.start;
+      out.row.end_ns = set.end;
+      out.row.correlation_id = set.correlationId;
+      out.row.device_id = static_cast<std::int32_t>(set.deviceId);
+      out.row.queue_id = queue_of(set.deviceId, set.streamId);
+      out.row.bytes = set.bytes;
+      return true;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      // A host wait: no device in the record; the stream (if any) names what was waited for.
+      const auto& wait = reinterpret_cast<const CUpti_ActivitySynchronization2&>(record);
+      out.row = blank_row(ROCPROF_MPI_CUDA_OP_SYNCHRONIZATION);
+      out.row.begin_ns = wait.start;
+      out.row.end_ns = wait.end;
+      out.row.correlation_id = wait.correlationId;
+      out.row.device_id = -1;
+      out.row.queue_id = wait.streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : wait.streamId;
+      out.row.kind = static_cast<std::uint32_t>(wait.type);
+      return true;
+    }
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+      const auto& graph = reinterpret_cast<const CUpti_ActivityGraphTrace2&>(record);
+      out.row = blank_row(ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH);
+      out.row.begin_ns = graph.start;
+      out.row.end_ns = graph.end;
+      out.row.correlation_id = graph.correlationId;
+      out.row.device_id = static_cast<std::int32_t>(graph.deviceId);
+      out.row.queue_id = queue_of(graph.deviceId, graph.streamId);
+      out.row.kind = graph.graphId;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+std::string demangle(const char* name) {
+  if (name == nullptr) return {};
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || readable == nullptr) return name;
+  std::string result(readable);
+  std::free(readable);  // NOLINT(cppcoreguidelines-no-malloc): __cxa_demangle's contract
+  return result;
+}
+
+const char* cuda_op_name(std::uint32_t op) noexcept {
+  static constexpr const char* kNames[ROCPROF_MPI_CUDA_OP_NUMBER] = {
+      "KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "GRAPH_LAUNCH"};
+  return op < ROCPROF_MPI_CUDA_OP_NUMBER ? kNames[op] : nullptr;
+}
+
+}  // namespace rocprof::runtime::cuda

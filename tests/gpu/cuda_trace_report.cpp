@@ -1,0 +1,56 @@
+// Test tool for the GPU tests: prints a rank file's CUDA records one per line, for a script
+// to check against what the traced program did (no h5py needed on the GPU machine).
+//   api DOMAIN NAME CORRELATION EXTERNAL_ID BEGIN END
+//   activity OP_NAME QUEUE DEVICE CORRELATION BEGIN END BYTES KERNEL_NAME
+//   mpi NAME EXTERNAL_ID BEGIN END
+//   status complete DROPPED
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "lib/format/rank_file_reader.hpp"
+
+int main(int argc, char** argv) {
+  using namespace rocprof::format;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s RANK_FILE\n", argv[0]);
+    return 2;
+  }
+  try {
+    const RankFileReader reader(argv[1]);
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> names;
+    for (const OpNameRow& op : reader.read_all<OpNameRow>())
+      names[{op.domain, op.op}] = reader.string(op.name);
+    const auto name_of = [&](std::uint32_t domain, std::uint32_t op) {
+      const auto found = names.find({domain, op});
+      return found != names.end() && !found->second.empty() ? found->second : std::string("?");
+    };
+    for (const ApiCallRow& call : reader.read_all<ApiCallRow>())
+      std::printf("api %u %s %llu %llu %llu %llu\n", call.domain,
+                  name_of(call.domain, call.op).c_str(),
+                  static_cast<unsigned long long>(call.correlation_id),
+                  static_cast<unsigned long long>(call.external_id),
+                  static_cast<unsigned long long>(call.begin_ns),
+                  static_cast<unsigned long long>(call.end_ns));
+    for (const ActivityRow& work : reader.read_all<ActivityRow>())
+      std::printf(
+          "activity %s %llu %d %llu %llu %llu %llu %s\n", name_of(work.domain, work.op).c_str(),
+          static_cast<unsigned long long>(work.queue_id), work.device_id,
+          static_cast<unsigned long long>(work.correlation_id),
+          static_cast<unsigned long long>(work.begin_ns),
+          static_cast<unsigned long long>(work.end_ns), static_cast<unsigned long long>(work.bytes),
+          work.kernel_name != 0 ? reader.string(work.kernel_name).c_str() : "-");
+    for (const MpiCallRow& call : reader.read_all<MpiCallRow>())
+      std::printf("mpi %s %llu %llu %llu\n", reader.string(call.function).c_str(),
+                  static_cast<unsigned long long>(call.external_id),
+                  static_cast<unsigned long long>(call.begin_ns),
+                  static_cast<unsigned long long>(call.end_ns));
+    std::printf("status %d %llu\n", reader.status().complete ? 1 : 0,
+                static_cast<unsigned long long>(reader.status().records_dropped));
+  } catch (const FormatError& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

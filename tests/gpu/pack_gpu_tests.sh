@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Packs the GPU tests with what they need into one folder, for a machine with an NVIDIA GPU
+# that lacks this project's build dependencies (the lent GPU machine):
+#
+#   bash tests/gpu/pack_gpu_tests.sh BUILD_DIR PACK_DIR
+#   PACK_DIR/run.sh                      # on the GPU machine: every GPU test, then a summary
+#
+# Carried: the launcher, the recorder and its libroctracer64, the CUDA test programs, the
+# report tool, the HDF5 filter plugin and every library these load except the C/C++ runtimes,
+# Open MPI's and CUDA's own (those come from the GPU machine).
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: $0 BUILD_DIR PACK_DIR" >&2
+  exit 2
+fi
+build=$1
+pack=$2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_trace_report)
+for binary in "${binaries[@]}"; do
+  if [ ! -x "$build/$binary" ]; then
+    echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
+    exit 1
+  fi
+done
+rm -rf "$pack"
+mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
+cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
+cp "$build/tests/cuda_streams" "$build/tests/cuda_trace_report" "$pack/tests/"
+cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/lib/"
+cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 "$pack/lib/"
+strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
+cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
+cp "$here/check_cuda_trace.py" "$pack/"
+ldd "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$build/tests/cuda_trace_report" \
+    "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4" |
+  awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r library; do
+  case "$(basename "$library")" in
+    libc.so* | libm.so* | libdl.so* | librt.so* | libpthread.so* | libresolv.so* | \
+      libgcc_s.so* | libstdc++.so* | libmpi.so* | libopen-pal.so* | libopen-rte.so* | \
+      libhwloc.so* | libevent*.so* | libudev.so* | libz.so* | libroctracer64.so* | \
+      libroctx64.so* | librocprof-mpi*.so*) ;;
+    *) cp -L "$library" "$pack/lib/" ;;
+  esac
+done
+cat > "$pack/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Every GPU test from this folder (see pack_gpu_tests.sh). Exit 0 when all pass.
+set -uo pipefail
+pack="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export HDF5_PLUGIN_PATH="$pack/hdf5-plugins"
+work="${TMPDIR:-/tmp}/rocprof-gpu-tests"
+status=0
+echo "== gpu.cuda_trace"
+python3 "$pack/check_cuda_trace.py" "$pack/bin/rocprof-mpi" "$pack/tests/cuda_streams" \
+  "$pack/tests/cuda_trace_report" "$work/cuda_trace" "${KERNELS:-50}" || status=1
+exit $status
+RUN
+chmod +x "$pack/run.sh"
+echo "packed into $pack ($(du -sh "$pack" | cut -f1)): run $pack/run.sh on the GPU machine"
