@@ -441,10 +441,36 @@ int run(int argc, char** argv) {
           rank.set_correction(found->second);
         rank.set_streams(streams);
       }
+      // Outputs are on the reference clock, unless a corrected time would still fall before
+      // its zero (a wrong clock sample that no message corrected): every time is then moved
+      // later by the same amount, the earliest record at 0.
+      std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
+      for (std::size_t i = first_rank; i < last_rank; ++i) {
+        try {
+          earliest = std::min(earliest, ranks[i].first_internal_ns());
+        } catch (const std::exception&) {
+          // A damaged chunk: told when the rank is written (the others wait here for this one).
+        }
+      }
+      if (group.size() > 1)
+        for (const std::uint64_t other : group.all_gather(earliest))
+          earliest = std::min(earliest, other);
+      constexpr std::uint64_t kBase = rocprof::merge::AlignedRank::kInternalBase;
+      const bool rebased = earliest < kBase;
+      if (rebased) {
+        for (auto& rank : ranks) rank.set_time_base(earliest);
+        if (!quiet)
+          fmt::print(stderr,
+                     "rocprof-merge: some records fall {:.3f} s before the reference clock's "
+                     "zero even after correction (a wrong clock sample?): every time is moved "
+                     "that much later\n",
+                     static_cast<double>(kBase - earliest) / 1e9);
+      }
       if (head_start) {
         // Ranks whose correction or message flows the matching changed are encoded again in
         // their turn (a stream given up may change any rank's flows), and summed up again.
-        head_start->drop([&](std::size_t i) { return report.changes(block[i]->rank()); });
+        head_start->drop(
+            [&](std::size_t i) { return rebased || report.changes(block[i]->rank()); });
         if (want_summary)
           for (std::size_t i = 0; i < block.size(); ++i)
             if (head_start->started(i) && !head_start->kept(i)) summary.watch_again(*block[i]);

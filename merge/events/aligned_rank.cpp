@@ -200,8 +200,16 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
 }
 
 std::uint64_t AlignedRank::first_time_ns() const {
+  const std::uint64_t first = first_internal_ns();
+  if (first == std::numeric_limits<std::uint64_t>::max()) return first;
+  return first > time_base_ ? first - time_base_ : 0;
+}
+
+std::uint64_t AlignedRank::first_internal_ns() const {
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
-  auto take = [&](std::uint64_t local) { first = std::min(first, align(local)); };
+  auto take = [&](std::uint64_t local) {
+    first = std::min(first, align_corrected(clock_.to_reference(local)));
+  };
   std::vector<MpiCallRow> calls;
   if (reader_.row_count<MpiCallRow>() > 0) {
     reader_.read(0, 1, calls);

@@ -56,31 +56,48 @@ class AlignedRank {
   std::int32_t rank() const noexcept { return rank_; }
   const format::RankFileReader& reader() const noexcept { return reader_; }
   const ClockModel& clock() const noexcept { return clock_; }
+
+  // Times are aligned and corrected on the reference clock moved kInternalBase later, so that
+  // a rank whose offsets put it hours before the reference clock's zero (a wrong sample)
+  // stays positive while the causality correction moves it; outputs then move every rank
+  // back by the job's time base (set_time_base): kInternalBase unless some corrected time
+  // would still be negative, the earliest time otherwise.
+  static constexpr std::uint64_t kInternalBase = std::uint64_t{1} << 62;
   // Local time -> reference clock, plus the causality correction in force at that time.
   std::uint64_t align(std::uint64_t local_ns) const noexcept {
-    const std::uint64_t aligned = clock_.to_reference(local_ns);
-    return aligned + correction_.at(aligned);
+    const std::uint64_t corrected = align_corrected(clock_.to_reference(local_ns));
+    return corrected > time_base_ ? corrected - time_base_ : 0;
   }
   // align() for one pass over the rank's rows, whose times come mostly in order: the same
-  // results without a search per time, and uncorrected (the reference clock only, what the
-  // causality correction works on). One per thread.
+  // results without a search per time, and uncorrected (the internal reference clock only,
+  // what the causality correction works on). One per thread.
   class Aligner {
    public:
     explicit Aligner(const AlignedRank& rank) noexcept
-        : clock_(rank.clock_), correction_(rank.correction_) {}
+        : clock_(rank.clock_), correction_(rank.correction_), time_base_(rank.time_base_) {}
     std::uint64_t align(std::uint64_t local_ns) noexcept {
-      const std::uint64_t aligned = clock_.to_reference(local_ns);
-      return aligned + correction_.at(aligned);
+      const std::uint64_t aligned = align_uncorrected(local_ns);
+      const std::uint64_t corrected = aligned + correction_.at(aligned);
+      return corrected > time_base_ ? corrected - time_base_ : 0;
     }
     std::uint64_t align_uncorrected(std::uint64_t local_ns) noexcept {
-      return clock_.to_reference(local_ns);
+      // Unsigned arithmetic: a time before the reference clock's zero wraps, and adding the
+      // base brings it back, exactly.
+      return clock_.to_reference(local_ns) + kInternalBase;
     }
 
    private:
     ClockModel::Lookup clock_;
     StepFunction::Lookup correction_;
+    std::uint64_t time_base_;
   };
   void set_correction(StepFunction correction) { correction_ = std::move(correction); }
+  // What outputs subtract from the internal times (the same for every rank of a job).
+  void set_time_base(std::uint64_t base) noexcept { time_base_ = base; }
+  std::uint64_t time_base() const noexcept { return time_base_; }
+  // Earliest corrected internal time of any record (as first_time_ns), UINT64_MAX if none:
+  // what the job's time base is chosen from.
+  std::uint64_t first_internal_ns() const;
 
   // The job's message streams (set by the merge after matching): exporters number each
   // rank's messages by stream to draw one flow per matched message.
@@ -139,8 +156,15 @@ class AlignedRank {
 
   std::int32_t rank_;
   const format::RankFileReader& reader_;
+  // The internal reference time (kInternalBase later), plus the correction in force then.
+  std::uint64_t align_corrected(std::uint64_t reference_ns) const noexcept {
+    const std::uint64_t aligned = reference_ns + kInternalBase;
+    return aligned + correction_.at(aligned);
+  }
+
   ClockModel clock_;
   StepFunction correction_;
+  std::uint64_t time_base_ = kInternalBase;
   std::shared_ptr<const StreamTable> streams_;
   mutable std::unique_ptr<FirstBlocks> first_;  // while read ahead, until done()
   mutable Watcher watcher_;

@@ -10,6 +10,9 @@ import unittest
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
+# h5py reads the merged .h5's zstd-compressed chunks through our filter plugin.
+if os.environ.get("ROCPROF_TEST_PLUGIN_DIR"):
+    os.environ["HDF5_PLUGIN_PATH"] = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
 
 
 class MergeReliabilityTest(unittest.TestCase):
@@ -133,6 +136,39 @@ class MergeReliabilityTest(unittest.TestCase):
                 self.assertEqual(self.leftovers(["job", "victim", "out" + extension]), [])
                 os.remove(out)
 
+    def test_clock_offsets_of_hours_either_way_align(self):
+        # Rank 2's clock samples wrong by 3 hours, either way (the issue's command with both
+        # signs): a negative one wrapped around (largest shift 18446733273709544 us, .h5 times
+        # near 2^64, JSON times negative). Both now correct by 3 hours and stay in range.
+        import h5py
+        import json
+        hours = 3 * 3600 * 10**9
+        for skew in (-hours, hours):
+            with self.subTest(skew=skew):
+                job = self.synthetic(f"sk{skew}", 4, 20000, 2, skew)
+                out = os.path.join(self.dir, f"sk{skew}")
+                result = self.merge(job, "-o", out + ".json", "--no-summary")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                shift = float(result.stdout.split("largest shift ")[1].split(" us")[0])
+                self.assertAlmostEqual(shift, hours / 1000, delta=1000)
+                with open(out + ".json") as f:
+                    events = json.load(f)["traceEvents"]
+                times = [e["ts"] for e in events if "ts" in e]
+                self.assertGreaterEqual(min(times), 0)
+                self.assertLess(max(times), 2 * hours / 1000)
+                # Once corrected, the ranks' last compute ranges coincide again.
+                last = {}
+                for e in events:
+                    if e.get("name") == "compute" and e["ph"] == "X":
+                        last[e["pid"]] = e["ts"]
+                self.assertEqual(sorted(last), [0, 1, 2, 3])
+                self.assertLess(max(last.values()) - min(last.values()), 100)
+                self.assertEqual(self.merge(job, "-o", out + ".h5", "-q").returncode, 0)
+                with h5py.File(out + ".h5", "r") as f:
+                    for table in ("mpi_calls", "ranges"):
+                        begins = f[table]["begin_ns"][:]
+                        self.assertLess(int(begins.max()), 2**62, table)
+                        self.assertLess(int(begins.max()) - int(begins.min()), 2 * hours, table)
 
 if __name__ == "__main__":
     unittest.main()
