@@ -1,4 +1,5 @@
 #include "merge/export/chrome_json.hpp"
+#include "merge/events/gpu_names.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -230,8 +231,8 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
       const std::uint64_t track = kQueueTrackBase + row.queue_id % kQueueTrackBase;
       if (queues.insert(track).second)
         json.event(
-            R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"GPU {} queue {}"}}}})J",
-            pid, track, row.device_id, row.queue_id);
+            R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J", pid,
+            track, gpu_track_name(row.domain, row.device_id, row.queue_id));
       const std::string name = op_name.of_activity(row);
       json.event(
           R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",

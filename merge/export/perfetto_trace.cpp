@@ -1,4 +1,5 @@
 #include "merge/export/perfetto_trace.hpp"
+#include "merge/events/gpu_names.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -211,7 +212,7 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
       pb::TrackDescriptor descriptor;
       descriptor.set_uuid(track);
       descriptor.set_parent_uuid(process_uuid(pid));
-      descriptor.set_name(fmt::format("GPU {} queue {}", row.device_id, row.queue_id));
+      descriptor.set_name(gpu_track_name(row.domain, row.device_id, row.queue_id));
       sequence.write_message(kTrackDescriptorField, descriptor);
     }
     if (issued.contains(row.correlation_id)) {

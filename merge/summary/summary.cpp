@@ -1,4 +1,5 @@
 #include "merge/summary/summary.hpp"
+#include "merge/events/gpu_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -203,7 +204,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       }).add(duration, duration);
     else if (row.op == 1)
       cached(state->copies, row.kind, [&]() -> Stat& {
-        return part->copies_[fmt::format("copy (kind {})", row.kind)];
+        return part->copies_[copy_name(row.domain, row.kind)];
       }).add(duration, duration);
   };
   rank.watch(std::move(watcher));

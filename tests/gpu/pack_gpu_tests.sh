@@ -16,7 +16,7 @@ fi
 build=$1
 pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_trace_report)
+binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi tests/cuda_trace_report)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -26,12 +26,17 @@ done
 rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
 cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
-cp "$build/tests/cuda_streams" "$build/tests/cuda_trace_report" "$pack/tests/"
+cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_trace_report" "$pack/tests/"
+# The overhead benchmark, when built (bench/cuda_overhead.py; run with BENCH=1).
+if [ -x "$build/tests/cuda_launch_bench" ] && [ -f "$build/tests/libcupti_minimal.so" ]; then
+  cp "$build/tests/cuda_launch_bench" "$build/tests/libcupti_minimal.so" "$pack/tests/"
+  cp "$here/../bench/cuda_overhead.py" "$pack/"
+fi
 cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/lib/"
 cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 "$pack/lib/"
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
-cp "$here/check_cuda_trace.py" "$pack/"
+cp "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" "$pack/"
 ldd "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$build/tests/cuda_trace_report" \
     "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4" |
   awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r library; do
@@ -55,6 +60,22 @@ status=0
 echo "== gpu.cuda_trace"
 python3 "$pack/check_cuda_trace.py" "$pack/bin/rocprof-mpi" "$pack/tests/cuda_streams" \
   "$pack/tests/cuda_trace_report" "$work/cuda_trace" "${KERNELS:-50}" || status=1
+echo "== gpu.cuda_mpi"
+python3 "$pack/check_cuda_mpi.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
+  "$pack/tests/cuda_halo_mpi" "$pack/tests/cuda_trace_report" "$work/cuda_mpi" \
+  "${ITERATIONS:-20}" || status=1
+if [ -n "${BENCH:-}" ] && [ -f "$pack/cuda_overhead.py" ]; then
+  echo "== bench: CUDA tracing overhead"
+  python3 "$pack/cuda_overhead.py" "$pack/bin/rocprof-mpi" "$pack/tests/cuda_launch_bench" \
+    "$pack/tests/libcupti_minimal.so" "${REPEATS:-5}" || status=1
+fi
+# Rank files and merged traces, for a look on the machine that packed this.
+if [ -n "${OUT:-}" ]; then
+  for test in cuda_trace cuda_mpi; do
+    for file in "$work/$test"/trace/*.h5; do cp "$file" "$OUT/$test-$(basename "$file")"; done
+  done
+  cp "$work"/cuda_mpi/halo.pftrace "$OUT/" 2>/dev/null || true
+fi
 exit $status
 RUN
 chmod +x "$pack/run.sh"

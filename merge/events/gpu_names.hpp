@@ -1,0 +1,30 @@
+// Names of GPU queues and copies on the merged timeline, the same in every output: a CUDA
+// queue is a device's stream, a HIP/HSA queue a device's queue.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+#include "lib/include/rocprof-mpi/cuda_domains.h"
+
+namespace rocprof::merge {
+
+// The track of a GPU queue ("GPU 0 stream 13", "GPU 1 queue 4"); CUDA host waits, which
+// belong to no device, get a track of their own.
+inline std::string gpu_track_name(std::uint8_t domain, std::int32_t device, std::uint64_t queue) {
+  if (domain != ROCPROF_MPI_DOMAIN_CUDA_OPS) return fmt::format("GPU {} queue {}", device, queue);
+  if (device < 0) return "CUDA host waits";
+  return fmt::format("GPU {} stream {}", device, queue & 0xffffffffU);
+}
+
+// A copy's name by its kind: CUDA's CUpti_ActivityMemcpyKind, else the runtime's number.
+inline std::string copy_name(std::uint8_t domain, std::uint32_t kind) {
+  static constexpr const char* kCudaKinds[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                               "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+  if (domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && kind < std::size(kCudaKinds))
+    return fmt::format("memcpy {}", kCudaKinds[kind]);
+  return fmt::format("copy (kind {})", kind);
+}
+
+}  // namespace rocprof::merge

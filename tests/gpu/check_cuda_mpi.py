@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""GPU test of CUDA tracing in an MPI job (needs an NVIDIA GPU and mpirun; exit 77 = skipped).
+
+Runs cuda_halo_mpi on 2 ranks plain and under `rocprof-mpi --mpi-trace --cuda-trace`, checks
+each rank file (kernels, copies and MPI calls counted; every CUDA call made inside an MPI call
+carries that call's external id) and merges the job with rocprof-merge to .pftrace, .otf2 and
+.h5.
+
+usage: check_cuda_mpi.py LAUNCHER MERGE HALO REPORT WORK_DIR [ITERATIONS]"""
+
+import collections
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SKIP = 77
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+
+
+def main():
+    launcher, merge, halo, report, work = sys.argv[1:6]
+    iterations = int(sys.argv[6]) if len(sys.argv) > 6 else 20
+    if shutil.which("nvidia-smi") is None or subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        print("SKIPPED: no NVIDIA GPU on this machine (nvidia-smi -L fails)")
+        return SKIP
+    if shutil.which("mpirun") is None:
+        print("SKIPPED: no mpirun on this machine")
+        return SKIP
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    failures = []
+
+    def check(condition, what):
+        print(("ok   " if condition else "FAIL ") + what)
+        if not condition:
+            failures.append(what)
+
+    started = time.monotonic()
+    plain = subprocess.run(MPIRUN + [halo, str(iterations)], capture_output=True, text=True,
+                           env=env)
+    plain_s = time.monotonic() - started
+    check(plain.returncode == 0, f"plain run exits 0 ({plain.stderr.strip()[-300:]})")
+    out = os.path.join(work, "trace")
+    started = time.monotonic()
+    traced = subprocess.run(MPIRUN + [launcher, "--mpi-trace", "--cuda-trace", "-d", out, "--",
+                                      halo, str(iterations)],
+                            capture_output=True, text=True, env=env)
+    traced_s = time.monotonic() - started
+    check(traced.returncode == 0, f"traced run exits 0 ({traced.stderr.strip()[-300:]})")
+    check(traced.stdout == plain.stdout, "traced output equals the plain output")
+    files = sorted(glob.glob(os.path.join(out, "*.h5")))
+    check([os.path.basename(f) for f in files] == ["0.h5", "1.h5"], f"two rank files ({files})")
+    if failures:
+        return 1
+    inside_total = 0
+    for path in files:
+        lines = subprocess.run([report, path], check=True, capture_output=True,
+                               text=True).stdout.splitlines()
+        api = [line.split() for line in lines if line.startswith("api ")]
+        work_rows = [line.split(maxsplit=8) for line in lines if line.startswith("activity ")]
+        mpi = [line.split() for line in lines if line.startswith("mpi ")]
+        status = [line.split() for line in lines if line.startswith("status ")][0]
+        name = os.path.basename(path)
+        ops = collections.Counter(row[1] for row in work_rows)
+        # A Sendrecv is two rows (its receive has one of its own) with the same times: one
+        # call each. The program's own calls are those not inside another MPI call.
+        calls = list({(m[1], m[3], m[4]): m for m in mpi}.values())
+        top = [m for m in calls if not any(o is not m and int(o[3]) <= int(m[3]) and
+                                           int(m[4]) <= int(o[4]) for o in calls)]
+        functions = collections.Counter(row[1] for row in top)
+        check(ops["KERNEL"] == iterations and all("stencil" in r[8] for r in work_rows
+                                                  if r[1] == "KERNEL"),
+              f"{name}: {iterations} stencil kernels ({ops['KERNEL']})")
+        check(ops["MEMCPY"] >= 2 * iterations, f"{name}: halo copies ({ops['MEMCPY']})")
+        check(functions["MPI_Sendrecv"] == iterations and functions["MPI_Allreduce"] == iterations,
+              f"{name}: {iterations} MPI_Sendrecv and MPI_Allreduce ({dict(functions)})")
+        # CUDA calls made inside an MPI call (the reduction's copies) carry its external id.
+        inside = 0
+        wrong = 0
+        for row in api:
+            begin, end, external = int(row[5]), int(row[6]), int(row[4])
+            around = [m for m in mpi if int(m[3]) <= begin and end <= int(m[4])]
+            if not around:
+                continue
+            innermost = max(around, key=lambda m: int(m[3]))
+            inside += 1
+            wrong += external != int(innermost[2])
+        inside_total += inside
+        check(wrong == 0, f"{name}: {inside} CUDA calls inside MPI calls, {wrong} without "
+                          "that call's external id")
+        check(status[1] == "1" and status[2] == "0", f"{name}: complete, nothing dropped")
+    check(inside_total > 0, f"CUDA calls ran inside MPI calls ({inside_total})")
+    for suffix in ("pftrace", "otf2", "h5"):
+        merged = subprocess.run([merge, out, "-o", os.path.join(work, f"halo.{suffix}")],
+                                capture_output=True, text=True)
+        last = (merged.stderr.strip().splitlines() or [""])[-1]
+        check(merged.returncode == 0, f"merge to .{suffix}: {last}")
+    print(merged.stdout[-1500:])
+    print(f"wall time: plain {plain_s:.3f} s, traced {traced_s:.3f} s "
+          f"(ratio {traced_s / plain_s:.2f}, start-up included)")
+    print("PASSED" if not failures else f"FAILED: {len(failures)} checks")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
