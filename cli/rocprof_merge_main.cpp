@@ -36,6 +36,7 @@
 #include "merge/files/exclusive_file.hpp"
 #include "merge/files/staged_output.hpp"
 #include "merge/input/check_helpers.hpp"
+#include "merge/input/input_health.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/parallel/early_check.hpp"
 #include "merge/parallel/merge_group.hpp"
@@ -254,7 +255,13 @@ int run(int argc, char** argv) {
     try {
       std::rethrow_exception(parse_error);
     } catch (const CLI::ParseError& error) {
-      return group.leader() ? app.exit(error) : (error.get_exit_code() == 0 ? 0 : 2);
+      // --help and --version print as CLI11 does; a usage error is one line of ours, exit 2
+      // (CLI11's own codes, 106 and up, and its unprefixed text, said nothing of that).
+      if (error.get_exit_code() == 0) return group.leader() ? app.exit(error) : 0;
+      if (group.leader())
+        fmt::print(stderr, "rocprof-merge: {} (rocprof-merge --help lists the options)\n",
+                   error.what());
+      return 2;
     }
   }
   // Under `srun -n K` every process runs this; only the first one talks.
@@ -342,6 +349,11 @@ int run(int argc, char** argv) {
       for (const std::string& line : set.skipped()) fmt::print(stderr, "rocprof-merge: {}\n", line);
     if (!quiet && !set.untraced().empty())
       fmt::print(stderr, "rocprof-merge: {}\n", set.untraced());
+    // Incomplete files and dropped records: what the timeline lacks, told even when quiet.
+    const rocprof::merge::InputHealth health = rocprof::merge::InputHealth::of(set);
+    if (group.leader())
+      for (const std::string& line : health.warnings())
+        fmt::print(stderr, "rocprof-merge: warning: {}\n", line);
     // The ranks checked here (before their readers are replaced below): this process spills
     // them. Every rank is checked by exactly one process.
     std::vector<std::size_t> checked_here;
@@ -588,7 +600,10 @@ int run(int argc, char** argv) {
     std::vector<std::string> timing_report;
     if (timings) timing_report = rocprof::cli::timing_lines(group, bar.timings());
     if (!group.leader()) return 0;
-    if (!quiet && !no_summary) summary.print(stdout);
+    if (!quiet && !no_summary) {
+      summary.print(stdout);
+      health.print(stdout);
+    }
     if (!csv_prefix.empty()) {
       std::string error;
       if (!summary.write_csv(csv_prefix, error)) {

@@ -170,5 +170,54 @@ class MergeReliabilityTest(unittest.TestCase):
                         self.assertLess(int(begins.max()), 2**62, table)
                         self.assertLess(int(begins.max()) - int(begins.min()), 2 * hours, table)
 
+    def test_usage_errors_are_one_prefixed_line_and_exit_2(self):
+        # They exited 106/109/114 with CLI11's text, without the prefix the manual promises.
+        job = self.synthetic("job", 2, 200)
+        out = os.path.join(self.dir, "out.json")
+        for args in ([], [job], [job, "-o"], [job, "-o", out, "--no-such-option"],
+                     [job, "-o", out, "--summary-csv"]):
+            with self.subTest(args=args):
+                result = self.merge(*args)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertTrue(lines[0].startswith("rocprof-merge: "), lines[0])
+                self.assertEqual(result.stdout, "")
+        helped = self.merge("--help")
+        self.assertEqual(helped.returncode, 0, helped.stderr)
+        self.assertIn("Usage: rocprof-merge", helped.stdout)
+
+    def test_incomplete_files_and_dropped_records_are_told_and_counted(self):
+        # The merge said nothing of ranks whose file was never finished (complete = 0) or
+        # whose recorder dropped records (records_dropped): one line per cause, and counts in
+        # the summary.
+        import h5py
+        job = self.synthetic("job", 4, 2000)
+        healthy = self.merge(job, "-o", os.path.join(self.dir, "healthy.json"))
+        self.assertEqual(healthy.returncode, 0, healthy.stderr)
+        self.assertNotIn("warning", healthy.stderr)
+        self.assertIn("Input: 4 ranks, 0 incomplete rank files, 0 records dropped", healthy.stdout)
+        with h5py.File(os.path.join(job, "1.h5"), "r+") as f:
+            f.attrs.modify("complete", 0)
+        for rank, dropped in ((2, 100), (3, 23)):
+            with h5py.File(os.path.join(job, f"{rank}.h5"), "r+") as f:
+                f.attrs.modify("records_dropped", dropped)
+        result = self.merge(job, "-o", os.path.join(self.dir, "out.json"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+        self.assertEqual(len(warnings), 2, result.stderr)
+        self.assertTrue(warnings[0].startswith(
+            "rocprof-merge: warning: 1 of 4 rank files incomplete (rank 1: "), warnings[0])
+        self.assertTrue(warnings[1].startswith(
+            "rocprof-merge: warning: 123 records dropped by the recorder (ranks 2,3: "),
+            warnings[1])
+        self.assertIn("Input: 4 ranks, 1 incomplete rank files, 123 records dropped",
+                      result.stdout)
+        # Told even when quiet: the timeline lacks something.
+        quiet = self.merge(job, "-o", os.path.join(self.dir, "out.json"), "-q")
+        self.assertEqual(quiet.returncode, 0, quiet.stderr)
+        self.assertEqual(len(quiet.stderr.splitlines()), 2, quiet.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
