@@ -36,7 +36,8 @@ cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/
 cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 "$pack/lib/"
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
-cp "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" "$pack/"
+cp "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" "$here/check_pytorch.py" \
+  "$here/torch_program.py" "$pack/"
 ldd "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$build/tests/cuda_trace_report" \
     "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4" |
   awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r library; do
@@ -64,6 +65,10 @@ echo "== gpu.cuda_mpi"
 python3 "$pack/check_cuda_mpi.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/tests/cuda_halo_mpi" "$pack/tests/cuda_trace_report" "$work/cuda_mpi" \
   "${ITERATIONS:-20}" || status=1
+echo "== gpu.pytorch"
+python3 "$pack/check_pytorch.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
+  "$pack/torch_program.py" "$work/pytorch"
+case $? in 0 | 77) ;; *) status=1 ;; esac
 if [ -n "${BENCH:-}" ] && [ -f "$pack/cuda_overhead.py" ]; then
   echo "== bench: CUDA tracing overhead"
   python3 "$pack/cuda_overhead.py" "$pack/bin/rocprof-mpi" "$pack/tests/cuda_launch_bench" \
@@ -74,7 +79,7 @@ if [ -n "${OUT:-}" ]; then
   for test in cuda_trace cuda_mpi; do
     for file in "$work/$test"/trace/*.h5; do cp "$file" "$OUT/$test-$(basename "$file")"; done
   done
-  cp "$work"/cuda_mpi/halo.pftrace "$OUT/" 2>/dev/null || true
+  cp "$work"/cuda_mpi/halo.pftrace "$work"/pytorch/torch.pftrace "$OUT/" 2>/dev/null || true
 fi
 exit $status
 RUN
