@@ -187,7 +187,11 @@ void writer_loop(State& state) {
     seen = state.wake_word.load(std::memory_order_acquire);
     const std::uint64_t generation = state.requested.load(std::memory_order_acquire);
     const bool close = state.close_requested.load(std::memory_order_acquire);
-    // Everything recorded before this point reaches the sink...
+    // Everything recorded before this point reaches the sink: CUPTI's buffers first (they
+    // go into the pool from this thread), so that GPU work is as fresh as the rest...
+#ifdef ROCPROF_HAVE_CUDA
+    if (state.config.domains.cuda) flush_cuda_recording();
+#endif
     roctracer_flush_activity_expl(state.pool);
     bool ok = true;
     {
@@ -509,9 +513,6 @@ void finish_recording() noexcept {
   if (!usable_here(state)) return;
   std::call_once(g_finish_once, [state] {
     try {
-#ifdef ROCPROF_HAVE_CUDA
-      if (state->config.domains.cuda) flush_cuda_recording();  // GPU work CUPTI still holds
-#endif
       const std::uint64_t generation = request(*state, /*close=*/true);
       wait_completed(*state, generation, 60'000);
       if (state->completed.load() >= generation && state->writer_thread.joinable())

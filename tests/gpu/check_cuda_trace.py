@@ -110,6 +110,22 @@ def main():
           f"{100 * worst:.2f} %, median kernel {median_event:.1f} us")
     check(within == total and total == streams * kernels, "kernel durations match cudaEvents")
     check(status[1] == "1" and status[2] == "0", f"file complete, nothing dropped ({status})")
+    # Other endings keep every GPU record: SIGTERM (the recorder's handler has the writer
+    # flush CUPTI first) and cudaDeviceReset (CUPTI's buffers are flushed before a context
+    # goes).
+    for ending, code in (("sigterm", -15), ("reset", 0)):
+        ended = os.path.join(work, ending)
+        result = subprocess.run([launcher, "--cuda-trace", "-d", ended, "--", program, "5",
+                                 os.path.join(work, ending + ".txt"), ending],
+                                capture_output=True, text=True)
+        found = glob.glob(os.path.join(ended, "*.h5"))
+        rows = subprocess.run([report, found[0]], capture_output=True, text=True).stdout \
+            if len(found) == 1 else ""
+        kernels_kept = sum(1 for line in rows.splitlines() if line.startswith("activity KERNEL"))
+        complete = "status 1 0" in rows
+        check(result.returncode == code and kernels_kept == streams * 5 + untimed and complete,
+              f"{ending}: exit {result.returncode}, {kernels_kept} of {streams * 5 + untimed} "
+              f"kernels, complete {complete}")
     print(f"wall time: plain {plain_s:.3f} s, traced {traced_s:.3f} s "
           f"(ratio {traced_s / plain_s:.2f}, start-up included)")
     print("PASSED" if not failures else f"FAILED: {len(failures)} checks")

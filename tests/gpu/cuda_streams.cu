@@ -3,11 +3,15 @@
 // stream stays busy while the host queues the rest, so no event waits for a launch), KERNELS
 // kernels (each timed with cudaEvents) and one device-to-host copy. The kernels are small enough that the two
 // streams' kernels run side by side, so an event pair times its kernel alone. Writes each
-// kernel's event time (µs, per stream in launch order) to EVENTS_FILE.
-// Usage: cuda_streams KERNELS EVENTS_FILE
+// kernel's event time (µs, per stream in launch order) to EVENTS_FILE. With a third argument
+// it ends differently once the work is done: `sigterm` raises SIGTERM (the default action
+// ends it), `reset` calls cudaDeviceReset and then returns.
+// Usage: cuda_streams KERNELS EVENTS_FILE [sigterm|reset]
 #include <cuda_runtime.h>
 
+#include <csignal>
 #include <cstdio>
+#include <string>
 #include <cstdlib>
 #include <vector>
 
@@ -35,8 +39,8 @@ bool ok(cudaError_t result, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s KERNELS EVENTS_FILE\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: %s KERNELS EVENTS_FILE [sigterm|reset]\n", argv[0]);
     return 2;
   }
   const int kernels = std::atoi(argv[1]);
@@ -86,5 +90,8 @@ int main(int argc, char** argv) {
   }
   std::printf("cuda_streams: %d kernels, %d copies, %d memsets\n", kStreams * (kernels + 1) + 1,
               2 * kStreams, kStreams);
+  const std::string ending = argc == 4 ? argv[3] : "";
+  if (ending == "sigterm") std::raise(SIGTERM);
+  if (ending == "reset") cudaDeviceReset();
   return 0;
 }
