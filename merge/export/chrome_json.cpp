@@ -1,5 +1,4 @@
 #include "merge/export/chrome_json.hpp"
-#include "merge/events/gpu_names.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/gpu_names.hpp"
 #include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"

@@ -1,5 +1,4 @@
 #include "merge/export/perfetto_trace.hpp"
-#include "merge/events/gpu_names.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/gpu_names.hpp"
 #include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"

@@ -1,5 +1,4 @@
 #include "merge/summary/summary.hpp"
-#include "merge/events/gpu_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
+#include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/parallel/bytes.hpp"
 
@@ -58,19 +58,61 @@ void Summary::Stat::merge(const Stat& other) {
 
 namespace {
 
-void put_stats(ByteWriter& out, const std::map<std::string, Summary::Stat>& stats) {
+using PerRank = std::map<std::string, std::map<std::int32_t, Summary::Stat>>;
+
+void put_per_rank(ByteWriter& out, const PerRank& stats) {
   out.put<std::uint64_t>(stats.size());
-  for (const auto& [name, stat] : stats) {
+  for (const auto& [name, per_rank] : stats) {
     out.put_string(name);
-    out.put(stat);
+    out.put<std::uint64_t>(per_rank.size());
+    for (const auto& [rank, stat] : per_rank) {
+      out.put(rank);
+      out.put(stat);
+    }
   }
 }
 
-void merge_stats(ByteReader& in, std::map<std::string, Summary::Stat>& stats) {
-  const auto count = in.get<std::uint64_t>();
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::string name = in.get_string();
-    stats[name].merge(in.get<Summary::Stat>());
+void get_per_rank(ByteReader& in, PerRank& stats) {
+  const auto names = in.get<std::uint64_t>();
+  for (std::uint64_t n = 0; n < names; ++n) {
+    auto& per_rank = stats[in.get_string()];
+    const auto count = in.get<std::uint64_t>();
+    for (std::uint64_t r = 0; r < count; ++r) {
+      const auto rank = in.get<std::int32_t>();
+      per_rank[rank].merge(in.get<Summary::Stat>());
+    }
+  }
+}
+
+void merge_per_rank(const PerRank& from, PerRank& into) {
+  for (const auto& [name, per_rank] : from)
+    for (const auto& [rank, stat] : per_rank) into[name][rank].merge(stat);
+}
+
+// One line per name, by total time: calls, total, mean per rank, the busiest rank's total and
+// the imbalance (max / mean over `ranks`).
+void print_per_rank(std::FILE* out, const std::vector<const PerRank*>& tables, std::uint64_t ranks,
+                    std::size_t top, int width) {
+  std::vector<std::tuple<double, std::string, const std::map<std::int32_t, Summary::Stat>*>> order;
+  for (const PerRank* table : tables)
+    for (const auto& [name, per_rank] : *table) {
+      double total = 0;
+      for (const auto& [rank, stat] : per_rank) total += stat.total_ns;
+      order.emplace_back(total, name, &per_rank);
+    }
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+  for (std::size_t i = 0; i < order.size() && i < top; ++i) {
+    const auto& [total, name, per_rank] = order[i];
+    std::uint64_t calls = 0;
+    double max_rank = 0;
+    for (const auto& [rank, stat] : *per_rank) {
+      calls += stat.count;
+      max_rank = std::max(max_rank, stat.total_ns);
+    }
+    const double mean = total / static_cast<double>(std::max<std::uint64_t>(ranks, 1));
+    fmt::print(out, "  {:<{}} {:>10} {:>11.3f} {:>10.3f} {:>10.3f} {:>10.2f}\n", name, width, calls,
+               ms(total), ms(mean), ms(max_rank), mean > 0 ? max_rank / mean : 0.0);
   }
 }
 
@@ -79,15 +121,7 @@ void merge_stats(ByteReader& in, std::map<std::string, Summary::Stat>& stats) {
 std::vector<std::byte> Summary::serialize() const {
   ByteWriter out;
   out.put(ranks_);
-  out.put<std::uint64_t>(mpi_.size());
-  for (const auto& [name, per_rank] : mpi_) {
-    out.put_string(name);
-    out.put<std::uint64_t>(per_rank.size());
-    for (const auto& [rank, stat] : per_rank) {
-      out.put(rank);
-      out.put(stat);
-    }
-  }
+  put_per_rank(out, mpi_);
   out.put<std::uint64_t>(regions_.size());
   for (const auto& [key, stat] : regions_) {
     out.put(std::get<0>(key));
@@ -95,8 +129,8 @@ std::vector<std::byte> Summary::serialize() const {
     out.put_string(std::get<2>(key));
     out.put(stat);
   }
-  put_stats(out, kernels_);
-  put_stats(out, copies_);
+  put_per_rank(out, kernels_);
+  put_per_rank(out, copies_);
   return out.take();
 }
 
@@ -105,15 +139,7 @@ void Summary::merge(std::span<const std::byte> bytes) {
   Summary part;
   ByteReader in(bytes);
   part.ranks_ = in.get<std::uint64_t>();
-  const auto functions = in.get<std::uint64_t>();
-  for (std::uint64_t f = 0; f < functions; ++f) {
-    auto& per_rank = part.mpi_[in.get_string()];
-    const auto count = in.get<std::uint64_t>();
-    for (std::uint64_t r = 0; r < count; ++r) {
-      const auto rank = in.get<std::int32_t>();
-      per_rank[rank].merge(in.get<Stat>());
-    }
-  }
+  get_per_rank(in, part.mpi_);
   const auto regions = in.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < regions; ++i) {
     const auto rank = in.get<std::int32_t>();
@@ -121,8 +147,8 @@ void Summary::merge(std::span<const std::byte> bytes) {
     std::string name = in.get_string();
     part.regions_[{rank, thread, std::move(name)}].merge(in.get<Stat>());
   }
-  merge_stats(in, part.kernels_);
-  merge_stats(in, part.copies_);
+  get_per_rank(in, part.kernels_);
+  get_per_rank(in, part.copies_);
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
   merge(part);
 }
@@ -195,16 +221,16 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->regions_[{id, range.thread_id, reader.string(range.name)}];
     }).add(duration, self);
   };
-  watcher.activity = [part, state, &reader](const ActivityRow& row) {
+  watcher.activity = [part, state, &reader, id](const ActivityRow& row) {
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
-        return part
-            ->kernels_[row.kernel_name == 0 ? "(unnamed kernel)" : reader.string(row.kernel_name)];
+        return part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)"
+                                                   : reader.string(row.kernel_name)][id];
       }).add(duration, duration);
     else if (row.op == 1)
       cached(state->copies, row.kind, [&]() -> Stat& {
-        return part->copies_[copy_name(row.domain, row.kind)];
+        return part->copies_[copy_name(row.domain, row.kind)][id];
       }).add(duration, duration);
   };
   rank.watch(std::move(watcher));
@@ -223,8 +249,8 @@ void Summary::merge(const Summary& part) {
     for (const auto& [rank, stat] : per_rank) mine[rank].merge(stat);
   }
   for (const auto& [key, stat] : part.regions_) regions_[key].merge(stat);
-  for (const auto& [name, stat] : part.kernels_) kernels_[name].merge(stat);
-  for (const auto& [name, stat] : part.copies_) copies_[name].merge(stat);
+  merge_per_rank(part.kernels_, kernels_);
+  merge_per_rank(part.copies_, copies_);
 }
 
 void Summary::add(const AlignedRank& rank) {
@@ -246,36 +272,13 @@ void Summary::print(std::FILE* out, std::size_t top) const {
                "MPI: time per function over {} ranks (ms; imbalance = max / mean of the "
                "ranks)\n  {:<24} {:>10} {:>11} {:>10} {:>10} {:>10}\n",
                ranks_, "function", "calls", "total", "mean/rank", "max rank", "imbalance");
-  std::vector<std::pair<double, std::string>> order;
-  for (const auto& [name, per_rank] : mpi_) {
-    double total = 0;
-    for (const auto& [rank, stat] : per_rank) total += stat.total_ns;
-    order.emplace_back(total, name);
-  }
-  std::sort(order.rbegin(), order.rend());
-  for (const auto& [total, name] : order) {
-    const auto& per_rank = mpi_.at(name);
-    std::uint64_t calls = 0;
-    double max_rank = 0;
-    for (const auto& [rank, stat] : per_rank) {
-      calls += stat.count;
-      max_rank = std::max(max_rank, stat.total_ns);
-    }
-    const double mean = total / static_cast<double>(std::max<std::uint64_t>(ranks_, 1));
-    fmt::print(out, "  {:<24} {:>10} {:>11.3f} {:>10.3f} {:>10.3f} {:>10.2f}\n", name, calls,
-               ms(total), ms(mean), ms(max_rank), mean > 0 ? max_rank / mean : 0.0);
-  }
+  print_per_rank(out, {&mpi_}, ranks_, mpi_.size(), 24);
   if (!kernels_.empty() || !copies_.empty()) {
-    fmt::print(out, "GPU: top kernels and copies by total time (ms)\n");
-    std::vector<std::pair<double, std::string>> gpu;
-    for (const auto& [name, stat] : kernels_) gpu.emplace_back(stat.total_ns, name);
-    for (const auto& [name, stat] : copies_) gpu.emplace_back(stat.total_ns, name);
-    std::sort(gpu.rbegin(), gpu.rend());
-    for (std::size_t i = 0; i < gpu.size() && i < top; ++i) {
-      const Stat& stat =
-          kernels_.contains(gpu[i].second) ? kernels_.at(gpu[i].second) : copies_.at(gpu[i].second);
-      fmt::print(out, "  {:<40} {:>8} {:>11.3f}\n", gpu[i].second, stat.count, ms(stat.total_ns));
-    }
+    fmt::print(out,
+               "GPU: top kernels and copies by total time over {} ranks (ms; imbalance = max / "
+               "mean of the ranks)\n  {:<40} {:>10} {:>11} {:>10} {:>10} {:>10}\n",
+               ranks_, "kernel or copy", "calls", "total", "mean/rank", "max rank", "imbalance");
+    print_per_rank(out, {&kernels_, &copies_}, ranks_, top, 40);
   }
   if (!regions_.empty()) {
     fmt::print(out, "Regions and ROC-TX ranges per rank and thread (ms)\n");
@@ -313,11 +316,12 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
                            s.total_ns, s.mean_ns, s.min_ns, s.max_ns, s.stddev_ns(), s.self_ns);
   std::ofstream kernels;
   if (!open(prefix + "_kernels.csv", kernels)) return false;
-  kernels << "kind,name,count,total_ns\n";
-  for (const auto& [name, s] : kernels_)
-    kernels << fmt::format("kernel,\"{}\",{},{:.0f}\n", name, s.count, s.total_ns);
-  for (const auto& [name, s] : copies_)
-    kernels << fmt::format("copy,\"{}\",{},{:.0f}\n", name, s.count, s.total_ns);
+  kernels << "kind,name,rank,count,total_ns,mean_ns,min_ns,max_ns\n";
+  for (const auto& [kind, table] : {std::pair{"kernel", &kernels_}, std::pair{"copy", &copies_}})
+    for (const auto& [name, per_rank] : *table)
+      for (const auto& [rank, s] : per_rank)
+        kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
+                               s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
   return true;
 }
 

@@ -55,12 +55,13 @@ class Summary {
   const std::map<std::string, std::map<std::int32_t, Stat>>& mpi() const { return mpi_; }
   using RegionKey = std::tuple<std::int32_t, std::uint32_t, std::string>;  // rank, thread, name
   const std::map<RegionKey, Stat>& regions() const { return regions_; }
+  const std::map<std::string, std::map<std::int32_t, Stat>>& kernels() const { return kernels_; }
 
  private:
   std::map<std::string, std::map<std::int32_t, Stat>> mpi_;  // function -> rank
   std::map<RegionKey, Stat> regions_;
-  std::map<std::string, Stat> kernels_;
-  std::map<std::string, Stat> copies_;  // by direction / kind
+  std::map<std::string, std::map<std::int32_t, Stat>> kernels_;  // kernel name -> rank
+  std::map<std::string, std::map<std::int32_t, Stat>> copies_;   // direction / kind -> rank
   std::uint64_t ranks_ = 0;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
