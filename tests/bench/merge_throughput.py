@@ -43,7 +43,8 @@ def input_records(job, build):
         if h5py is not None:
             with h5py.File(path, "r") as f:
                 for name, table in f.items():
-                    if isinstance(table, h5py.Dataset) and name != "strings":  # format 2
+                    if isinstance(table, h5py.Dataset) and name not in ("strings",
+                                                                        "command_line"):
                         total += table.shape[0]
                     elif isinstance(table, h5py.Group) and len(table) > 0:  # format 1
                         total += min(d.shape[0] for d in table.values())
@@ -52,8 +53,8 @@ def input_records(job, build):
                               capture_output=True, text=True, check=True).stdout
         for line in dump.splitlines():
             words = line.split()
-            if len(words) == 2 and words[0] not in ("markers_read", "complete",
-                                                    "records_dropped", "rank"):
+            if len(words) == 2 and words[0] not in ("markers_read", "complete", "records_dropped",
+                                                    "rank", "arguments", "last_argument"):
                 total += int(words[1])
     return total
 

@@ -30,15 +30,10 @@ strip "$pack/bin/rocprof-merge" "$pack/tests/synthetic_job" "$pack/tests/rank_fi
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
 cp "$here/merge_throughput.py" "$pack/"
 # Every library the binaries load, but the runtimes and Open MPI (and what only it loads).
-ldd "$build/bin/rocprof-merge" "$build/tests/synthetic_job" "$build/tests/rank_file_dump" |
-  awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r library; do
-  case "$(basename "$library")" in
-    libc.so* | libm.so* | libdl.so* | librt.so* | libpthread.so* | libresolv.so* | \
-      libgcc_s.so* | libstdc++.so* | libmpi.so* | libopen-pal.so* | libopen-rte.so* | \
-      libhwloc.so* | libevent*.so* | libudev.so* | libz.so*) ;;
-    *) cp -L "$library" "$pack/lib/" ;;
-  esac
-done
+# shellcheck source=../tools/carry_libraries.sh
+source "$here/../tools/carry_libraries.sh"
+carry_libraries "$pack/lib" "$build/bin/rocprof-merge" "$build/tests/synthetic_job" \
+  "$build/tests/rank_file_dump"
 cat > "$pack/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # The merge benchmark from this folder (see pack_merge_bench.sh): arguments as merge_throughput.py's

@@ -16,16 +16,15 @@ import subprocess
 import sys
 import time
 
-SKIP = 77
+from gpu_check import SKIP, Checks, no_gpu_reason
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
 
 
 def main():
     launcher, merge, halo, report, work = sys.argv[1:6]
     iterations = int(sys.argv[6]) if len(sys.argv) > 6 else 20
-    if shutil.which("nvidia-smi") is None or subprocess.run(
-            ["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("SKIPPED: no NVIDIA GPU on this machine (nvidia-smi -L fails)")
+    if (reason := no_gpu_reason()) is not None:
+        print(f"SKIPPED: {reason}")
         return SKIP
     if shutil.which("mpirun") is None:
         print("SKIPPED: no mpirun on this machine")
@@ -33,12 +32,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    failures = []
-
-    def check(condition, what):
-        print(("ok   " if condition else "FAIL ") + what)
-        if not condition:
-            failures.append(what)
+    check = Checks()
 
     started = time.monotonic()
     plain = subprocess.run(MPIRUN + [halo, str(iterations)], capture_output=True, text=True,
@@ -55,8 +49,8 @@ def main():
     check(traced.stdout == plain.stdout, "traced output equals the plain output")
     files = sorted(glob.glob(os.path.join(out, "*.h5")))
     check([os.path.basename(f) for f in files] == ["0.h5", "1.h5"], f"two rank files ({files})")
-    if failures:
-        return 1
+    if check.failures:
+        return check.exit_code()
     inside_total = 0
     for path in files:
         lines = subprocess.run([report, path], check=True, capture_output=True,
@@ -103,8 +97,7 @@ def main():
     print(merged.stdout[-1500:])
     print(f"wall time: plain {plain_s:.3f} s, traced {traced_s:.3f} s "
           f"(ratio {traced_s / plain_s:.2f}, start-up included)")
-    print("PASSED" if not failures else f"FAILED: {len(failures)} checks")
-    return 0 if not failures else 1
+    return check.exit_code()
 
 
 if __name__ == "__main__":

@@ -17,24 +17,18 @@ import subprocess
 import sys
 import time
 
-SKIP = 77
+from gpu_check import SKIP, Checks, no_gpu_reason
 
 
 def main():
     launcher, program, report, work = sys.argv[1:5]
     kernels = int(sys.argv[5]) if len(sys.argv) > 5 else 50
-    if shutil.which("nvidia-smi") is None or subprocess.run(
-            ["nvidia-smi", "-L"], capture_output=True).returncode != 0:
-        print("SKIPPED: no NVIDIA GPU on this machine (nvidia-smi -L fails)")
+    if (reason := no_gpu_reason()) is not None:
+        print(f"SKIPPED: {reason}")
         return SKIP
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    failures = []
-
-    def check(condition, what):
-        print(("ok   " if condition else "FAIL ") + what)
-        if not condition:
-            failures.append(what)
+    check = Checks()
 
     started = time.monotonic()
     plain = subprocess.run([program, str(kernels), os.path.join(work, "plain_events.txt")],
@@ -50,8 +44,8 @@ def main():
     check(traced.stdout == plain.stdout, "traced output equals the plain output")
     files = glob.glob(os.path.join(out, "*.h5"))
     check(len(files) == 1, f"one rank file ({files})")
-    if failures:
-        return 1
+    if check.failures:
+        return check.exit_code()
     lines = subprocess.run([report, files[0]], check=True, capture_output=True,
                            text=True).stdout.splitlines()
     api = [line.split() for line in lines if line.startswith("api ")]
@@ -128,8 +122,7 @@ def main():
               f"kernels, complete {complete}")
     print(f"wall time: plain {plain_s:.3f} s, traced {traced_s:.3f} s "
           f"(ratio {traced_s / plain_s:.2f}, start-up included)")
-    print("PASSED" if not failures else f"FAILED: {len(failures)} checks")
-    return 0 if not failures else 1
+    return check.exit_code()
 
 
 if __name__ == "__main__":

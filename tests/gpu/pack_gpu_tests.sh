@@ -36,19 +36,12 @@ cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/
 cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 "$pack/lib/"
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
-cp "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" "$here/check_pytorch.py" \
-  "$here/torch_program.py" "$pack/"
-ldd "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$build/tests/cuda_trace_report" \
-    "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4" |
-  awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r library; do
-  case "$(basename "$library")" in
-    libc.so* | libm.so* | libdl.so* | librt.so* | libpthread.so* | libresolv.so* | \
-      libgcc_s.so* | libstdc++.so* | libmpi.so* | libopen-pal.so* | libopen-rte.so* | \
-      libhwloc.so* | libevent*.so* | libudev.so* | libz.so* | libroctracer64.so* | \
-      libroctx64.so* | librocprof-mpi*.so*) ;;
-    *) cp -L "$library" "$pack/lib/" ;;
-  esac
-done
+cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
+  "$here/check_pytorch.py" "$here/torch_program.py" "$pack/"
+# shellcheck source=../tools/carry_libraries.sh
+source "$here/../tools/carry_libraries.sh"
+carry_libraries "$pack/lib" "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" \
+  "$build/tests/cuda_trace_report" "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4"
 cat > "$pack/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Every GPU test from this folder (see pack_gpu_tests.sh). Exit 0 when all pass.

@@ -3,6 +3,7 @@ process can end, and every output problem. Files are read back with h5py (Debian
 python3-h5py and python3-hdf5plugin), stock h5dump, and the format module's reader
 (rank_file_dump). Run by ctest with the paths of the built programs in the environment."""
 
+import contextlib
 import os
 import re
 import signal
@@ -334,15 +335,23 @@ class RecorderTest(RecorderBase):
         self.assertIn("Permission denied", result.stderr)
         self.assertEqual(os.listdir(self.out), [])
 
-    def test_disk_full_stops_tracing_and_leaves_a_readable_file(self):
+    @contextlib.contextmanager
+    def small_device(self, size):
+        """The output directory on a tmpfs of `size` (skips where mounting is not allowed)."""
         mount = os.path.join(self.tmp.name, "small")
         os.makedirs(mount)
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mount],
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", mount],
                               capture_output=True, text=True)
         if done.returncode != 0:
             self.skipTest("cannot mount a tmpfs here: " + done.stderr)
         try:
             self.out = mount
+            yield mount
+        finally:
+            subprocess.run(["umount", mount], check=True)
+
+    def test_disk_full_stops_tracing_and_leaves_a_readable_file(self):
+        with self.small_device("6m"):
             result = self.run_app("exit", 200000, 9, ROCPROF_MPI_COMPRESSION="none",
                                   ROCPROF_MPI_FLUSH_INTERVAL="50ms")
             self.assertEqual(result.returncode, 9)
@@ -359,18 +368,9 @@ class RecorderTest(RecorderBase):
                 self.assertLess(markers.shape[0], 3 * 200000)
             dump = subprocess.run([DUMP, path], capture_output=True, text=True)
             self.assertEqual(dump.returncode, 0, dump.stderr)
-        finally:
-            subprocess.run(["umount", mount], check=True)
 
     def test_too_little_space_for_the_first_reservation_leaves_no_file(self):
-        mount = os.path.join(self.tmp.name, "tiny")
-        os.makedirs(mount)
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            self.skipTest("cannot mount a tmpfs here: " + done.stderr)
-        try:
-            self.out = mount
+        with self.small_device("2m") as mount:
             result = self.run_app("exit", 100, 4)
             self.assertEqual((result.returncode, result.stdout), (4, "app done\n"))
             lines = result.stderr.splitlines()
@@ -378,8 +378,6 @@ class RecorderTest(RecorderBase):
             self.assertIn("no space left", lines[0])
             self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
             self.assertEqual(os.listdir(mount), [])
-        finally:
-            subprocess.run(["umount", mount], check=True)
 
     def test_exit_without_atexit_gives_the_reserved_space_back(self):
         result = self.run_app("quick-exit", N, 7)

@@ -18,6 +18,18 @@ format::ActivityRow blank_row(std::uint32_t op) noexcept {
   return row;
 }
 
+// The fields every record of GPU work has: its times, its launch and where it ran.
+template <typename Record>
+format::ActivityRow device_row(std::uint32_t op, const Record& record) noexcept {
+  format::ActivityRow row = blank_row(op);
+  row.begin_ns = record.start;
+  row.end_ns = record.end;
+  row.correlation_id = record.correlationId;
+  row.device_id = static_cast<std::int32_t>(record.deviceId);
+  row.queue_id = queue_of(record.deviceId, record.streamId);
+  return row;
+}
+
 }  // namespace
 
 std::uint64_t queue_of(std::uint32_t device, std::uint32_t stream) noexcept {
@@ -30,35 +42,20 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& kernel = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
-      out.row = blank_row(ROCPROF_MPI_CUDA_OP_KERNEL);
-      out.row.begin_ns = kernel.start;
-      out.row.end_ns = kernel.end;
-      out.row.correlation_id = kernel.correlationId;
-      out.row.device_id = static_cast<std::int32_t>(kernel.deviceId);
-      out.row.queue_id = queue_of(kernel.deviceId, kernel.streamId);
+      out.row = device_row(ROCPROF_MPI_CUDA_OP_KERNEL, kernel);
       out.kernel_name = kernel.name;
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& copy = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
-      out.row = blank_row(ROCPROF_MPI_CUDA_OP_MEMCPY);
-      out.row.begin_ns = copy.start;
-      out.row.end_ns = copy.end;
-      out.row.correlation_id = copy.correlationId;
-      out.row.device_id = static_cast<std::int32_t>(copy.deviceId);
-      out.row.queue_id = queue_of(copy.deviceId, copy.streamId);
+      out.row = device_row(ROCPROF_MPI_CUDA_OP_MEMCPY, copy);
       out.row.bytes = copy.bytes;
       out.row.kind = copy.copyKind;
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& set = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
-      out.row = blank_row(ROCPROF_MPI_CUDA_OP_MEMSET);
-      out.row.begin_ns = set.start;
-      out.row.end_ns = set.end;
-      out.row.correlation_id = set.correlationId;
-      out.row.device_id = static_cast<std::int32_t>(set.deviceId);
-      out.row.queue_id = queue_of(set.deviceId, set.streamId);
+      out.row = device_row(ROCPROF_MPI_CUDA_OP_MEMSET, set);
       out.row.bytes = set.bytes;
       return true;
     }
@@ -76,12 +73,7 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
     }
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
       const auto& graph = reinterpret_cast<const CUpti_ActivityGraphTrace2&>(record);
-      out.row = blank_row(ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH);
-      out.row.begin_ns = graph.start;
-      out.row.end_ns = graph.end;
-      out.row.correlation_id = graph.correlationId;
-      out.row.device_id = static_cast<std::int32_t>(graph.deviceId);
-      out.row.queue_id = queue_of(graph.deviceId, graph.streamId);
+      out.row = device_row(ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH, graph);
       out.row.kind = graph.graphId;
       return true;
     }

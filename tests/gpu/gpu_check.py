@@ -1,0 +1,32 @@
+"""What the GPU test scripts share: the skip rule (exit 77 with the reason where no NVIDIA GPU
+is) and the way a check is reported (one line each, a summary at the end)."""
+
+import shutil
+import subprocess
+
+SKIP = 77
+
+
+def no_gpu_reason():
+    """Why these tests cannot run here, or None when an NVIDIA GPU answers."""
+    if shutil.which("nvidia-smi") is None or subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        return "no NVIDIA GPU on this machine (nvidia-smi -L fails)"
+    return None
+
+
+class Checks:
+    """Prints `ok` or `FAIL` and the description for each check; remembers the failures."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, what):
+        print(("ok   " if condition else "FAIL ") + what)
+        if not condition:
+            self.failures.append(what)
+        return condition
+
+    def exit_code(self):
+        print("PASSED" if not self.failures else f"FAILED: {len(self.failures)} checks")
+        return 0 if not self.failures else 1
