@@ -495,6 +495,16 @@ int run(int argc, char** argv) {
             report.messages, report.violations_before, report.violations_after,
             no_correction ? "(correction off)" : "after correction",
             static_cast<double>(report.max_shift_ns) / 1000.0);
+      // What stayed unmatched, and why (streams given up have no flows and no correction).
+      if (const auto unmatched = streams->unmatched(report.given_up);
+          !quiet && unmatched.total() > 0)
+        fmt::print(stderr,
+                   "rocprof-merge: {} messages left unmatched: {} in streams whose sends and "
+                   "receives differ in number (a rank's file missing or cut short?), {} "
+                   "received from an unknown source (MPI_Sendrecv in files before format "
+                   "1.1), {} in streams whose order contradicts itself\n",
+                   unmatched.total(), unmatched.uneven, unmatched.unknown_source,
+                   unmatched.given_up);
       spill.reset();  // matched (the first process read every spill before the broadcast)
     }
     // JSON times are microseconds from the job's first record (viewers want small ones).

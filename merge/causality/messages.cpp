@@ -9,10 +9,13 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -107,6 +110,38 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
   return report;
 }
 
+namespace {
+
+// A rank's endpoints gathered in file order, renumbered so that each stream's sends, and its
+// receives, take their places in the order they were posted (ties: file order), then put in
+// time order, stable (a thread's own endpoints keep their order).
+void renumber_by_posting(std::vector<SpilledEndpoint>& endpoints,
+                         const std::vector<std::uint64_t>& posted) {
+  std::vector<std::size_t> order(endpoints.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // By stream and side, then posting time: each run of one stream and side is renumbered.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto key = [&](std::size_t i) {
+      return std::tuple(endpoints[i].stream, endpoints[i].receive(), posted[i]);
+    };
+    return key(a) < key(b);
+  });
+  std::uint32_t next = 0;
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    SpilledEndpoint& endpoint = endpoints[order[n]];
+    if (n > 0) {
+      const SpilledEndpoint& before = endpoints[order[n - 1]];
+      if (before.stream != endpoint.stream || before.receive() != endpoint.receive()) next = 0;
+    }
+    endpoint.place = next++ << 1 | (endpoint.receive() ? 1U : 0U);
+  }
+  std::stable_sort(
+      endpoints.begin(), endpoints.end(),
+      [](const SpilledEndpoint& a, const SpilledEndpoint& b) { return a.time_ns < b.time_ns; });
+}
+
+}  // namespace
+
 EndpointSpill::EndpointSpill(const std::string& prefix) {
   for (int attempt = 0;; ++attempt) {
     const std::string path = unique_name(prefix);
@@ -179,45 +214,78 @@ void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
   // remembers requests, and moves each endpoint's time to the reference clock (uncorrected:
   // what matching works on). The scanner only passes times on, and most rows (collectives,
   // the requests of a wait) make no endpoint: only the endpoints' times are aligned.
-  EndpointScanner scanner(reader, rank.rank());
   // Only the columns the scanner looks at: the external ids and byte counts stay unread.
   static const ColumnSet kScanned = columns_named(
       table_of<MpiCallRow>(),
       {"begin_ns", "end_ns", "communicator", "request", "thread_id", "function", "peer", "tag"});
-  PrefetchCursor<MpiCallRow> cursor(reader, {}, kPrefetchDepth, kScanned);
-  AlignedRank::Aligner aligner(rank);
-  std::vector<MpiCallRow> rows;
-  std::array<MessageEndpoint, 2> endpoints;
-  // This rank's sends and receives per stream (by the scanner's slot), added to the spill's
-  // counts at the end; and its receives from unknown places.
   std::vector<std::array<std::uint64_t, 2>> counts;
   std::set<InvisibleTarget> invisible;
-  while (cursor.next(rows))
-    for (const MpiCallRow& row : rows) {
-      const std::size_t found = scanner.scan(row, endpoints);
-      for (std::size_t i = 0; i < found; ++i) {
-        const MessageEndpoint& endpoint = endpoints[i];
-        if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
-          invisible.insert({endpoint.stream.communicator, endpoint.stream.destination});
-          continue;
+  // A rank whose threads all call MPI (MPI_THREAD_MULTIPLE) records its calls thread block
+  // by thread block: its file order is not the order of its calls. Its endpoints are then
+  // gathered, numbered in each stream in the order they were posted, and spilled in time
+  // order (the order matching walks a rank in). Found at its second thread: scanned again.
+  std::vector<SpilledEndpoint> gathered;
+  std::vector<std::uint64_t> posted;  // gathered[i]'s posting time, aligned
+  std::optional<EndpointScanner> kept_scanner;
+  auto scan = [&](bool gather) -> bool {
+    kept_scanner.emplace(reader, rank.rank());
+    EndpointScanner& scanner = *kept_scanner;
+    PrefetchCursor<MpiCallRow> cursor(reader, {}, kPrefetchDepth, kScanned);
+    AlignedRank::Aligner aligner(rank);
+    std::vector<MpiCallRow> rows;
+    std::array<MessageEndpoint, 2> endpoints;
+    std::optional<std::uint32_t> thread;  // the one thread that made endpoints so far
+    counts.clear();
+    invisible.clear();
+    while (cursor.next(rows))
+      for (const MpiCallRow& row : rows) {
+        const std::size_t found = scanner.scan(row, endpoints);
+        if (found > 0 && !gather) {
+          if (thread && *thread != row.thread_id) return false;
+          thread = row.thread_id;
         }
-        // The stream's index here, looked up by key once per rank and stream.
-        std::uint32_t& index = scanner.value(endpoint.stream_slot);
-        if (index == EndpointScanner::kUnset) {
-          const std::lock_guard lock(mutex_);
-          const auto [entry, added] = local_.try_emplace(
-              endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
-          if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
-          index = entry->second;
+        for (std::size_t i = 0; i < found; ++i) {
+          const MessageEndpoint& endpoint = endpoints[i];
+          if (endpoint.kind == MessageEndpoint::Kind::kInvisibleReceive) {
+            invisible.insert({endpoint.stream.communicator, endpoint.stream.destination});
+            continue;
+          }
+          // The stream's index here, looked up by key once per rank and stream.
+          std::uint32_t& index = scanner.value(endpoint.stream_slot);
+          if (index == EndpointScanner::kUnset) {
+            const std::lock_guard lock(mutex_);
+            const auto [entry, added] = local_.try_emplace(
+                endpoint.stream, static_cast<std::uint32_t>(summary_.streams.size()));
+            if (added) summary_.streams.push_back({endpoint.stream, 0, 0});
+            index = entry->second;
+          }
+          const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
+          if (endpoint.stream_slot >= counts.size()) counts.resize(endpoint.stream_slot + 1);
+          ++counts[endpoint.stream_slot][receive ? 1 : 0];
+          const SpilledEndpoint spilled{aligner.align_uncorrected(endpoint.local_ns), index,
+                                        endpoint.ordinal << 1 | (receive ? 1U : 0U)};
+          if (gather) {
+            gathered.push_back(spilled);
+            posted.push_back(aligner.align_uncorrected(endpoint.posted_ns));
+            continue;
+          }
+          buffer.push_back(spilled);
+          if (buffer.size() == kSpillBufferRecords) write_buffer();
         }
-        const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
-        if (endpoint.stream_slot >= counts.size()) counts.resize(endpoint.stream_slot + 1);
-        ++counts[endpoint.stream_slot][receive ? 1 : 0];
-        buffer.push_back({aligner.align_uncorrected(endpoint.local_ns), index,
-                          endpoint.ordinal << 1 | (receive ? 1U : 0U)});
-        if (buffer.size() == kSpillBufferRecords) write_buffer();
       }
+    return true;
+  };
+  if (!scan(false)) {
+    buffer.clear();
+    written = 0;
+    scan(true);
+    renumber_by_posting(gathered, posted);
+    for (const SpilledEndpoint& endpoint : gathered) {
+      buffer.push_back(endpoint);
+      if (buffer.size() == kSpillBufferRecords) write_buffer();
     }
+  }
+  EndpointScanner& scanner = *kept_scanner;
   write_buffer();
   reader.release();
   const std::lock_guard lock(mutex_);

@@ -40,6 +40,17 @@ class StreamTable {
   std::size_t size() const noexcept { return streams_.size(); }
   const StreamCount& stream(std::uint32_t index) const { return streams_[index]; }
   std::uint64_t matched_messages() const;
+  // Messages of the streams left unmatched, by why: sends and receives differ in number (a
+  // rank's file missing or cut short), receives of unknown source reached the destination
+  // (MPI_Sendrecv in files before format 1.1), or the streams the matching gave up (their
+  // order contradicts itself).
+  struct Unmatched {
+    std::uint64_t uneven = 0;
+    std::uint64_t unknown_source = 0;
+    std::uint64_t given_up = 0;
+    std::uint64_t total() const noexcept { return uneven + unknown_source + given_up; }
+  };
+  Unmatched unmatched(const std::vector<std::uint32_t>& given_up) const;
 
   // The flow an endpoint starts or ends, from its stream's index and its ordinal (which the
   // sender and the receiver give the same message); nullopt if its stream is not matched.
@@ -59,6 +70,7 @@ class StreamTable {
  private:
   std::vector<StreamCount> streams_;  // sorted by key
   std::vector<std::uint8_t> matched_;
+  std::vector<std::uint8_t> unknown_source_;  // broken by receives of unknown source
   absl::flat_hash_map<StreamKey, std::uint32_t> index_;
 };
 

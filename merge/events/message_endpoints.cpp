@@ -10,10 +10,18 @@ std::optional<EndpointScanner::Taken> EndpointScanner::place_when_posted(const S
 MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
                                                   const Request* request) {
   const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
-  const Taken taken = request != nullptr && request->place && request->posted == stream
-                          ? *request->place
-                          : next_place(receives_, stream);
-  return {MessageEndpoint::Kind::kReceive, stream, row.end_ns, taken.ordinal, taken.slot};
+  const bool placed = request != nullptr && request->place && request->posted == stream;
+  const Taken taken = placed ? *request->place : next_place(receives_, stream);
+  return {MessageEndpoint::Kind::kReceive,           stream, row.end_ns, taken.ordinal, taken.slot,
+          placed ? request->posted_ns : row.begin_ns};
+}
+
+EndpointScanner::Requests::iterator EndpointScanner::find_request(const format::MpiCallRow& row) {
+  const auto found = requests_.find({row.thread_id, row.request});
+  if (found != requests_.end()) return found;
+  // Completed on another thread than the one that made it: the thread that made it last.
+  const auto maker = makers_.find(row.request);
+  return maker == makers_.end() ? requests_.end() : requests_.find({maker->second, row.request});
 }
 
 std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
@@ -25,7 +33,7 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   auto send = [&] {
     const StreamKey stream{row.communicator, rank_, row.peer, row.tag};
     const Taken taken = next_place(sends_, stream);
-    out[count++] = {Kind::kSend, stream, row.begin_ns, taken.ordinal, taken.slot};
+    out[count++] = {Kind::kSend, stream, row.begin_ns, taken.ordinal, taken.slot, row.begin_ns};
   };
   if (kind == kSendrecv && row.request == format::kCallPartRequest) {
     // The receive half of MPI_Sendrecv (format 1.1), recorded before the call's own row: an
@@ -51,24 +59,40 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   }
   const StreamKey posted{row.communicator, row.peer, rank_, row.tag};
   if ((kind == kImmediateSend || kind == kPersistentSend) && row.request != 0)
-    requests_[row.request] = Request{};
+    requests_[{row.thread_id, row.request}] = Request{};
+  if ((kind == kImmediateSend || kind == kPersistentSend || kind == kImmediateReceive ||
+       kind == kPersistentReceive) &&
+      row.request != 0)
+    makers_[row.request] = row.thread_id;
   if (kind == kImmediateReceive && row.request != 0)
-    requests_[row.request] = {true, place_when_posted(posted), posted};
+    requests_[{row.thread_id, row.request}] = {true, place_when_posted(posted), posted,
+                                               row.begin_ns};
   if (kind == kPersistentReceive && row.request != 0)
-    requests_[row.request] = {true, std::nullopt, posted};  // placed at each start
+    requests_[{row.thread_id, row.request}] = {true, std::nullopt, posted,
+                                               row.begin_ns};  // placed at each start
   if (kind == kStart && row.request != 0) {
-    const auto found = requests_.find(row.request);
+    const auto found = find_request(row);
     if (found != requests_.end() && !found->second.receive && row.peer >= 0)
       send();  // a persistent send sends each time it is started
-    if (found != requests_.end() && found->second.receive)
+    if (found != requests_.end() && found->second.receive) {
       found->second.place = place_when_posted(found->second.posted);
+      found->second.posted_ns = row.begin_ns;
+    }
   }
   if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
-  if (kind == kCompletion && row.request != 0 && row.peer >= 0) {
-    const auto found = requests_.find(row.request);
+  if (kind == kCompletion && row.request != 0) {
+    const auto found = find_request(row);
     if (found != requests_.end() && found->second.receive) {
-      out[count++] = receive_endpoint(row, &found->second);
-      found->second.place.reset();  // taken; a persistent one gets another at its next start
+      Request& request = found->second;
+      if (request.place) {
+        // Posted with its source and tag: only that stream's message can complete it, even
+        // where the completion's row lacks the source (a status not recorded).
+        out[count++] = {MessageEndpoint::Kind::kReceive, request.posted,      row.end_ns,
+                        request.place->ordinal,          request.place->slot, request.posted_ns};
+      } else if (row.peer >= 0) {
+        out[count++] = receive_endpoint(row, &request);
+      }
+      request.place.reset();  // taken; a persistent one gets another at its next start
     }
   }
   return count;

@@ -55,6 +55,9 @@ struct MessageEndpoint {
   // The scanner's number for the stream (its sends and its receives of a stream count apart):
   // the caller's value for it is EndpointScanner::value(stream_slot), no key looked up.
   std::uint32_t stream_slot = kNoStreamSlot;
+  // When the endpoint took its place in the stream: a send's call began, or the receive was
+  // posted. Threads of one rank sharing a stream post in this order, not the file's.
+  std::uint64_t posted_ns = 0;
 };
 
 // Feed it a rank's rows in file order; it remembers which requests are receives and the place
@@ -86,6 +89,7 @@ class EndpointScanner {
     // completes (what it matched is only known then).
     std::optional<Taken> place;
     StreamKey posted{};
+    std::uint64_t posted_ns = 0;  // when the receive was posted (or last started)
   };
   struct Place {
     std::uint32_t next = 0;  // the stream's next ordinal
@@ -104,7 +108,12 @@ class EndpointScanner {
 
   MpiFunctions functions_;
   std::int32_t rank_;
-  absl::flat_hash_map<std::uint64_t, Request> requests_;            // by handle
+  // By thread and handle: threads of one rank (MPI_THREAD_MULTIPLE) reuse each other's
+  // freed handles, and a rank's file holds each thread's calls in blocks, not in time order.
+  using Requests = absl::flat_hash_map<std::pair<std::uint32_t, std::uint64_t>, Request>;
+  Requests::iterator find_request(const format::MpiCallRow& row);
+  Requests requests_;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> makers_;        // handle -> its last maker
   absl::flat_hash_map<StreamKey, std::uint32_t> sends_, receives_;  // -> places_
   std::vector<Place> places_;
   // MPI_Sendrecv receive halves read, by thread, until the call's own row.
