@@ -10,12 +10,14 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -49,19 +51,19 @@ void read_everything(const format::RankFileReader& reader) {
     (void)reader.string(static_cast<format::StringId>(id));
 }
 
-// Whether a sanitizer report's first stack (the crash's) starts in HDF5, past the
-// sanitizer's own interceptors (memcpy and the like).
+// Whether a sanitizer report's first stack (the crash's) reaches HDF5 before any code of
+// ours: frames of the C library and the sanitizer's interceptors (memcpy, strdup: no source
+// line) are passed over.
 bool blames_hdf5(const std::string& report) {
   std::istringstream lines(report);
   std::string line;
   while (std::getline(lines, line)) {
     const std::size_t at = line.find_first_not_of(' ');
     if (at == std::string::npos || line[at] != '#') continue;
-    if (line.find("__interceptor_") != std::string::npos ||
-        line.find(" in __asan") != std::string::npos ||
-        line.find(" in __sanitizer") != std::string::npos)
-      continue;
-    return line.find("libhdf5") != std::string::npos;
+    if (line.find("libhdf5") != std::string::npos) return true;
+    if (line.find("rocprof") != std::string::npos || line.find(".cpp:") != std::string::npos ||
+        line.find(".hpp:") != std::string::npos)
+      return false;
   }
   return false;  // no stack: an undefined-behaviour report, of our code
 }
