@@ -455,18 +455,10 @@ int run(int argc, char** argv) {
       }
       // Outputs are on the reference clock, unless a corrected time would still fall before
       // its zero (a wrong clock sample that no message corrected): every time is then moved
-      // later by the same amount, the earliest record at 0.
+      // later by the same amount, the earliest rank's start at 0. Every process knows every
+      // rank's start and correction: all find the same.
       std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
-      for (std::size_t i = first_rank; i < last_rank; ++i) {
-        try {
-          earliest = std::min(earliest, ranks[i].first_internal_ns());
-        } catch (const std::exception&) {
-          // A damaged chunk: told when the rank is written (the others wait here for this one).
-        }
-      }
-      if (group.size() > 1)
-        for (const std::uint64_t other : group.all_gather(earliest))
-          earliest = std::min(earliest, other);
+      for (const auto& rank : ranks) earliest = std::min(earliest, rank.start_internal_ns());
       constexpr std::uint64_t kBase = rocprof::merge::AlignedRank::kInternalBase;
       const bool rebased = earliest < kBase;
       if (rebased) {

@@ -95,9 +95,13 @@ class AlignedRank {
   // What outputs subtract from the internal times (the same for every rank of a job).
   void set_time_base(std::uint64_t base) noexcept { time_base_ = base; }
   std::uint64_t time_base() const noexcept { return time_base_; }
-  // Earliest corrected internal time of any record (as first_time_ns), UINT64_MAX if none:
-  // what the job's time base is chosen from.
+  // Earliest corrected internal time of any record (as first_time_ns), UINT64_MAX if none.
   std::uint64_t first_internal_ns() const;
+  // The corrected internal time of the rank's start (no record is earlier, and aligning
+  // keeps order): what the job's time base is chosen from, without reading a row.
+  std::uint64_t start_internal_ns() const noexcept {
+    return align_corrected(clock_.to_reference(reader_.metadata().start_clock_ns));
+  }
 
   // The job's message streams (set by the merge after matching): exporters number each
   // rank's messages by stream to draw one flow per matched message.
