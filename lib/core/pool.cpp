@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include <unistd.h>
 
@@ -19,14 +20,49 @@ constexpr std::uint32_t kSparesTarget = 6;
 constexpr std::uint32_t kWakeWhenSparesAtMost = 3;
 // The pool thread also wakes by itself this often, to deliver aged chunks.
 constexpr auto kIdleWake = std::chrono::milliseconds(10);
-// Memory a pool may hold in chunks before producers start dropping; ROCPROF_POOL_MAX_BYTES
-// overrides it (read when the pool opens).
-constexpr std::size_t kDefaultChunkMemoryLimit = std::size_t{64} << 20;
+// Memory a pool may hold in chunks before producers start dropping, unless
+// ROCPROF_POOL_MAX_BYTES says otherwise (read when the pool opens): an eighth of the memory
+// this process may use (the node's, or its cgroup's when lower), shared by the ranks on the
+// node, within these bounds. Records wait in memory rather than being dropped while the
+// writer catches up; the budget only stops a runaway producer.
+constexpr std::size_t kLeastChunkMemory = std::size_t{64} << 20;
+constexpr std::size_t kMostChunkMemory = std::size_t{64} << 30;
+constexpr std::size_t kMemoryShare = 8;
+
+std::size_t usable_memory() {
+  std::size_t memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                       static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  // A job's memory limit (Slurm puts each job in a cgroup): cgroup v2, then v1.
+  for (const char* path : {"/sys/fs/cgroup/memory.max",
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream file(path);
+    unsigned long long limit = 0;
+    if (file >> limit && limit > 0 && limit < memory) memory = limit;
+  }
+  return memory;
+}
+
+std::size_t ranks_on_node() {
+  // Open MPI, MPICH, Slurm: the first that says.
+  for (const char* name :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    const char* text = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read-only
+    if (text == nullptr) continue;
+    const long value = std::strtol(text, nullptr, 10);
+    if (value > 0) return static_cast<std::size_t>(value);
+  }
+  return 1;
+}
+
+std::size_t default_chunk_memory() {
+  return std::clamp(usable_memory() / kMemoryShare / ranks_on_node(), kLeastChunkMemory,
+                    kMostChunkMemory);
+}
 
 std::size_t chunk_memory_limit() {
-  std::size_t bytes = kDefaultChunkMemoryLimit;
+  std::size_t bytes = 0;
   std::string ignored;
-  return Pool::memory_limit_setting(bytes, ignored) ? bytes : kDefaultChunkMemoryLimit;
+  return Pool::memory_limit_setting(bytes, ignored) ? bytes : default_chunk_memory();
 }
 
 void default_allocator(char** ptr, std::size_t size, void* /*arg*/) {
@@ -68,7 +104,7 @@ bool Pool::memory_limit_setting(std::size_t& bytes, std::string& error) {
   // Read when a pool opens, not on a hot path; nothing in the library calls setenv.
   const char* text = std::getenv("ROCPROF_POOL_MAX_BYTES");  // NOLINT(concurrency-mt-unsafe)
   if (text == nullptr) {
-    bytes = kDefaultChunkMemoryLimit;
+    bytes = default_chunk_memory();
     return true;
   }
   char* end = nullptr;

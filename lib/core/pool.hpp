@@ -137,8 +137,9 @@ class Pool {
   static constexpr std::size_t kMaxMessageBytes = 1024;
   static constexpr std::size_t kMinBufferSize = 4096;
   static constexpr std::size_t kMaxBufferSize = std::size_t{1} << 30;
-  // ROCPROF_POOL_MAX_BYTES as a byte count (unset: the default); false when it is set to
-  // something else than a positive number of bytes (optionally K, M or G), with `error`.
+  // ROCPROF_POOL_MAX_BYTES as a byte count (unset: the default budget, from the memory the
+  // process may use and the ranks on its node); false when it is set to something else than
+  // a positive number of bytes (optionally K, M or G), with `error`.
   static bool memory_limit_setting(std::size_t& bytes, std::string& error);
 
  private:

@@ -4,6 +4,8 @@
 #
 #   bash tests/gpu/pack_gpu_tests.sh BUILD_DIR PACK_DIR
 #   PACK_DIR/run.sh                      # on the GPU machine: every GPU test, then a summary
+#   BENCH=1 PACK_DIR/run.sh              # ... and the CUDA tracing-overhead benchmark
+#   LOAD=1 PACK_DIR/run.sh               # ... and the recorder-under-load benchmark
 #
 # Carried: the launcher, the recorder and its libroctracer64, the CUDA test programs, the
 # report tool, the HDF5 filter plugin and every library these load except the C/C++ runtimes,
@@ -16,7 +18,8 @@ fi
 build=$1
 pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi tests/cuda_trace_report)
+binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
+  tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -27,13 +30,17 @@ rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
 cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
 cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_trace_report" "$pack/tests/"
+# The recorder-under-load benchmark (bench/recorder_load.py; run with LOAD=1).
+cp "$build/tests/roctx_burst" "$build/tests/rank_file_dump" "$pack/tests/"
+cp "$here/../bench/recorder_load.py" "$pack/"
 # The overhead benchmark, when built (bench/cuda_overhead.py; run with BENCH=1).
 if [ -x "$build/tests/cuda_launch_bench" ] && [ -f "$build/tests/libcupti_minimal.so" ]; then
   cp "$build/tests/cuda_launch_bench" "$build/tests/libcupti_minimal.so" "$pack/tests/"
   cp "$here/../bench/cuda_overhead.py" "$pack/"
 fi
 cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/lib/"
-cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 "$pack/lib/"
+cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 \
+  "$build"/lib/librocprofiler-register.so.0 "$pack/lib/"
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
 cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
@@ -41,7 +48,8 @@ cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
 # shellcheck source=../tools/carry_libraries.sh
 source "$here/../tools/carry_libraries.sh"
 carry_libraries "$pack/lib" "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" \
-  "$build/tests/cuda_trace_report" "$build/lib/librocprof-mpi.so" "$build/lib/libroctracer64.so.4"
+  "$build/tests/cuda_trace_report" "$build/tests/rank_file_dump" "$build/lib/librocprof-mpi.so" \
+  "$build/lib/libroctracer64.so.4"
 cat > "$pack/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Every GPU test from this folder (see pack_gpu_tests.sh). Exit 0 when all pass.
@@ -62,6 +70,11 @@ echo "== gpu.pytorch"
 python3 "$pack/check_pytorch.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/torch_program.py" "$work/pytorch"
 case $? in 0 | 77) ;; *) status=1 ;; esac
+if [ -n "${LOAD:-}" ]; then
+  echo "== bench: the recorder under load"
+  python3 "$pack/recorder_load.py" "$pack/bin/rocprof-mpi" "$pack/tests/roctx_burst" \
+    "$pack/tests/rank_file_dump" --repeats "${REPEATS:-3}" ${LOAD_ARGS:-} || status=1
+fi
 if [ -n "${BENCH:-}" ] && [ -f "$pack/cuda_overhead.py" ]; then
   echo "== bench: CUDA tracing overhead"
   python3 "$pack/cuda_overhead.py" "$pack/bin/rocprof-mpi" "$pack/tests/cuda_launch_bench" \

@@ -11,7 +11,7 @@ carry_libraries() {
       libc.so* | libm.so* | libdl.so* | librt.so* | libpthread.so* | libresolv.so* | \
         libgcc_s.so* | libstdc++.so* | libmpi.so* | libopen-pal.so* | libopen-rte.so* | \
         libhwloc.so* | libevent*.so* | libudev.so* | libz.so* | libroctracer64.so* | \
-        libroctx64.so* | librocprof-mpi*.so*) ;;
+        libroctx64.so* | librocprof-mpi*.so* | librocprofiler-register.so*) ;;
       *) cp -L "$library" "$dest/" ;;
     esac
   done
