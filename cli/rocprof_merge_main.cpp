@@ -421,6 +421,14 @@ int run(int argc, char** argv) {
                          spills.back().invisible.end());
       }
       auto streams = std::make_shared<rocprof::merge::StreamTable>(counts, std::move(invisible));
+      // Ranks whose calls came from several threads: their flows are numbered as matched.
+      std::vector<std::int32_t> threaded;
+      for (const auto& spilled : spills)
+        for (const auto& section : spilled.sections)
+          if (section.threaded != 0) threaded.push_back(section.rank);
+      for (auto& rank : ranks)
+        rank.set_threaded(std::find(threaded.begin(), threaded.end(), rank.rank()) !=
+                          threaded.end());
       rocprof::merge::CausalityReport report;
       std::vector<std::byte> outcome;
       // Every process times this phase: the others wait for the first one's matching.

@@ -290,6 +290,7 @@ void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
   reader.release();
   const std::lock_guard lock(mutex_);
   summary_.sections[place].count = written;
+  summary_.sections[place].threaded = gathered.empty() ? 0 : 1;
   for (std::uint32_t slot = 0; slot < counts.size(); ++slot) {
     if (counts[slot][0] == 0 && counts[slot][1] == 0) continue;
     StreamCount& stream = summary_.streams[scanner.value(slot)];

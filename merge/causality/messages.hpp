@@ -42,7 +42,9 @@ struct SpilledEndpoint {
 // Where a rank's endpoints are in its spill file (in file order).
 struct SpillSection {
   std::int32_t rank;
-  std::uint32_t padding = 0;
+  // 1: the rank's calls came from several threads, and its endpoints are numbered in each
+  // stream in the order they were posted, not in file order (exporters number its flows so).
+  std::uint32_t threaded = 0;
   std::uint64_t first;
   std::uint64_t count;
 };

@@ -107,6 +107,10 @@ class AlignedRank {
   // rank's messages by stream to draw one flow per matched message.
   void set_streams(std::shared_ptr<const StreamTable> streams) { streams_ = std::move(streams); }
   const StreamTable* streams() const noexcept { return streams_.get(); }
+  // Set by the merge for a rank whose calls came from several threads (its spill said so):
+  // its messages are numbered in each stream in the order they were posted.
+  void set_threaded(bool threaded) noexcept { threaded_ = threaded; }
+  bool threaded() const noexcept { return threaded_; }
   const StepFunction& correction() const noexcept { return correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned. The rank's file
@@ -169,6 +173,7 @@ class AlignedRank {
   ClockModel clock_;
   StepFunction correction_;
   std::uint64_t time_base_ = kInternalBase;
+  bool threaded_ = false;
   std::shared_ptr<const StreamTable> streams_;
   mutable std::unique_ptr<FirstBlocks> first_;  // while read ahead, until done()
   mutable Watcher watcher_;

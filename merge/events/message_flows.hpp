@@ -8,6 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "lib/format/records.hpp"
 #include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
@@ -25,7 +27,9 @@ struct MessageFlow {
 class MessageFlowCursor {
  public:
   explicit MessageFlowCursor(const AlignedRank& rank)
-      : scanner_(rank.reader(), rank.rank()), streams_(rank.streams()) {}
+      : scanner_(rank.reader(), rank.rank()), streams_(rank.streams()) {
+    if (streams_ != nullptr && rank.threaded()) renumbered_ = posting_order(rank);
+  }
 
   // Call once per row, in file order. Returns the flows to draw on this row if it is drawn;
   // clear the vector after drawing them.
@@ -46,7 +50,12 @@ class MessageFlowCursor {
       if (index == EndpointScanner::kUnset)
         index = streams_->find(endpoint.stream).value_or(kNotInTable);
       if (index == kNotInTable) continue;
-      if (const auto flow = streams_->flow(index, endpoint.ordinal))
+      std::uint32_t ordinal = endpoint.ordinal;
+      if (!renumbered_.empty()) {
+        const auto found = renumbered_.find(place_key(endpoint));
+        if (found != renumbered_.end()) ordinal = found->second;
+      }
+      if (const auto flow = streams_->flow(index, ordinal))
         pending.push_back({*flow, endpoint.kind == MessageEndpoint::Kind::kSend});
     }
     return pending;
@@ -54,6 +63,15 @@ class MessageFlowCursor {
 
  private:
   static constexpr std::uint32_t kNotInTable = EndpointScanner::kUnset - 1;
+  static std::uint64_t place_key(const MessageEndpoint& endpoint) {
+    const bool receive = endpoint.kind == MessageEndpoint::Kind::kReceive;
+    return std::uint64_t{endpoint.stream_slot} << 33 | std::uint64_t{receive} << 32 |
+           endpoint.ordinal;
+  }
+  // A threaded rank's places in file order -> in posting order, as the message spill numbers
+  // them (EndpointSpill::fill): a pass of its own over the rank's MPI calls.
+  static absl::flat_hash_map<std::uint64_t, std::uint32_t> posting_order(const AlignedRank& rank);
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> renumbered_;
   EndpointScanner scanner_;
   const StreamTable* streams_;  // null before matching: no flows
   std::array<MessageEndpoint, 2> endpoints_{};
