@@ -33,8 +33,8 @@ std::size_t usable_memory() {
   std::size_t memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
                        static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   // A job's memory limit (Slurm puts each job in a cgroup): cgroup v2, then v1.
-  for (const char* path : {"/sys/fs/cgroup/memory.max",
-                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     std::ifstream file(path);
     unsigned long long limit = 0;
     if (file >> limit && limit > 0 && limit < memory) memory = limit;

@@ -55,9 +55,8 @@ __attribute__((constructor)) void start() {
   cuptiSubscribe(&subscriber, on_callback, nullptr);
   cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
-  for (CUpti_ActivityKind kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
+  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
     cuptiActivityEnable(kind);
   std::atexit(finish);
 }

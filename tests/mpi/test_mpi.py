@@ -24,7 +24,11 @@ SOURCE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(SOURCE))
 h5py.h5pl.prepend(PLUGIN_DIR.encode())
 
-MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root"]
+# mpirun sends SIGKILL 1 s after the SIGTERM that takes ranks down (odls_base_sigkill_timeout):
+# on a loaded 2-core machine the recorder's writer, which runs at a lower priority, may not get
+# the CPU within that second to close its file. Slurm waits KillWait (30 s by default).
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--mca", "odls_base_sigkill_timeout",
+          "10"]
 SETUP_CALLS = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Finalize",
                "rocprof_mpi_clock_sync"}
 

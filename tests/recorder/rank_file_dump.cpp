@@ -25,9 +25,8 @@ int main(int argc, char** argv) {
         "markers_read %zu\ncomplete %d\nrecords_dropped %llu\nrank %d\narguments %zu\n"
         "last_argument %s\n",
         markers, reader.status().complete ? 1 : 0,
-        static_cast<unsigned long long>(reader.status().records_dropped),
-        reader.metadata().rank, arguments.size(),
-        arguments.empty() ? "" : arguments.back().c_str());
+        static_cast<unsigned long long>(reader.status().records_dropped), reader.metadata().rank,
+        arguments.size(), arguments.empty() ? "" : arguments.back().c_str());
   } catch (const FormatError& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
