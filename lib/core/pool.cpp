@@ -127,6 +127,7 @@ bool Pool::memory_limit_setting(std::size_t& bytes, std::string& error) {
 
 Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid)
     : properties_(properties), index_(index), uid_(uid), owner_pid_(getpid()) {
+  from_arena_ = properties_.alloc_fun == nullptr;
   if (properties_.alloc_fun == nullptr) properties_.alloc_fun = default_allocator;
   chunk_limit_ = std::max<std::size_t>(16, chunk_memory_limit() / properties_.buffer_size);
 }
@@ -219,7 +220,9 @@ Chunk* Pool::allocate_chunk() {
   }
   auto* chunk = new (std::nothrow) Chunk();
   char* data = nullptr;
-  if (chunk != nullptr)
+  if (chunk != nullptr && from_arena_)
+    data = arena_.take(properties_.buffer_size);
+  else if (chunk != nullptr)
     properties_.alloc_fun(&data, properties_.buffer_size, properties_.alloc_arg);
   if (data == nullptr) {
     delete chunk;
@@ -233,7 +236,8 @@ Chunk* Pool::allocate_chunk() {
 }
 
 void Pool::free_chunk(Chunk* chunk) const {
-  properties_.alloc_fun(&chunk->data, 0, properties_.alloc_arg);
+  // Arena memory goes with the arena, when the pool does.
+  if (!from_arena_) properties_.alloc_fun(&chunk->data, 0, properties_.alloc_arg);
   delete chunk;
 }
 

@@ -12,6 +12,7 @@
 
 #include <roctracer/roctracer.h>
 
+#include "lib/core/chunk_arena.hpp"
 #include "lib/core/thread_state.hpp"
 
 namespace rocprof::core {
@@ -167,6 +168,10 @@ class Pool {
 
   mutable std::mutex slots_mutex_;  // guards slots_ (registration is the cold path)
   std::vector<ProducerSlot*> slots_;
+
+  // Chunk memory: from the arena unless the client gave its own allocator.
+  ChunkArena arena_;
+  bool from_arena_ = false;
 
   // Pool-thread state.
   std::vector<Chunk*> free_chunks_;

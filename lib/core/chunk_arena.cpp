@@ -1,0 +1,48 @@
+#include "lib/core/chunk_arena.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace rocprof::core {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kMappingBytes = std::size_t{64} << 20;
+
+}  // namespace
+
+ChunkArena::~ChunkArena() {
+  for (const auto& [address, bytes] : mappings_) munmap(address, bytes);
+}
+
+char* ChunkArena::take(std::size_t bytes) noexcept {
+  constexpr std::size_t kAlignment = 64;  // the records' stride: every chunk starts aligned
+  bytes = (bytes + kAlignment - 1) & ~(kAlignment - 1);
+  const std::lock_guard lock(mutex_);
+  if (next_ == nullptr || static_cast<std::size_t>(end_ - next_) < bytes) {
+    // One huge page more than needed, so that the usable part starts on a huge page.
+    const std::size_t wanted = std::max(kMappingBytes, bytes) + kHugePage;
+    void* mapped = mmap(nullptr, wanted, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    try {
+      mappings_.emplace_back(mapped, wanted);
+    } catch (...) {
+      munmap(mapped, wanted);
+      return nullptr;
+    }
+    const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+    const std::uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+    next_ = reinterpret_cast<char*>(aligned);
+    end_ = static_cast<char*>(mapped) + wanted;
+    // Advice only: without transparent huge pages the memory works the same, in small pages.
+    madvise(next_, static_cast<std::size_t>(end_ - next_), MADV_HUGEPAGE);
+  }
+  char* chunk = next_;
+  next_ += bytes;
+  return chunk;
+}
+
+}  // namespace rocprof::core
