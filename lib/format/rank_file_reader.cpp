@@ -27,6 +27,7 @@ constexpr long kReadWholeBytes = 4L << 20;
 // and row size must stay small enough to allocate.
 constexpr hsize_t kMostChunkRows = hsize_t{1} << 20;
 constexpr std::size_t kMostRowBytes = 4096;
+constexpr std::uint64_t kMostUnwrittenChunks = 4;
 
 Handle reader_access() {
   // Without flock: the writer takes none, and a file may be read while its rank still runs.
@@ -462,16 +463,27 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
   if (chunk != map.chunk_rows)
     fail(fmt::format("{} has chunks of {} rows, not {}", stored_name(table, name), chunk,
                      map.chunk_rows));
-  column.chunks.resize((rows + chunk - 1) / chunk);
-  for (std::size_t i = 0; i < column.chunks.size(); ++i) {
+  // Grown chunk by chunk, not sized from the row count: a damaged one may claim billions.
+  const std::uint64_t chunks = (rows + chunk - 1) / chunk;
+  column.chunks.clear();
+  std::uint64_t unwritten = 0;
+  for (std::uint64_t i = 0; i < chunks; ++i) {
     const hsize_t offset = i * chunk;
     haddr_t address = HADDR_UNDEF;
     hsize_t size = 0;
     unsigned mask = 0;
     if (H5Dget_chunk_info_by_coord(dataset, &offset, &mask, &address, &size) < 0)
       fail(fmt::format("cannot locate rows {}.. of {}", offset, stored_name(table, name)));
-    ChunkLocation& location = column.chunks[i];
-    if (address == HADDR_UNDEF || size == 0) continue;  // never written
+    ChunkLocation& location = column.chunks.emplace_back();
+    if (address == HADDR_UNDEF || size == 0) {  // never written
+      // The writer writes chunk after chunk: a killed one leaves the last few unwritten.
+      if (++unwritten > kMostUnwrittenChunks)
+        fail(
+            fmt::format("{} claims {} rows, but its chunks from row {} on were never written "
+                        "(damaged?)",
+                        stored_name(table, name), rows, offset));
+      continue;
+    }
     const std::uint64_t at = base_address_ + address;
     if (at < address || at > file_size_ || size > file_size_ - at)
       fail(fmt::format("rows {}.. of {} lie past the end of the file (truncated or damaged)",

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -103,6 +104,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   char dir[] = "/tmp/rank_file_fuzz.XXXXXX";
   if (::mkdtemp(dir) == nullptr) std::abort();
   g_dir = dir;
+  // Removed when the run ends (libFuzzer exits through exit()); helpers leave by _Exit.
+  std::atexit([] { std::filesystem::remove_all(g_dir); });
   // The helpers' sanitizer reports, to files read after each input (not to the log).
   const char* options = std::getenv("ASAN_OPTIONS");
   const std::string asan = (options != nullptr ? std::string(options) + ":" : std::string()) +
