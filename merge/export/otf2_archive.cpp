@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
@@ -378,8 +379,11 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
           defs.region(op_name(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns);
     });
+    std::map<std::uint64_t, std::string> queue_names;
     rank->for_each_activity([&](const ActivityRow& row) {
       const std::string region = op_name.of_activity(row);
+      if (!queue_names.contains(row.queue_id))
+        queue_names.emplace(row.queue_id, gpu_track_name(row.domain, row.device_id, row.queue_id));
       add(1, row.queue_id, defs.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
           row.begin_ns, row.end_ns);
     });
@@ -400,7 +404,7 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
           key.first == 0 ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
       location.name = key.first == 0
                           ? fmt::format("rank {} thread {}", rank->rank(), key.second)
-                          : fmt::format("rank {} GPU queue {}", rank->rank(), key.second);
+                          : fmt::format("rank {} {}", rank->rank(), queue_names[key.second]);
       OTF2_EvtWriter* writer = event_writer(location.id);
       std::uint64_t mpi_records = 0;
       for (const Event& event : events) {

@@ -38,11 +38,12 @@ def main():
     plain = subprocess.run(MPIRUN + [halo, str(iterations)], capture_output=True, text=True,
                            env=env)
     plain_s = time.monotonic() - started
-    check(plain.returncode == 0, f"plain run exits 0 ({plain.stderr.strip()[-300:]})")
+    check(plain.returncode == 0, f"plain run exits 0 ({plain.returncode})")
     out = os.path.join(work, "trace")
     started = time.monotonic()
+    events = os.path.join(work, "events")
     traced = subprocess.run(MPIRUN + [launcher, "--mpi-trace", "--cuda-trace", "-d", out, "--",
-                                      halo, str(iterations)],
+                                      halo, str(iterations), events],
                             capture_output=True, text=True, env=env)
     traced_s = time.monotonic() - started
     check(traced.returncode == 0, f"traced run exits 0 ({traced.stderr.strip()[-300:]})")
@@ -51,8 +52,10 @@ def main():
     check([os.path.basename(f) for f in files] == ["0.h5", "1.h5"], f"two rank files ({files})")
     if check.failures:
         return check.exit_code()
+    gpus = len(subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                              text=True).stdout.splitlines())
     inside_total = 0
-    for path in files:
+    for rank, path in enumerate(files):
         lines = subprocess.run([report, path], check=True, capture_output=True,
                                text=True).stdout.splitlines()
         api = [line.split() for line in lines if line.startswith("api ")]
@@ -67,10 +70,24 @@ def main():
         top = [m for m in calls if not any(o is not m and int(o[3]) <= int(m[3]) and
                                            int(m[4]) <= int(o[4]) for o in calls)]
         functions = collections.Counter(row[1] for row in top)
-        check(ops["KERNEL"] == iterations and all("stencil" in r[8] for r in work_rows
-                                                  if r[1] == "KERNEL"),
-              f"{name}: {iterations} stencil kernels ({ops['KERNEL']})")
+        stencils = [r for r in work_rows if r[1] == "KERNEL" and "stencil" in r[8]]
+        check(ops["KERNEL"] == 2 * iterations and len(stencils) == iterations,
+              f"{name}: {iterations} stencil and {iterations} gate kernels ({ops['KERNEL']})")
         check(ops["MEMCPY"] >= 2 * iterations, f"{name}: halo copies ({ops['MEMCPY']})")
+        kernels = sorted(stencils, key=lambda r: int(r[5]))
+        devices = {int(r[3]) for r in kernels}
+        queues = {r[2] for r in kernels}
+        check(devices == {rank % gpus}, f"{name}: kernels on GPU {rank % gpus} ({devices}), "
+                                        f"queues {sorted(queues)}")
+        with open(f"{events}.{rank}") as timings:
+            timed = [float(line) for line in timings]
+        durations = [(int(r[6]) - int(r[5])) / 1000.0 for r in kernels]
+        deviations = [abs(d - e) / e for d, e in zip(durations, timed)]
+        within = sum(abs(d - e) <= max(0.05 * e, 2.0) for d, e in zip(durations, timed))
+        check(within == len(timed) == iterations,
+              f"{name}: kernel durations vs cudaEvent: {within}/{len(timed)} within 5 % or 2 us, "
+              f"worst {100 * max(deviations):.2f} %, median kernel "
+              f"{sorted(timed)[len(timed) // 2]:.1f} us")
         check(functions["MPI_Sendrecv"] == iterations and functions["MPI_Allreduce"] == iterations,
               f"{name}: {iterations} MPI_Sendrecv and MPI_Allreduce ({dict(functions)})")
         # CUDA calls made inside an MPI call (the reduction's copies) carry its external id.
@@ -95,6 +112,11 @@ def main():
         last = (merged.stderr.strip().splitlines() or [""])[-1]
         check(merged.returncode == 0, f"merge to .{suffix}: {last}")
     print(merged.stdout[-1500:])
+    loops = [float(line.split()[2]) for run in (plain, traced)
+             for line in run.stderr.splitlines() if line.startswith("halo loop:")]
+    if len(loops) == 2:
+        print(f"halo loop (rank 0, MPI_Wtime): plain {loops[0]:.4f} s, traced {loops[1]:.4f} s, "
+              f"ratio {loops[1] / loops[0]:.3f}")
     print(f"wall time: plain {plain_s:.3f} s, traced {traced_s:.3f} s "
           f"(ratio {traced_s / plain_s:.2f}, start-up included)")
     return check.exit_code()
