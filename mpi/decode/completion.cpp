@@ -1,25 +1,43 @@
 #include "mpi/decode/completion.hpp"
 
+#include <unordered_map>
+
 namespace rocprof::mpi::completion {
 
+namespace {
+
+// What the requests were before the call that completes them: once it returns, MPI may give
+// their handles to requests other threads start.
+thread_local std::vector<MPI_Request> tl_handles;
+thread_local std::vector<std::optional<RequestInfo>> tl_infos;
+thread_local std::unordered_map<MPI_Request, std::size_t> tl_seen;
+
+}  // namespace
+
 std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexcept {
-  thread_local std::vector<MPI_Request> handles;
   if (count >= 0) {
     try {
-      handles.assign(requests, requests == nullptr ? requests : requests + count);
+      tl_handles.assign(requests, requests == nullptr ? requests : requests + count);
+      tl_infos.resize(tl_handles.size());
+      // A handle given twice names the thread's next request of that handle the second time.
+      tl_seen.clear();
+      for (std::size_t i = 0; i < tl_handles.size(); ++i)
+        tl_infos[i] = find_request(tl_handles[i], tl_seen[tl_handles[i]]++);
     } catch (...) {
-      handles.clear();
+      tl_handles.clear();
+      tl_infos.clear();
     }
   }
-  return handles;
+  return tl_handles;
 }
 
-void describe(rocprof_mpi_mpi_call_t& row, MPI_Request request, const MPI_Status* status) noexcept {
-  if (request == MPI_REQUEST_NULL) return;
+void describe(rocprof_mpi_mpi_call_t& row, std::size_t index, const MPI_Status* status) noexcept {
+  if (index >= tl_handles.size() || tl_handles[index] == MPI_REQUEST_NULL) return;
+  const MPI_Request request = tl_handles[index];
   row.request = reinterpret_cast<std::uintptr_t>(request);
-  const auto found = find_request(request);
+  const std::optional<RequestInfo>& found = tl_infos[index];
   if (!found) return;  // started before tracing, or by a call this layer does not decode
-  if (!found->persistent) take_request(request);
+  if (!found->persistent) forget_request(request, found->sequence);
   row.communicator = found->communicator;
   if (found->kind == RequestInfo::Kind::kReceive && status != nullptr) {
     row.peer = world_rank(found->comm, status->MPI_SOURCE);
@@ -32,17 +50,17 @@ void describe(rocprof_mpi_mpi_call_t& row, MPI_Request request, const MPI_Status
   }
 }
 
-void emit_each(const CallRecord& call, const std::vector<MPI_Request>& handles, const int* indices,
-               int count, const MPI_Status* statuses) noexcept {
+void emit_each(const CallRecord& call, const int* indices, int count,
+               const MPI_Status* statuses) noexcept {
   for (int k = 0; k < count; ++k) {
     const int index = indices == nullptr ? k : indices[k];
-    if (index < 0 || static_cast<std::size_t>(index) >= handles.size()) continue;
-    MPI_Request handle = handles[static_cast<std::size_t>(index)];
-    if (handle == MPI_REQUEST_NULL) continue;
+    if (index < 0 || static_cast<std::size_t>(index) >= tl_handles.size()) continue;
+    if (tl_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) continue;
     rocprof_mpi_mpi_call_t row = call.row;
     row.peer = -1;
     row.tag = -1;
-    describe(row, handle, statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[k]);
+    describe(row, static_cast<std::size_t>(index),
+             statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[k]);
     call.emit(row);
   }
 }

@@ -15,15 +15,18 @@
 namespace rocprof::mpi {
 namespace completion {
 
-// The handles before the call (completion sets them to MPI_REQUEST_NULL). Per thread.
+// Before the call: the handles (completion sets them to MPI_REQUEST_NULL) and what each
+// request was, per thread. After the call MPI may give a completed request's handle to a
+// request another thread starts, so nothing is looked up by handle then.
 std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexcept;
 
-// Fills `row` with what completing `request` (handle before the call) meant.
-void describe(rocprof_mpi_mpi_call_t& row, MPI_Request request, const MPI_Status* status) noexcept;
+// Fills `row` with what completing the snapshot's request `index` meant (and forgets it,
+// unless persistent).
+void describe(rocprof_mpi_mpi_call_t& row, std::size_t index, const MPI_Status* status) noexcept;
 
-// One row per completed request: indices[k] into `handles`, status k.
-void emit_each(const CallRecord& call, const std::vector<MPI_Request>& handles, const int* indices,
-               int count, const MPI_Status* statuses) noexcept;
+// One row per completed request: indices[k] into the snapshot (or k), status k.
+void emit_each(const CallRecord& call, const int* indices, int count,
+               const MPI_Status* statuses) noexcept;
 
 // A request was started (MPI_Start*): what it will move.
 void describe_start(rocprof_mpi_mpi_call_t& row, MPI_Request request) noexcept;
@@ -32,25 +35,25 @@ void describe_start(rocprof_mpi_mpi_call_t& row, MPI_Request request) noexcept;
 
 template <>
 struct Decoder<Fn::MPI_Wait> {
-  static void before(CallRecord& call, MPI_Request* request, MPI_Status*& status) noexcept {
-    call.handle = request != nullptr ? *request : MPI_REQUEST_NULL;
+  static void before(CallRecord&, MPI_Request* request, MPI_Status*& status) noexcept {
+    completion::snapshot(request, request != nullptr ? 1 : 0);
     if (status == MPI_STATUS_IGNORE) status = scratch_status();
   }
   static void after(CallRecord& call, int result, MPI_Request*, MPI_Status* status) noexcept {
-    if (result == MPI_SUCCESS) completion::describe(call.row, call.handle, status);
+    if (result == MPI_SUCCESS) completion::describe(call.row, 0, status);
   }
 };
 
 template <>
 struct Decoder<Fn::MPI_Test> {
-  static void before(CallRecord& call, MPI_Request* request, int*, MPI_Status*& status) noexcept {
-    call.handle = request != nullptr ? *request : MPI_REQUEST_NULL;
+  static void before(CallRecord&, MPI_Request* request, int*, MPI_Status*& status) noexcept {
+    completion::snapshot(request, request != nullptr ? 1 : 0);
     if (status == MPI_STATUS_IGNORE) status = scratch_status();
   }
   static void after(CallRecord& call, int result, MPI_Request*, int* flag,
                     MPI_Status* status) noexcept {
     if (result == MPI_SUCCESS && flag != nullptr && *flag != 0)
-      completion::describe(call.row, call.handle, status);
+      completion::describe(call.row, 0, status);
   }
 };
 
@@ -65,8 +68,7 @@ struct Decoder<Fn::MPI_Waitall> {
   }
   static void after(CallRecord& call, int result, int count, MPI_Request*,
                     MPI_Status* statuses) noexcept {
-    if (result == MPI_SUCCESS)
-      completion::emit_each(call, completion::snapshot(nullptr, -1), nullptr, count, statuses);
+    if (result == MPI_SUCCESS) completion::emit_each(call, nullptr, count, statuses);
   }
 };
 
@@ -82,7 +84,7 @@ struct Decoder<Fn::MPI_Testall> {
   static void after(CallRecord& call, int result, int count, MPI_Request*, int* flag,
                     MPI_Status* statuses) noexcept {
     if (result == MPI_SUCCESS && flag != nullptr && *flag != 0)
-      completion::emit_each(call, completion::snapshot(nullptr, -1), nullptr, count, statuses);
+      completion::emit_each(call, nullptr, count, statuses);
   }
 };
 
@@ -98,7 +100,7 @@ struct Decoder<Fn::MPI_Waitany> {
     if (result != MPI_SUCCESS || index == nullptr || *index == MPI_UNDEFINED || *index < 0 ||
         *index >= count)
       return;
-    completion::describe(call.row, completion::snapshot(nullptr, -1)[*index], status);
+    completion::describe(call.row, static_cast<std::size_t>(*index), status);
   }
 };
 
@@ -114,7 +116,7 @@ struct Decoder<Fn::MPI_Testany> {
     if (result != MPI_SUCCESS || flag == nullptr || *flag == 0 || index == nullptr ||
         *index == MPI_UNDEFINED || *index < 0 || *index >= count)
       return;
-    completion::describe(call.row, completion::snapshot(nullptr, -1)[*index], status);
+    completion::describe(call.row, static_cast<std::size_t>(*index), status);
   }
 };
 
@@ -131,8 +133,7 @@ struct Decoder<Fn::MPI_Testany> {
     static void after(CallRecord& call, int result, int, MPI_Request*, int* outcount,         \
                       int* indices, MPI_Status* statuses) noexcept {                          \
       if (result != MPI_SUCCESS || outcount == nullptr || *outcount == MPI_UNDEFINED) return; \
-      completion::emit_each(call, completion::snapshot(nullptr, -1), indices, *outcount,      \
-                            statuses);                                                        \
+      completion::emit_each(call, indices, *outcount, statuses);                              \
     }                                                                                         \
   };
 ROCPROF_DECODE_SOME(MPI_Waitsome)

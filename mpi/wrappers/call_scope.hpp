@@ -18,7 +18,6 @@ namespace rocprof::mpi {
 struct CallRecord {
   Fn fn{};
   rocprof_mpi_mpi_call_t row{};
-  MPI_Request handle = MPI_REQUEST_NULL;  // a decoder's note between before and after
 
   // Records one more row for this call (same function, times and external id): used for
   // each request a single MPI_Waitall, _Waitsome, _Testall, _Startall... completes.

@@ -192,6 +192,27 @@ void threads() {
   second.join();
 }
 
+void threaded_requests() {
+  // Four threads per rank, each with its own tag, post a receive and a send to the same
+  // thread of the partner rank and wait for both, many times: request handles are freed and
+  // handed out again across threads all the time.
+  const int partner = rank ^ 1;
+  auto exchange = [partner](int thread) {
+    for (int i = 0; i < 2000; ++i) {
+      int out = i;
+      int in = -1;
+      MPI_Request requests[2];
+      MPI_Irecv(&in, 1, MPI_INT, partner, 200 + thread, MPI_COMM_WORLD, &requests[0]);
+      MPI_Isend(&out, 1, MPI_INT, partner, 200 + thread, MPI_COMM_WORLD, &requests[1]);
+      MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    }
+  };
+  std::vector<std::thread> others;
+  for (int thread = 1; thread < 4; ++thread) others.emplace_back(exchange, thread);
+  exchange(0);
+  for (auto& other : others) other.join();
+}
+
 // MPI_User_function's signature: len cannot be made a pointer to const.
 // NOLINTNEXTLINE(readability-non-const-parameter)
 void mark_inside(void* in, void* inout, int* len, MPI_Datatype* /*datatype*/) {
@@ -218,7 +239,7 @@ int main(int argc, char** argv) {
   // What daemons and some HPC codes do first: close every inherited descriptor.
   if (scenario == "closeall")
     for (int fd = 3; fd < 1024; ++fd) close(fd);
-  if (scenario == "threads") {
+  if (scenario == "threads" || scenario == "threaded-requests") {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
     MPI_Init(&argc, &argv);
@@ -239,6 +260,12 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     threads();
+  } else if (scenario == "threaded-requests") {
+    if (provided < MPI_THREAD_MULTIPLE) {
+      std::fprintf(stderr, "MPI_THREAD_MULTIPLE not provided\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    threaded_requests();
   } else if (scenario == "external") {
     external_ids();
   } else if (scenario == "abort") {

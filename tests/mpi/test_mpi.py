@@ -264,6 +264,22 @@ class MpiTest(MpiRunner):
                              [("MPI_Sendrecv", rank ^ 1, 100, 4, 4), ("MPI_Sendrecv", rank ^ 1, 101, 4, 4)])
             self.assertEqual(len({r["thread_id"] for r in exchanges}), 2)
 
+    def test_completions_describe_their_own_requests_when_threads_reuse_handles(self):
+        # MPI hands a completed request's handle to the next request any thread starts: a
+        # completion must describe the request it completed, not a newer one of that handle.
+        self.run_ok("threaded-requests")
+        for rank in range(4):
+            rows = calls(self.rank_file(rank))
+            done = [r for r in rows if r["function"] == "MPI_Waitall" and r["request"] != 0]
+            self.assertEqual(len(done), 4 * 2000 * 2)
+            tags = {}
+            for r in done:
+                tags.setdefault(r["thread_id"], set()).add(r["tag"])
+            self.assertEqual({r["peer"] for r in done}, {rank ^ 1})
+            # Each thread has one tag of its own: 200 .. 203.
+            self.assertEqual(sorted(min(t) for t in tags.values()), [200, 201, 202, 203])
+            self.assertTrue(all(len(t) == 1 for t in tags.values()), tags)
+
     def test_records_made_inside_an_mpi_call_carry_its_external_id(self):
         self.run_ok("external")
         for rank in range(4):
