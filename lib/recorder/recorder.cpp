@@ -104,7 +104,8 @@ int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
 std::atomic<roctracer_pool_t*> g_recording_pool{nullptr};
 std::once_flag g_finish_once;
-std::atomic<bool> g_forked{false};  // this process started another (fork)
+std::atomic<bool> g_forked{false};        // this process started another (fork)
+std::atomic<bool> g_exec_pending{false};  // the process is about to exec another program
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t tl_thread_id = 0;
 
@@ -236,6 +237,7 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
 // singleton run) inherit its environment, preload included. The variable names the nearest
 // traced ancestor, so that such a descendant knows it is not the rank's own process.
 constexpr const char* kRecorderPidVariable = "ROCPROF_MPI_RECORDER_PID";
+constexpr std::string_view kExecKeptSuffix = ":exec";
 
 std::uint32_t mark_descendants() {
   std::uint32_t parent = 0;
@@ -243,10 +245,14 @@ std::uint32_t mark_descendants() {
     const std::string_view digits = text;
     std::uint32_t value = 0;
     const auto [end, code] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    // The same pid: this program was exec'd without a fork, it is the same process.
-    if (code == std::errc{} && end == digits.data() + digits.size() &&
-        value != static_cast<std::uint32_t>(getpid()))
-      parent = value;
+    const bool parsed = code == std::errc{};
+    const std::string_view rest(end, static_cast<std::size_t>(digits.data() + digits.size() - end));
+    const auto self = static_cast<std::uint32_t>(getpid());
+    // Another pid: a descendant. The same pid: this program was exec'd without a fork and is
+    // the same process; with kExecKeptSuffix the image before it kept a file with events of
+    // its own, and this one records as its continuation (a file of its own, parent itself).
+    if (parsed && rest.empty() && value != self) parent = value;
+    if (parsed && rest == kExecKeptSuffix && value == self) parent = self;
   }
   // From the library's constructor, before the program's threads exist.
   setenv(kRecorderPidVariable, std::to_string(getpid()).c_str(), 1);  // NOLINT
@@ -519,14 +525,15 @@ void finish_recording() noexcept {
         state->writer_thread.join();
       else if (state->writer_thread.joinable())
         state->writer_thread.detach();
-      if ((state->parent_pid != 0 || g_forked.load()) && state->closed.load() &&
-          recorded_nothing(*state->writer)) {
+      if ((state->parent_pid != 0 || g_forked.load() || g_exec_pending.load()) &&
+          state->closed.load() && recorded_nothing(*state->writer)) {
         std::error_code ignored;
         std::filesystem::remove(state->path, ignored);
         return;
       }
+      // The announcement is the last image's to make.
       if (state->config.announce && state->identity.rank <= 0 && state->parent_pid == 0 &&
-          !state->failed.load()) {
+          !state->failed.load() && !g_exec_pending.load()) {
         const std::string directory = std::filesystem::path(state->path).parent_path().string();
         message(
             fmt::format("trace files are in {}; merge them with: rocprof-merge {} -o "
@@ -545,6 +552,21 @@ void finish_recording() noexcept {
       // Never let the recorder change how the process exits.
     }
   });
+}
+
+std::string prepare_exec() noexcept {
+  State* state = g_state;
+  if (!usable_here(state)) return {};
+  try {
+    // exec skips atexit: close the file now. An image that recorded nothing (a wrapper
+    // script's shell) leaves no file, and the next one records as the process's own.
+    g_exec_pending.store(true);
+    finish_recording();
+    const bool kept = std::filesystem::exists(state->path);
+    return fmt::format("{}={}{}", kRecorderPidVariable, getpid(), kept ? kExecKeptSuffix : "");
+  } catch (...) {
+    return {};
+  }
 }
 
 void flush_from_signal(bool close) noexcept {

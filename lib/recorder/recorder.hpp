@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <roctracer/roctracer.h>
 
@@ -22,6 +23,11 @@ void start_recording() noexcept;
 
 // Writes everything recorded so far and closes the file (atexit; idempotent).
 void finish_recording() noexcept;
+
+// Before the process execs another program (which skips atexit): writes and closes the file,
+// removing it if it recorded nothing. Returns the environment entry ("NAME=VALUE") the next
+// image must see to record as this process, or "" when not recording here.
+std::string prepare_exec() noexcept;
 
 // From a signal handler (async-signal-safe): asks the writer thread to write everything
 // recorded so far (and close the file when `close`), waiting at most the configured time.

@@ -164,6 +164,37 @@ class ExitPathTest(RecorderBase):
         self.assertEqual(merged.returncode, 0, merged.stderr)
         self.assertNotIn("left out", merged.stderr)
 
+    def test_a_wrapper_that_execs_the_program_leaves_it_the_rank(self):
+        # `exec ./app` in a wrapper script: the same process, another program, no atexit.
+        result = self.run_app("exec-wrap", 10, ROCPROF_MPI_ANNOUNCE="1",
+                              OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_SIZE="1")
+        self.assertEqual((result.returncode, result.stdout), (0, "app done\n"))
+        self.assertEqual(result.stderr.count("trace files are in"), 1, result.stderr)
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+        self.assertEqual(os.listdir(self.out), ["0.h5"])
+        self.assert_everything(os.path.join(self.out, "0.h5"), 10, complete=True)
+        with h5py.File(os.path.join(self.out, "0.h5"), "r") as f:
+            self.assertEqual(int(f.attrs["parent_pid"]), 0)
+
+    def test_a_program_that_records_then_execs_keeps_both_images(self):
+        result = self.run_app("exec-after", 10, OMPI_COMM_WORLD_RANK="0",
+                              OMPI_COMM_WORLD_SIZE="1")
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "app done\n", ""))
+        self.assertEqual(sorted(os.listdir(self.out)), ["0.1.h5", "0.h5"])
+        first, second = (os.path.join(self.out, name) for name in ("0.h5", "0.1.h5"))
+        self.assert_everything(first, 10, complete=True)
+        with h5py.File(first, "r") as f, h5py.File(second, "r") as g:
+            self.assertEqual(int(f.attrs["parent_pid"]), 0)
+            # The continuation names its own process as the one it came from.
+            self.assertEqual(int(g.attrs["parent_pid"]), int(f.attrs["pid"]))
+            self.assertEqual(int(g.attrs["pid"]), int(f.attrs["pid"]))
+            self.assertEqual(g["markers"]["op"].shape[0], 3 * 10)
+        merge = os.path.join(os.path.dirname(LAUNCHER), "rocprof-merge")
+        merged = subprocess.run([merge, self.out, "-o", os.path.join(self.tmp.name, "t.json")],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        self.assertIn("left out " + second, merged.stderr)
+
     def test_forked_child_never_touches_the_parents_file(self):
         result = self.run_app("fork", N, 0, ROCPROF_MPI_FLUSH_INTERVAL="20ms")
         self.assertEqual(result.returncode, 0)
@@ -476,7 +507,8 @@ class RecorderTest(RecorderBase):
             "rocprof_mpi_record_communicator", "rocprof_mpi_record_mpi_call_static_name",
             "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks",
             "rocprofiler_set_api_table", "sigaction", "signal", "close", "close_range",
-            "closefrom", "_exit", "_Exit"})
+            "closefrom", "_exit", "_Exit", "execve", "execv", "execvpe", "execvp", "fexecve",
+            "execl", "execlp", "execle"})
 
     # ---- stock tools and bad files ----
 

@@ -15,6 +15,9 @@
 //                     exec), waiting for each
 //   wrap              record nothing, run `traced_app exit ITERATIONS 0` and wait (a wrapper
 //                     script's shell)
+//   exec-wrap         record nothing, then become `traced_app exit ITERATIONS 0` (execv, no
+//                     fork: a wrapper script's `exec ./app`)
+//   exec-after        record, then become `traced_app exit ITERATIONS 0` (execv)
 //   close-loop, close-range, closefrom, close-raw
 //                     close every descriptor above 2 (close() up to 1024, close_range(),
 //                     closefrom(), or the raw system call), then write ITERATIONS lines to
@@ -144,6 +147,13 @@ int main(int argc, char** argv) {
     if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
       flush();
     _exit(arg);
+  }
+  if (mode == "exec-wrap" || mode == "exec-after") {
+    if (mode == "exec-after") record(iterations);
+    const std::string count = std::to_string(iterations);
+    const char* next[] = {argv[0], "exit", count.c_str(), "0", nullptr};
+    execv(argv[0], const_cast<char* const*>(next));
+    return 127;
   }
   if (mode == "spawn" || mode == "wrap") {
     if (mode == "spawn") record(iterations);
