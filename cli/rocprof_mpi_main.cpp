@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
     std::fputs(outcome.message.c_str(), outcome.exit_code == 0 ? stdout : stderr);
     return outcome.exit_code;
   }
-  // An NVIDIA driver on this node: HIP and system tracing include CUDA (the library is
-  // only opened here, in the launcher, whose image exec replaces).
-  options.nvidia_driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr;
+  // An NVIDIA driver on this node: HIP and system tracing include CUDA. Looked for only when
+  // that matters, here in the launcher, whose image exec replaces.
+  options.nvidia_driver = rocprof::cli::cuda_on_nvidia(options) &&
+                          dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr;
   const std::string libraries = library_directory();
   const auto environment = rocprof::cli::tracing_environment(options, libraries);
   if (options.print_config) {

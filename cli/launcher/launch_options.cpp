@@ -161,15 +161,27 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
   return outcome;
 }
 
+namespace {
+
+bool traces_everything(const LaunchOptions& o) {
+  const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
+                      o.marker_trace || o.mpi_trace || o.sys_trace || o.cuda_trace);
+  return o.sys_trace || none;
+}
+
+}  // namespace
+
+bool cuda_on_nvidia(const LaunchOptions& o) {
+  return !o.cuda_trace &&
+         (traces_everything(o) || o.hip_trace || o.kernel_trace || o.memory_copy_trace);
+}
+
 std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
                                                        const std::string& library_dir) {
   std::map<std::string, std::string> env;
-  const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
-                      o.marker_trace || o.mpi_trace || o.sys_trace || o.cuda_trace);
-  const bool all = o.sys_trace || none;
+  const bool all = traces_everything(o);
   // On NVIDIA GPUs the HIP-side options mean the CUDA runtime, driver and GPU activity.
-  const bool cuda = o.cuda_trace || (o.nvidia_driver &&
-                                     (all || o.hip_trace || o.kernel_trace || o.memory_copy_trace));
+  const bool cuda = o.cuda_trace || (o.nvidia_driver && cuda_on_nvidia(o));
   std::vector<std::string> domains;
   if (all) {
     domains = {"all"};

@@ -43,6 +43,10 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& options)
 // The environment the application gets on top of the launcher's: LD_PRELOAD of the recorder
 // (and of the MPI layer with --mpi-trace), ROCPROF_MPI_* settings. `library_dir` holds our
 // libraries.
+// Whether the options ask for what CUDA tracing is on an NVIDIA node (HIP, kernels, copies,
+// everything) without naming --cuda-trace: only then does the node's driver matter.
+bool cuda_on_nvidia(const LaunchOptions& options);
+
 std::map<std::string, std::string> tracing_environment(const LaunchOptions& options,
                                                        const std::string& library_dir);
 

@@ -62,7 +62,7 @@ roctracer_status_t open_pool(const roctracer_properties_t* properties, roctracer
   roctracer_properties_t adjusted = *properties;
   // Tiny buffers would hold less than a record plus a message; round them up.
   adjusted.buffer_size = std::max(adjusted.buffer_size, Pool::kMinBufferSize);
-  auto pool = std::make_unique<Pool>(adjusted, index, r.next_uid++);
+  auto pool = std::make_unique<Pool>(adjusted, index, r.next_uid++, memory_limit);
   if (!pool->start())
     return fail(ROCTRACER_STATUS_ERROR_MEMORY_ALLOCATION, "cannot start the pool thread");
   r.pools[index] = pool.release();

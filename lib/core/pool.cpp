@@ -21,7 +21,7 @@ constexpr std::uint32_t kWakeWhenSparesAtMost = 3;
 // The pool thread also wakes by itself this often, to deliver aged chunks.
 constexpr auto kIdleWake = std::chrono::milliseconds(10);
 // Memory a pool may hold in chunks before producers start dropping, unless
-// ROCPROF_POOL_MAX_BYTES says otherwise (read when the pool opens): an eighth of the memory
+// ROCPROF_POOL_MAX_BYTES says otherwise (Pool::memory_limit_setting): an eighth of the memory
 // this process may use (the node's, or its cgroup's when lower), shared by the ranks on the
 // node, within these bounds. Records wait in memory rather than being dropped while the
 // writer catches up; the budget only stops a runaway producer.
@@ -57,12 +57,6 @@ std::size_t ranks_on_node() {
 std::size_t default_chunk_memory() {
   return std::clamp(usable_memory() / kMemoryShare / ranks_on_node(), kLeastChunkMemory,
                     kMostChunkMemory);
-}
-
-std::size_t chunk_memory_limit() {
-  std::size_t bytes = 0;
-  std::string ignored;
-  return Pool::memory_limit_setting(bytes, ignored) ? bytes : default_chunk_memory();
 }
 
 void default_allocator(char** ptr, std::size_t size, void* /*arg*/) {
@@ -125,11 +119,12 @@ bool Pool::memory_limit_setting(std::size_t& bytes, std::string& error) {
   return true;
 }
 
-Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid)
+Pool::Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid,
+           std::size_t memory_limit)
     : properties_(properties), index_(index), uid_(uid), owner_pid_(getpid()) {
   from_arena_ = properties_.alloc_fun == nullptr;
   if (properties_.alloc_fun == nullptr) properties_.alloc_fun = default_allocator;
-  chunk_limit_ = std::max<std::size_t>(16, chunk_memory_limit() / properties_.buffer_size);
+  chunk_limit_ = std::max<std::size_t>(16, memory_limit / properties_.buffer_size);
 }
 
 Pool::~Pool() {

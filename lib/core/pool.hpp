@@ -67,8 +67,10 @@ class ProducerSlot {
 
 class Pool {
  public:
-  // Validated properties; buffer_size already rounded.
-  Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid);
+  // Validated properties; buffer_size already rounded. Producers drop records once the
+  // pool's chunks take `memory_limit` bytes (memory_limit_setting).
+  Pool(const roctracer_properties_t& properties, std::uint32_t index, std::uint64_t uid,
+       std::size_t memory_limit);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;

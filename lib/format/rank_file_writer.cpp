@@ -130,11 +130,6 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
     // The default (sec2) driver hands out the address of its descriptor.
     driver_fd_ = static_cast<int*>(handle);
     fd_ = *driver_fd_;
-    struct stat info {};
-    if (::fstat(fd_, &info) == 0) {
-      device_ = info.st_dev;
-      inode_ = info.st_ino;
-    }
   }
   if (!reserve(0)) return false;
 
@@ -370,12 +365,6 @@ bool RankFileWriter::close(RankFileStatus status) {
   failed_ = true;  // nothing more may be written
   error_ = fmt::format("{}: already closed", path_);
   return true;
-}
-
-bool RankFileWriter::descriptor_intact() const noexcept {
-  if (fd_ < 0 || !file_.valid()) return true;
-  struct stat info {};
-  return ::fstat(fd_, &info) == 0 && info.st_dev == device_ && info.st_ino == inode_;
 }
 
 void RankFileWriter::abandon() noexcept {

@@ -12,8 +12,6 @@
 // file is closed (readable, `complete` 0) and the call fails with "no space left".
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,13 +67,13 @@ class RankFileWriter {
   const std::string& path() const noexcept { return path_; }
   // The file descriptor HDF5 writes through (-1 if unknown); see the recorder's fork handling.
   int file_descriptor() const noexcept { return fd_; }
-  // Whether that descriptor still refers to the file created (a process may close it
-  // behind our back and open another file under the same number).
-  bool descriptor_intact() const noexcept;
   // Gives the file up without another byte written through the descriptor: HDF5's handle is
   // pointed at an anonymous scratch file (its later close, even at the library's own
   // shutdown, writes there), and the writer is unusable after.
   void abandon() noexcept;
+  // Gives back the disk space reserved past the file's end (done by close(); also for a
+  // process that ends without closing, as _exit does). Not while another call writes.
+  void release_reservation() noexcept;
   std::uint64_t rows(const Table& table) const noexcept;
   std::uint64_t bytes_on_disk() const noexcept;
 
@@ -100,7 +98,6 @@ class RankFileWriter {
   bool fit_single_chunks();
   bool write_strings();
   bool write_status(const RankFileStatus& status);
-  void release_reservation() noexcept;
   bool reserve(std::uint64_t bytes);
   void close_after_disk_full();
   bool fail(std::string_view what);
@@ -127,8 +124,6 @@ class RankFileWriter {
   // of space is noticed before HDF5 writes anything and the file can still be closed.
   int fd_ = -1;
   int* driver_fd_ = nullptr;  // the descriptor inside HDF5's file driver
-  dev_t device_ = 0;
-  ino_t inode_ = 0;
   bool can_reserve_ = true;
   std::uint64_t reserved_end_ = 0;
 

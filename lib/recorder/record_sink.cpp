@@ -98,6 +98,17 @@ void RecordSink::note_op(std::uint32_t domain, std::uint32_t op) {
   op_names_.push_back(row);
 }
 
+void RecordSink::keep_api_call(const format::ApiCallRow& row) {
+  api_calls_.push_back(row);
+  note_thread(row.thread_id, row.begin_ns);
+  note_op(row.domain, row.op);
+}
+
+void RecordSink::keep_activity(const format::ActivityRow& row) {
+  activities_.push_back(row);
+  note_op(row.domain, row.op);
+}
+
 bool RecordSink::consume(const char* begin, const char* end) {
   // The innermost external id recorded just before a record, for that record.
   std::uint64_t external_correlation = 0;
@@ -139,9 +150,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
             pending_args_.erase(found);
           }
         }
-        api_calls_.push_back(row);
-        note_thread(record.thread_id, record.begin_ns);
-        note_op(record.domain, record.op);
+        keep_api_call(row);
         break;
       }
       case ACTIVITY_DOMAIN_HIP_OPS:
@@ -160,8 +169,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
           row.kernel_name = intern(record.kernel_name);
         else if (record.op == 1)
           row.bytes = record.bytes;
-        activities_.push_back(row);
-        note_op(record.domain, record.op);
+        keep_activity(row);
         break;
       }
       case ACTIVITY_DOMAIN_ROCTX: {
@@ -241,15 +249,13 @@ bool RecordSink::consume(const char* begin, const char* end) {
         ApiCallRow row = item.row;
         row.thread_id = item.header.thread_id;
         row.kernel_name = intern_kernel(item.header.text);
-        api_calls_.push_back(row);
+        keep_api_call(row);
         if (row.external_id != 0) {
           auto link = blank<ExternalCorrelationRow>();
           link.correlation_id = row.correlation_id;
           link.external_id = row.external_id;
           externals_.push_back(link);
         }
-        note_thread(row.thread_id, row.begin_ns);
-        note_op(row.domain, row.op);
         slots = PrivateRecord<ApiCallRow>::kSlots;
         break;
       }
@@ -257,8 +263,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
         const auto& item = as_private<ActivityRow>(slot);
         ActivityRow row = item.row;
         row.kernel_name = intern_kernel(item.header.text);
-        activities_.push_back(row);
-        note_op(row.domain, row.op);
+        keep_activity(row);
         slots = PrivateRecord<ActivityRow>::kSlots;
         break;
       }

@@ -28,6 +28,9 @@ class RecordSink {
  private:
   void note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns);
   void note_op(std::uint32_t domain, std::uint32_t op);
+  // A row of API calls or device activity of any runtime, with the names it needs.
+  void keep_api_call(const format::ApiCallRow& row);
+  void keep_activity(const format::ActivityRow& row);
   format::StringId intern(const char* text);  // NULL or empty: 0
   format::StringId intern(std::string_view text);
   format::StringId intern_static(const char* text);

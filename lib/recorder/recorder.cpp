@@ -97,6 +97,7 @@ struct State {
   int owner_pid = 0;
   // The traced process this one descends from (fork + exec), 0 if none.
   std::uint32_t parent_pid = 0;
+  std::atomic<bool> removed{false};  // its file held no event and was removed at the end
 };
 
 State* g_state = nullptr;
@@ -164,9 +165,10 @@ void wake_writer(State& state) noexcept {
 }
 
 // The application may have closed the file's descriptor behind libc's back (raw system
-// calls) and opened a file of its own under that number: then nothing may be written.
+// calls) and opened a file of its own under that number: the guard no longer recognises it
+// (descriptor_guard.hpp), and nothing may be written.
 bool file_still_ours(State& state) {
-  if (state.writer->descriptor_intact()) return true;
+  if (descriptor_guarded(state.writer->file_descriptor())) return true;
   const int lost = state.writer->file_descriptor();
   unguard_descriptor(lost);
   state.writer->abandon();
@@ -466,6 +468,9 @@ void start_recording() noexcept {
     // Not one of the ranks asked for: no file, no message, nothing recorded.
     if (!state->config.ranks.contains(state->identity.rank)) return;
     if (!hdf5_usable() || !open_output(*state)) return;
+    // Guarded before anything is recorded: from then on the file is known by its identity.
+    g_file_fd = state->writer->file_descriptor();
+    guard_descriptor(g_file_fd);
     state->sink = std::make_unique<RecordSink>(*state->writer);
     g_state = state.get();
     roctracer_properties_t properties{};
@@ -475,6 +480,8 @@ void start_recording() noexcept {
       message(
           fmt::format("cannot open the record pool: {}; tracing is off", roctracer_error_string()));
       g_state = nullptr;
+      unguard_descriptor(g_file_fd);
+      g_file_fd = -1;
       state->writer.reset();  // no file is left behind by a process that records nothing
       std::error_code ignored;
       std::filesystem::remove(state->path, ignored);
@@ -500,8 +507,6 @@ void start_recording() noexcept {
         state->config.domains.mpi || state->config.domains.counters ? state->pool : nullptr,
         std::memory_order_relaxed);
     g_recording_pool.store(state->pool, std::memory_order_relaxed);
-    g_file_fd = state->writer->file_descriptor();
-    guard_descriptor(g_file_fd);
     pthread_atfork(
         nullptr, [] { g_forked.store(true, std::memory_order_relaxed); }, detach_in_child);
     g_state = state.release();  // lives until the process ends
@@ -529,6 +534,7 @@ void finish_recording() noexcept {
           state->closed.load() && recorded_nothing(*state->writer)) {
         std::error_code ignored;
         std::filesystem::remove(state->path, ignored);
+        state->removed.store(true);
         return;
       }
       // The announcement is the last image's to make.
@@ -562,8 +568,8 @@ std::string prepare_exec() noexcept {
     // script's shell) leaves no file, and the next one records as the process's own.
     g_exec_pending.store(true);
     finish_recording();
-    const bool kept = std::filesystem::exists(state->path);
-    return fmt::format("{}={}{}", kRecorderPidVariable, getpid(), kept ? kExecKeptSuffix : "");
+    return fmt::format("{}={}{}", kRecorderPidVariable, getpid(),
+                       state->removed.load() ? "" : kExecKeptSuffix);
   } catch (...) {
     return {};
   }
@@ -581,14 +587,12 @@ void flush_from_signal(bool close) noexcept {
 void release_reservation_at_exit() noexcept {
   State* state = g_state;
   if (!usable_here(state) || state->closed.load(std::memory_order_acquire) ||
-      state->failed.load(std::memory_order_acquire) || g_file_fd < 0)
+      state->failed.load(std::memory_order_acquire))
     return;
   // Only while no write is under way (one that is would be cut short by the truncation);
   // the lock is kept: the process is going, nothing more may be written.
   if (!state->writer_mutex.try_lock()) return;
-  struct stat info {};
-  // Truncating to the size it has frees the blocks reserved past the end.
-  if (fstat(g_file_fd, &info) == 0) (void)ftruncate(g_file_fd, info.st_size);
+  state->writer->release_reservation();
 }
 
 void flush_now() noexcept {

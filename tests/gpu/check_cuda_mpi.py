@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from gpu_check import SKIP, Checks, no_gpu_reason
+from gpu_check import SKIP, Checks, compare_durations, no_gpu_reason
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
 
 
@@ -82,11 +82,10 @@ def main():
         with open(f"{events}.{rank}") as timings:
             timed = [float(line) for line in timings]
         durations = [(int(r[6]) - int(r[5])) / 1000.0 for r in kernels]
-        deviations = [abs(d - e) / e for d, e in zip(durations, timed)]
-        within = sum(abs(d - e) <= max(0.05 * e, 2.0) for d, e in zip(durations, timed))
-        check(within == len(timed) == iterations,
-              f"{name}: kernel durations vs cudaEvent: {within}/{len(timed)} within 5 % or 2 us, "
-              f"worst {100 * max(deviations):.2f} %, median kernel "
+        within, compared, worst = compare_durations(durations, timed)
+        check(within == compared == len(timed) == iterations,
+              f"{name}: kernel durations vs cudaEvent: {within}/{compared} within 5 % or 2 us, "
+              f"worst {100 * worst:.2f} %, median kernel "
               f"{sorted(timed)[len(timed) // 2]:.1f} us")
         check(functions["MPI_Sendrecv"] == iterations and functions["MPI_Allreduce"] == iterations,
               f"{name}: {iterations} MPI_Sendrecv and MPI_Allreduce ({dict(functions)})")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from gpu_check import SKIP, Checks, no_gpu_reason
+from gpu_check import SKIP, Checks, compare_durations, no_gpu_reason
 
 
 def main():
@@ -87,18 +87,9 @@ def main():
     per_queue = {queue: durations[-kernels:] for queue, durations in per_queue.items()}
     # Streams were created in order: the lower stream id is stream 0.
     ordered = [per_queue[q] for q in sorted(queues, key=lambda q: int(q) & 0xFFFFFFFF)]
-    worst = 0.0
-    within = 0
-    total = 0
-    for stream, durations in enumerate(ordered):
-        for traced_us, event_us in zip(durations, events[stream]):
-            deviation = abs(traced_us - event_us)
-            worst = max(worst, deviation / event_us)
-            total += 1
-            if deviation <= max(0.05 * event_us, 2.0):
-                within += 1
-            elif total - within <= 5:
-                print(f"  stream {stream}: traced {traced_us:.1f} us, cudaEvent {event_us:.1f} us")
+    traced_us = [d for durations in ordered for d in durations]
+    events_us = [e for stream in range(len(ordered)) for e in events[stream][:len(ordered[stream])]]
+    within, total, worst = compare_durations(traced_us, events_us)
     median_event = sorted(events[0])[len(events[0]) // 2]
     print(f"kernel durations vs cudaEvent: {within}/{total} within 5 % or 2 us, worst "
           f"{100 * worst:.2f} %, median kernel {median_event:.1f} us")

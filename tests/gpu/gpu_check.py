@@ -15,6 +15,15 @@ def no_gpu_reason():
     return None
 
 
+def compare_durations(traced, events):
+    """(agreeing, compared, worst relative deviation) of traced kernel durations against the
+    cudaEvent times of the same kernels (µs, in the same order): agreeing within 5 % or 2 µs."""
+    pairs = list(zip(traced, events))
+    within = sum(abs(t - e) <= max(0.05 * e, 2.0) for t, e in pairs)
+    worst = max((abs(t - e) / e for t, e in pairs), default=0.0)
+    return within, len(pairs), worst
+
+
 class Checks:
     """Prints `ok` or `FAIL` and the description for each check; remembers the failures."""
 
