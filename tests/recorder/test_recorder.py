@@ -4,6 +4,7 @@ python3-h5py and python3-hdf5plugin), stock h5dump, and the format module's read
 (rank_file_dump). Run by ctest with the paths of the built programs in the environment."""
 
 import contextlib
+import ctypes
 import os
 import re
 import signal
@@ -468,6 +469,28 @@ class RecorderTest(RecorderBase):
                 self.assertIn(expected, lines[0])
                 self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
                 self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_cuda_without_a_driver_is_one_message_and_the_rest_is_recorded(self):
+        try:
+            ctypes.CDLL("libcuda.so.1")
+            self.skipTest("this machine has an NVIDIA driver (the GPU tests cover it)")
+        except OSError:
+            pass
+        result = self.run_app("exit", N, 5, ROCPROF_MPI_DOMAINS="all,cuda")
+        self.assertEqual((result.returncode, result.stdout), (5, "app done\n"))
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("CUDA tracing is off: no NVIDIA driver", lines[0])
+        self.assert_everything(self.only_file(), N, complete=True)
+
+    def test_a_recorder_not_first_in_ld_preload_says_so_and_records(self):
+        pmpi = os.path.join(LIB_DIR, "librocprof-mpi-pmpi.so")
+        result = self.run_app("exit", N, 0, LD_PRELOAD=pmpi)
+        self.assertEqual(result.returncode, 0)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn("is not first in LD_PRELOAD", lines[0])
+        self.assert_everything(self.only_file(), N, complete=True)
 
     def test_a_placeholder_value_cannot_move_the_file_out_of_its_directory(self):
         result = self.run_app("exit", 10, 0, X="../../escaped",
