@@ -15,7 +15,7 @@ struct Registry {
   Pool* pools[kMaxPools] = {};
   Pool* default_pool = nullptr;
   std::uint64_t next_uid = 1;
-  std::atomic<Pool*> routes[ACTIVITY_DOMAIN_NUMBER][kMaxOpsPerDomain] = {};
+  std::atomic<Pool*> routes[kDomainSlots][kMaxOpsPerDomain] = {};
 };
 
 Registry& registry() {

@@ -30,7 +30,7 @@ class CallbackTable {
   bool disable(std::uint32_t domain, std::uint32_t op);
 
  private:
-  std::atomic<const CallbackEntry*> slots_[ACTIVITY_DOMAIN_NUMBER][kMaxOpsPerDomain] = {};
+  std::atomic<const CallbackEntry*> slots_[kDomainSlots][kMaxOpsPerDomain] = {};
 };
 
 CallbackTable& callback_table() noexcept;

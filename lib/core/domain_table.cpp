@@ -9,6 +9,13 @@
 #include <roctracer/roctracer_hsa.h>
 #include <roctracer/roctracer_roctx.h>
 
+#ifdef ROCPROF_HAVE_CUDA
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include "lib/runtime/cuda/cuda_names.hpp"
+#endif
+
 namespace rocprof::core {
 namespace {
 
@@ -58,9 +65,20 @@ const char* from_list(const char* const (&names)[N], std::uint32_t op) noexcept 
   return op < N ? names[op] : nullptr;
 }
 
+bool is_cuda(std::uint32_t domain) noexcept {
+#ifdef ROCPROF_HAVE_CUDA
+  return runtime::cuda::is_cuda_domain(domain);
+#else
+  (void)domain;
+  return false;
+#endif
+}
+
 }  // namespace
 
-bool is_known_domain(std::uint32_t domain) noexcept { return domain < ACTIVITY_DOMAIN_NUMBER; }
+bool is_known_domain(std::uint32_t domain) noexcept {
+  return domain < ACTIVITY_DOMAIN_NUMBER || is_cuda(domain);
+}
 
 bool is_supported_domain(std::uint32_t domain) noexcept {
   return is_known_domain(domain) && domain != ACTIVITY_DOMAIN_KFD_API;
@@ -83,9 +101,18 @@ std::uint32_t op_count(std::uint32_t domain) noexcept {
     case ACTIVITY_DOMAIN_HSA_EVT:
       return HSA_EVT_ID_NUMBER;
     default:
+#ifdef ROCPROF_HAVE_CUDA
+      return runtime::cuda::cuda_op_count(domain);
+#else
       return 0;
+#endif
   }
 }
+#ifdef ROCPROF_HAVE_CUDA
+static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxOpsPerDomain &&
+                  CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxOpsPerDomain,
+              "raise kMaxOpsPerDomain for the installed CUPTI headers");
+#endif
 static_assert(HIP_API_ID_LAST + 1 <= kMaxOpsPerDomain && HSA_API_ID_NUMBER <= kMaxOpsPerDomain,
               "raise kMaxOpsPerDomain for the installed runtime headers");
 
@@ -114,7 +141,11 @@ const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) 
     case ACTIVITY_DOMAIN_HSA_EVT:
       return from_list(kHsaEvtNames, op);
     default:
+#ifdef ROCPROF_HAVE_CUDA
+      return runtime::cuda::cuda_op_string(domain, op);
+#else
       return nullptr;
+#endif
   }
 }
 
@@ -136,7 +167,16 @@ std::optional<OpCode> op_code(std::uint32_t domain, const char* name) noexcept {
 }
 
 const char* domain_name(std::uint32_t domain) noexcept {
-  return is_known_domain(domain) ? kDomainNames[domain] : "unknown";
+  switch (domain) {
+    case ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API:
+      return "CUDA_RUNTIME_API";
+    case ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API:
+      return "CUDA_DRIVER_API";
+    case ROCPROF_MPI_DOMAIN_CUDA_OPS:
+      return "CUDA_OPS";
+    default:
+      return domain < ACTIVITY_DOMAIN_NUMBER ? kDomainNames[domain] : "unknown";
+  }
 }
 
 }  // namespace rocprof::core

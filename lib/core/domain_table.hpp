@@ -4,17 +4,24 @@
 #include <cstdint>
 #include <optional>
 
+#include <rocprof-mpi/cuda_domains.h>
 #include <roctracer/roctracer.h>
 
 namespace rocprof::core {
 
-// Largest op count of any domain; sizes the per-op tables.
-inline constexpr std::uint32_t kMaxOpsPerDomain = 512;
+// Largest op count of any domain (the CUDA driver API's); sizes the per-op tables.
+inline constexpr std::uint32_t kMaxOpsPerDomain = 1024;
 
-// True for a value inside activity_domain_t (KFD included).
+// Domains the per-op tables hold: roctracer's, then rocprof-mpi's CUDA domains
+// (rocprof-mpi/cuda_domains.h), whose ids follow ACTIVITY_DOMAIN_NUMBER.
+inline constexpr std::uint32_t kDomainSlots = ROCPROF_MPI_DOMAIN_CUDA_OPS + 1;
+
+// True for a value inside activity_domain_t (KFD included), and for the CUDA domains where
+// this library was built with CUDA's headers.
 bool is_known_domain(std::uint32_t domain) noexcept;
 
 // True for domains this implementation can trace (every known one but KFD_API).
+// True for the CUDA domains, whose ops (and thus tracing) need CUPTI at run time.
 bool is_supported_domain(std::uint32_t domain) noexcept;
 
 // Number of op ids of a supported domain (ids are 0 .. count-1); 0 for others.

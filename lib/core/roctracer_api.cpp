@@ -2,7 +2,9 @@
 // let an exception cross the C boundary.
 #include <exception>
 #include <new>
+#include <string>
 
+#include <rocprof-mpi/cuda_domains.h>
 #include <rocprof-mpi/external_id.h>
 #include <rocprof-mpi/pool_stats.h>
 #include <roctracer/roctracer.h>
@@ -16,6 +18,10 @@
 #include "lib/core/recorder.hpp"
 #include "lib/core/roctx_bridge.hpp"
 #include "lib/core/tracer_state.hpp"
+#ifdef ROCPROF_HAVE_CUDA
+#include "lib/runtime/cuda/cuda_names.hpp"
+#include "lib/runtime/cuda/cuda_tracer.hpp"
+#endif
 
 using namespace rocprof::core;
 
@@ -47,7 +53,9 @@ roctracer_status_t check_domain(std::uint32_t domain) {
 // Domains whose runtimes make synchronous API calls that callbacks can observe.
 bool has_api_callbacks(std::uint32_t domain) {
   return domain == ACTIVITY_DOMAIN_HSA_API || domain == ACTIVITY_DOMAIN_HIP_API ||
-         domain == ACTIVITY_DOMAIN_ROCTX || domain == ACTIVITY_DOMAIN_HSA_EVT;
+         domain == ACTIVITY_DOMAIN_ROCTX || domain == ACTIVITY_DOMAIN_HSA_EVT ||
+         domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API ||
+         domain == ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API;
 }
 
 roctracer_status_t check_callback_domain(std::uint32_t domain) {
@@ -66,17 +74,25 @@ roctracer_status_t check_op(std::uint32_t domain, std::uint32_t op) {
   return ROCTRACER_STATUS_SUCCESS;
 }
 
-// Hooks up the event source of a domain the first time something in it is enabled.
-void attach_source(std::uint32_t domain) {
+// Hooks up the event source of a domain the first time something in it is enabled. Only
+// CUDA's can fail (no CUPTI, no driver, another profiler subscribed).
+roctracer_status_t attach_source(std::uint32_t domain) {
   if (domain == ACTIVITY_DOMAIN_ROCTX) attach_roctx();
+#ifdef ROCPROF_HAVE_CUDA
+  if (rocprof::runtime::cuda::is_cuda_domain(domain)) {
+    if (std::string why; !rocprof::runtime::cuda::start_cuda_tracing(why))
+      return fail(ROCTRACER_STATUS_ERROR, "cannot trace {}: {}", domain_name(domain), why);
+  }
+#endif
+  return ROCTRACER_STATUS_SUCCESS;
 }
 
 roctracer_status_t enable_callbacks_in(std::uint32_t domain, activity_rtapi_callback_t callback,
                                        void* arg) {
+  if (auto status = attach_source(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
   const std::uint32_t count = op_count(domain);
   for (std::uint32_t op = 0; op < count; ++op)
     if (is_valid_op(domain, op)) callback_table().enable(domain, op, callback, arg);
-  attach_source(domain);
   return ROCTRACER_STATUS_SUCCESS;
 }
 
@@ -87,11 +103,8 @@ roctracer_status_t disable_callbacks_in(std::uint32_t domain) {
 }
 
 roctracer_status_t enable_domain_activity_in(std::uint32_t domain, roctracer_pool_t* pool) {
-  const std::uint32_t count = op_count(domain);
-  if (auto status = enable_activity(domain, 0, count - 1, pool); status != ROCTRACER_STATUS_SUCCESS)
-    return status;
-  attach_source(domain);
-  return ROCTRACER_STATUS_SUCCESS;
+  if (auto status = attach_source(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
+  return enable_activity(domain, 0, op_count(domain) - 1, pool);
 }
 
 }  // namespace
@@ -149,8 +162,8 @@ ROCTRACER_API roctracer_status_t roctracer_enable_op_callback(activity_domain_t 
     if (auto status = check_op(domain, op); status != ROCTRACER_STATUS_SUCCESS) return status;
     if (callback == nullptr)
       return fail(ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT, "callback must not be NULL");
+    if (auto status = attach_source(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
     callback_table().enable(domain, op, callback, arg);
-    attach_source(domain);
     return ROCTRACER_STATUS_SUCCESS;
   });
 }
@@ -251,10 +264,8 @@ ROCTRACER_API roctracer_status_t roctracer_enable_op_activity_expl(activity_doma
   return guarded([&] {
     if (auto status = check_domain(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
     if (auto status = check_op(domain, op); status != ROCTRACER_STATUS_SUCCESS) return status;
-    if (auto status = enable_activity(domain, op, op, pool); status != ROCTRACER_STATUS_SUCCESS)
-      return status;
-    attach_source(domain);
-    return ROCTRACER_STATUS_SUCCESS;
+    if (auto status = attach_source(domain); status != ROCTRACER_STATUS_SUCCESS) return status;
+    return enable_activity(domain, op, op, pool);
   });
 }
 
@@ -315,6 +326,9 @@ ROCTRACER_API roctracer_status_t roctracer_disable_activity(void) {
 }
 
 ROCTRACER_API roctracer_status_t roctracer_flush_activity_expl(roctracer_pool_t* pool) {
+#ifdef ROCPROF_HAVE_CUDA
+  rocprof::runtime::cuda::flush_cuda_tracing();  // CUPTI's records first, then the pool's
+#endif
   return guarded([&] { return flush_pool(pool); });
 }
 

@@ -1,5 +1,5 @@
-// The recorder's side of the CUDA backend (lib/runtime/cuda): its records go into the
-// recorder's pool as private records, read back by the record sink.
+// The recorder's side of the CUDA backend (lib/runtime/cuda, inside libroctracer64): its
+// records go into the recorder's pool as private records, read back by the record sink.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,5 @@ bool start_cuda_recording(std::string& error);
 void flush_cuda_recording() noexcept;
 // Records CUPTI dropped.
 std::uint64_t cuda_records_dropped() noexcept;
-// Name of an op of a CUDA domain ("cudaMemcpyAsync", "KERNEL"), "" if not one.
-std::string cuda_op_name(std::uint32_t domain, std::uint32_t op);
-// Whether `domain` is one of the CUDA domains.
-bool is_cuda_domain(std::uint32_t domain) noexcept;
 
 }  // namespace rocprof::recorder

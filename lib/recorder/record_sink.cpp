@@ -8,11 +8,8 @@
 
 #include <roctracer/roctracer_ext.h>
 
+#include "lib/recorder/demangle.hpp"
 #include "lib/recorder/private_records.hpp"
-#ifdef ROCPROF_HAVE_CUDA
-#include "lib/recorder/cuda_binding.hpp"
-#include "lib/runtime/cuda/cuda_activity.hpp"
-#endif
 
 namespace rocprof::recorder {
 namespace {
@@ -55,11 +52,7 @@ format::StringId RecordSink::intern_kernel(const char* mangled) {
   if (mangled == nullptr || *mangled == '\0') return 0;
   if (const auto found = kernel_ids_.find(mangled); found != kernel_ids_.end())
     return found->second;
-#ifdef ROCPROF_HAVE_CUDA
-  const format::StringId id = intern(std::string_view(runtime::cuda::demangle(mangled)));
-#else
-  const format::StringId id = intern(mangled);
-#endif
+  const format::StringId id = intern(std::string_view(demangle(mangled)));
   kernel_ids_.emplace(mangled, id);
   return id;
 }
@@ -86,13 +79,6 @@ void RecordSink::note_op(std::uint32_t domain, std::uint32_t op) {
   auto row = blank<OpNameRow>();
   row.domain = static_cast<std::uint8_t>(domain);
   row.op = op;
-#ifdef ROCPROF_HAVE_CUDA
-  if (is_cuda_domain(domain)) {
-    row.name = intern(std::string_view(cuda_op_name(domain, op)));
-    op_names_.push_back(row);
-    return;
-  }
-#endif
   const char* name = roctracer_op_string(domain, op, 0);
   row.name = intern(name);
   op_names_.push_back(row);

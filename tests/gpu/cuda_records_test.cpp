@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <rocprof-mpi/cuda_domains.h>
 
+#include "lib/recorder/demangle.hpp"
 #include "lib/runtime/cuda/cuda_activity.hpp"
 #include "lib/runtime/cuda/cuda_api_args.hpp"
 
@@ -19,6 +20,7 @@ using rocprof::format::ActivityRow;
 using rocprof::format::ApiCallRow;
 using rocprof::format::CopyDirection;
 using namespace rocprof::runtime::cuda;
+using rocprof::recorder::demangle;
 
 // CUPTI hands records over as CUpti_Activity, the common head of every record kind.
 template <typename Record>

@@ -19,7 +19,7 @@ build=$1
 pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
-  tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump)
+  tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -29,7 +29,8 @@ done
 rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
 cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
-cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_trace_report" "$pack/tests/"
+cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_roctracer_client" \
+  "$build/tests/cuda_trace_report" "$pack/tests/"
 # The recorder-under-load benchmark (bench/recorder_load.py; run with LOAD=1).
 cp "$build/tests/roctx_burst" "$build/tests/rank_file_dump" "$pack/tests/"
 cp "$here/../bench/recorder_load.py" "$pack/"
@@ -44,7 +45,7 @@ cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 \
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
 cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
-  "$here/check_pytorch.py" "$here/torch_program.py" "$pack/"
+  "$here/check_roctracer_client.py" "$here/check_pytorch.py" "$here/torch_program.py" "$pack/"
 # shellcheck source=../tools/carry_libraries.sh
 source "$here/../tools/carry_libraries.sh"
 carry_libraries "$pack/lib" "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" \
@@ -66,6 +67,10 @@ echo "== gpu.cuda_mpi"
 python3 "$pack/check_cuda_mpi.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/tests/cuda_halo_mpi" "$pack/tests/cuda_trace_report" "$work/cuda_mpi" \
   "${ITERATIONS:-20}" || status=1
+echo "== gpu.roctracer_client"
+python3 "$pack/check_roctracer_client.py" "$pack/bin/rocprof-mpi" \
+  "$pack/tests/cuda_roctracer_client" "$pack/tests/cuda_trace_report" \
+  "$work/roctracer_client" || status=1
 echo "== gpu.pytorch"
 python3 "$pack/check_pytorch.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/torch_program.py" "$work/pytorch"

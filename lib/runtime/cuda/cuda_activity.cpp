@@ -1,8 +1,5 @@
 #include "lib/runtime/cuda/cuda_activity.hpp"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <cstring>
 
 #include <rocprof-mpi/cuda_domains.h>
@@ -80,16 +77,6 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
     default:
       return false;
   }
-}
-
-std::string demangle(const char* name) {
-  if (name == nullptr) return {};
-  int status = 0;
-  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || readable == nullptr) return name;
-  std::string result(readable);
-  std::free(readable);  // NOLINT(cppcoreguidelines-no-malloc): __cxa_demangle's contract
-  return result;
 }
 
 const char* cuda_op_name(std::uint32_t op) noexcept {

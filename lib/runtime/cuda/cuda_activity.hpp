@@ -5,7 +5,6 @@
 #include <cupti_activity.h>
 
 #include <cstdint>
-#include <string>
 
 #include "lib/format/records.hpp"
 
@@ -24,9 +23,6 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
 
 // The queue a GPU operation ran on: device and stream, unique in the process.
 std::uint64_t queue_of(std::uint32_t device, std::uint32_t stream) noexcept;
-
-// A C++ kernel's readable name ("void scale<float>(float*, int)"); other names unchanged.
-std::string demangle(const char* name);
 
 // Name of an op of ROCPROF_MPI_DOMAIN_CUDA_OPS ("KERNEL", "MEMCPY", ...), nullptr if none.
 const char* cuda_op_name(std::uint32_t op) noexcept;

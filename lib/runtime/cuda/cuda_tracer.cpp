@@ -6,10 +6,17 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <rocprof-mpi/cuda_domains.h>
 
+#include "lib/core/callback_table.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/core/recorder.hpp"
+#include "lib/core/tracer_state.hpp"
 #include "lib/runtime/cuda/cuda_activity.hpp"
 #include "lib/runtime/cuda/cuda_api_args.hpp"
 #include "lib/runtime/cuda/cupti_library.hpp"
@@ -22,12 +29,51 @@ constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
 constexpr std::size_t kBufferAlignment = 8;
 
 const CuptiLibrary* g_cupti = nullptr;
-CudaSink g_sink;
+std::atomic<const rocprof_mpi_cuda_sink_t*> g_sink{nullptr};
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<std::uint64_t> g_dropped{0};
 std::atomic<bool> g_running{false};
+std::mutex g_start_mutex;
 
-std::uint64_t CUPTIAPI trace_clock() { return g_sink.now(); }
+std::uint64_t CUPTIAPI trace_clock() { return core::now_ns(); }
+
+// Kernel names handed to roctracer clients must outlive CUPTI's buffer: kept once each.
+const char* lasting_kernel_name(const char* name) {
+  static std::mutex mutex;
+  static auto* names = new std::unordered_set<std::string>();  // never destroyed
+  if (name == nullptr) return nullptr;
+  const std::lock_guard lock(mutex);
+  return names->emplace(name).first->c_str();
+}
+
+// A roctracer client's record of GPU work, when ops of CUDA_OPS are routed to a pool.
+void deliver_to_clients(const ConvertedActivity& work) noexcept {
+  const format::ActivityRow& row = work.row;
+  if (!core::tracing_running() ||
+      core::activity_route(ROCPROF_MPI_DOMAIN_CUDA_OPS, row.op) == nullptr)
+    return;
+  const char* kernel = nullptr;
+  if (work.kernel_name != nullptr) {
+    try {
+      kernel = lasting_kernel_name(work.kernel_name);
+    } catch (...) {
+      return;  // out of memory: the record is not delivered
+    }
+  }
+  core::record_activity(core::this_thread_state(), ROCPROF_MPI_DOMAIN_CUDA_OPS, row.op, nullptr,
+                        [&](activity_record_t& record) {
+                          record.kind = row.kind;
+                          record.correlation_id = row.correlation_id;
+                          record.begin_ns = row.begin_ns;
+                          record.end_ns = row.end_ns;
+                          record.device_id = row.device_id;
+                          record.queue_id = row.queue_id;
+                          if (row.op == ROCPROF_MPI_CUDA_OP_KERNEL)
+                            record.kernel_name = kernel;
+                          else
+                            record.bytes = row.bytes;
+                        });
+}
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   // CUPTI's thread, not the application's hot path: allocating here is fine.
@@ -40,40 +86,83 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream, uint8_t* b
                                   size_t /*size*/, size_t valid) {
   CUpti_Activity* record = nullptr;
   ConvertedActivity converted;
-  while (g_cupti->next_record(buffer, valid, &record) == CUPTI_SUCCESS)
-    if (convert_activity(*record, converted)) g_sink.activity(converted.row, converted.kernel_name);
+  const rocprof_mpi_cuda_sink_t* sink = g_sink.load(std::memory_order_acquire);
+  while (g_cupti->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (!convert_activity(*record, converted)) continue;
+    if (sink != nullptr) sink->activity(&converted.row, converted.kernel_name);
+    deliver_to_clients(converted);
+  }
   std::size_t dropped = 0;
   if (g_cupti->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0)
     g_dropped.fetch_add(dropped, std::memory_order_relaxed);
   std::free(buffer);  // NOLINT(cppcoreguidelines-no-malloc): from on_buffer_requested
 }
 
-void CUPTIAPI on_callback(void* /*user*/, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+std::uint32_t our_domain(CUpti_CallbackDomain domain) noexcept {
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API
+                                               : ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API;
+}
+
+// The call as a roctracer client sees it: callback at enter and exit, a record at exit.
+void report_to_clients(std::uint32_t domain, CUpti_CallbackId cbid, const CUpti_CallbackData& info,
+                       std::uint64_t begin_ns, std::uint64_t end_ns) noexcept {
+  if (!core::tracing_running() || cbid >= core::kMaxOpsPerDomain) return;
+  core::ThreadState& state = core::this_thread_state();
+  if (state.suspended) return;
+  if (const core::CallbackEntry* callback = core::callback_table().find(domain, cbid)) {
+    rocprof_mpi_cuda_api_data_t data{};
+    data.correlation_id = info.correlationId;
+    data.phase =
+        info.callbackSite == CUPTI_API_ENTER ? ACTIVITY_API_PHASE_ENTER : ACTIVITY_API_PHASE_EXIT;
+    data.cupti_callback_data = &info;
+    callback->function(domain, cbid, &data, callback->arg);
+  }
+  if (info.callbackSite == CUPTI_API_EXIT)
+    core::record_activity(state, domain, cbid, nullptr, [&](activity_record_t& record) {
+      record.correlation_id = info.correlationId;
+      record.begin_ns = begin_ns;
+      record.end_ns = end_ns;
+      record.process_id = state.pid;
+      record.thread_id = state.tid;
+    });
+}
+
+void record_for_recorder(const rocprof_mpi_cuda_sink_t& sink, std::uint32_t domain,
+                         CUpti_CallbackId cbid, const CUpti_CallbackData& info,
+                         std::uint64_t begin_ns, std::uint64_t end_ns) noexcept {
+  format::ApiCallRow row;
+  std::memset(&row, 0, sizeof row);
+  row.begin_ns = begin_ns;
+  row.end_ns = end_ns;
+  row.correlation_id = info.correlationId;
+  row.op = cbid;
+  row.domain = static_cast<std::uint8_t>(domain);
+  const core::ThreadState& state = core::this_thread_state();
+  row.external_id = state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
+  if (domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API)
+    decode_runtime_args(cbid, info.functionParams, row);
+  sink.api_call(&row, info.symbolName);
+}
+
+void CUPTIAPI on_callback(void* /*user*/, CUpti_CallbackDomain cupti_domain, CUpti_CallbackId cbid,
                           const void* data) {
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+  if (cupti_domain == CUPTI_CB_DOMAIN_RESOURCE) {
     // A context going away (cudaDeviceReset) takes its unread records with it.
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) g_cupti->flush_all(0);
     return;
   }
   const auto& info = *static_cast<const CUpti_CallbackData*>(data);
+  const std::uint32_t domain = our_domain(cupti_domain);
   if (info.callbackSite == CUPTI_API_ENTER) {
-    *info.correlationData = g_sink.now();  // CUPTI keeps it for this call's exit
+    report_to_clients(domain, cbid, info, 0, 0);
+    *info.correlationData = core::now_ns();  // CUPTI keeps it for this call's exit
     return;
   }
-  format::ApiCallRow row;
-  std::memset(&row, 0, sizeof row);
-  row.begin_ns = *info.correlationData;
-  row.end_ns = g_sink.now();
-  row.correlation_id = info.correlationId;
-  row.op = cbid;
-  row.external_id = g_sink.external_id();
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    row.domain = ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API;
-    decode_runtime_args(cbid, info.functionParams, row);
-  } else {
-    row.domain = ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API;
-  }
-  g_sink.api_call(row, info.symbolName);
+  const std::uint64_t begin_ns = *info.correlationData;
+  const std::uint64_t end_ns = core::now_ns();
+  if (const rocprof_mpi_cuda_sink_t* sink = g_sink.load(std::memory_order_acquire))
+    record_for_recorder(*sink, domain, cbid, info, begin_ns, end_ns);
+  report_to_clients(domain, cbid, info, begin_ns, end_ns);
 }
 
 bool check(CUptiResult result, const char* what, std::string& error) {
@@ -82,10 +171,7 @@ bool check(CUptiResult result, const char* what, std::string& error) {
   return false;
 }
 
-}  // namespace
-
-bool start_cuda_tracing(const CudaSink& sink, std::string& error) {
-  if (g_running.load()) return true;
+bool subscribe(std::string& error) {
   // CUPTI without a driver fails with an unhelpful error: say what is missing instead. The
   // application would load the driver anyway; this only does it earlier.
   if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_GLOBAL) == nullptr) {
@@ -94,7 +180,6 @@ bool start_cuda_tracing(const CudaSink& sink, std::string& error) {
   }
   g_cupti = load_cupti(error);
   if (g_cupti == nullptr) return false;
-  g_sink = sink;
   // The clock first: records made before it would be on CUPTI's own (CLOCK_REALTIME).
   if (!check(g_cupti->register_timestamp(trace_clock), "cannot set CUPTI's clock", error) ||
       !check(g_cupti->register_buffers(on_buffer_requested, on_buffer_completed),
@@ -113,31 +198,56 @@ bool start_cuda_tracing(const CudaSink& sink, std::string& error) {
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
     ok = ok && check(g_cupti->enable_activity(kind), "cannot enable CUPTI activity", error);
-  if (!ok) {
-    g_cupti->unsubscribe(g_subscriber);
-    return false;
-  }
-  g_running.store(true);
+  if (!ok) g_cupti->unsubscribe(g_subscriber);
+  return ok;
+}
+
+}  // namespace
+
+bool start_cuda_tracing(std::string& error) {
+  if (g_running.load(std::memory_order_acquire)) return true;
+  const std::lock_guard lock(g_start_mutex);
+  if (g_running.load(std::memory_order_relaxed)) return true;
+  if (!subscribe(error)) return false;
+  g_running.store(true, std::memory_order_release);
   return true;
 }
 
+void set_cuda_sink(const rocprof_mpi_cuda_sink_t* sink) noexcept {
+  g_sink.store(sink, std::memory_order_release);
+}
+
 void flush_cuda_tracing() noexcept {
-  if (g_running.load()) g_cupti->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (g_running.load(std::memory_order_acquire))
+    g_cupti->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 std::uint64_t cuda_records_dropped() noexcept { return g_dropped.load(std::memory_order_relaxed); }
 
-const char* cuda_op_string(std::uint32_t domain, std::uint32_t op) noexcept {
-  if (domain == ROCPROF_MPI_DOMAIN_CUDA_OPS) return cuda_op_name(op);
-  const CUpti_CallbackDomain cupti_domain =
-      domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API  ? CUPTI_CB_DOMAIN_RUNTIME_API
-      : domain == ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API ? CUPTI_CB_DOMAIN_DRIVER_API
-                                                     : CUPTI_CB_DOMAIN_INVALID;
-  const char* name = nullptr;
-  if (g_cupti == nullptr || cupti_domain == CUPTI_CB_DOMAIN_INVALID ||
-      g_cupti->callback_name(cupti_domain, op, &name) != CUPTI_SUCCESS)
-    return nullptr;
-  return name;
+}  // namespace rocprof::runtime::cuda
+
+extern "C" ROCTRACER_API roctracer_status_t
+rocprof_mpi_cuda_record(const rocprof_mpi_cuda_sink_t* sink, char* error, size_t error_size) {
+  using namespace rocprof::runtime::cuda;
+  if (sink == nullptr || sink->api_call == nullptr || sink->activity == nullptr)
+    return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
+  try {
+    if (std::string why; !start_cuda_tracing(why)) {
+      if (error != nullptr && error_size > 0)
+        *fmt::format_to_n(error, error_size - 1, "{}", why).out = '\0';
+      return ROCTRACER_STATUS_ERROR;
+    }
+  } catch (...) {
+    return ROCTRACER_STATUS_ERROR_MEMORY_ALLOCATION;
+  }
+  set_cuda_sink(sink);
+  return ROCTRACER_STATUS_SUCCESS;
 }
 
-}  // namespace rocprof::runtime::cuda
+extern "C" ROCTRACER_API void rocprof_mpi_cuda_flush(void) {
+  rocprof::runtime::cuda::flush_cuda_tracing();
+}
+
+extern "C" ROCTRACER_API uint64_t rocprof_mpi_cuda_dropped_records(void) {
+  return rocprof::runtime::cuda::cuda_records_dropped();
+}
