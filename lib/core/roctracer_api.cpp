@@ -82,6 +82,7 @@ roctracer_status_t attach_source(std::uint32_t domain) {
   if (rocprof::runtime::cuda::is_cuda_domain(domain)) {
     if (std::string why; !rocprof::runtime::cuda::start_cuda_tracing(why))
       return fail(ROCTRACER_STATUS_ERROR, "cannot trace {}: {}", domain_name(domain), why);
+    rocprof::runtime::cuda::serve_cuda_clients();
   }
 #endif
   return ROCTRACER_STATUS_SUCCESS;

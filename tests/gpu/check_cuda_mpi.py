@@ -103,6 +103,22 @@ def main():
         inside_total += inside
         check(wrong == 0, f"{name}: {inside} CUDA calls inside MPI calls, {wrong} without "
                           "that call's external id")
+        # The GPU clock against the host's all through the run: each cudaMemcpy to the host
+        # (one per halo exchange and reduction) returns after its copy ended, and its copy
+        # starts after the call began. (A copy from pageable host memory may still run after
+        # its call returned: CUDA returns once the data is staged.)
+        copies = {int(r[4]): r for r in work_rows if r[1] == "MEMCPY"}
+        device_to_host = "3"  # CopyDirection::kDeviceToHost
+        blocking = [(int(c[5]), int(c[6]), copies[int(c[3])]) for c in api
+                    if c[2] == "cudaMemcpy" and c[7] == device_to_host and int(c[3]) in copies]
+        outside = [(b, e, int(w[5]), int(w[6])) for b, e, w in blocking
+                   if not (b <= int(w[5]) <= int(w[6]) <= e)]
+        span_s = (max(e for _, e, _ in blocking) - min(b for b, _, _ in blocking)) / 1e9 \
+            if blocking else 0.0
+        slack = min((min(int(w[5]) - b, e - int(w[6])) for b, e, w in blocking), default=0)
+        check(len(blocking) >= 2 * iterations and not outside,
+              f"{name}: {len(blocking)} blocking copies over {span_s:.2f} s each inside its "
+              f"call ({len(outside)} outside; least margin {slack} ns)")
         check(status[1] == "1" and status[2] == "0", f"{name}: complete, nothing dropped")
     check(inside_total > 0, f"CUDA calls ran inside MPI calls ({inside_total})")
     for suffix in ("pftrace", "otf2", "h5"):

@@ -22,6 +22,8 @@ namespace {
 constexpr activity_domain_t domain(int id) { return static_cast<activity_domain_t>(id); }
 
 constexpr int kStreams = 2;
+constexpr int kGraphKernels = 3;  // kernels captured into a graph
+constexpr int kGraphLaunches = 2;
 constexpr int kElements = 1 << 16;
 
 __global__ void scale(float* data, int count, float factor) {
@@ -35,6 +37,7 @@ struct Seen {
   std::atomic<int> callback_mismatch{0};
   std::mutex mutex;  // the rest is filled by the pool's delivery thread
   std::set<unsigned long long> launch_calls;
+  std::set<unsigned long long> graph_calls;
   std::set<unsigned long long> kernel_launches;
   int kernels = 0;
   int copies = 0;
@@ -65,6 +68,9 @@ void on_records(const char* begin, const char* end, void* /*arg*/) {
     if (record->domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API &&
         record->op == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
       g_seen.launch_calls.insert(record->correlation_id);
+    if (record->domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API &&
+        record->op == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000)
+      g_seen.graph_calls.insert(record->correlation_id);
     if (record->domain != ROCPROF_MPI_DOMAIN_CUDA_OPS) continue;
     switch (record->op) {
       case ROCPROF_MPI_CUDA_OP_KERNEL:
@@ -137,6 +143,18 @@ int main(int argc, char** argv) {
       scale<<<kElements / 256, 256, 0, streams[s]>>>(device[s], kElements, 1.0001F);
     cudaMemcpyAsync(host, device[s], kElements * sizeof(float), cudaMemcpyDeviceToHost, streams[s]);
   }
+  // A graph of kernels, captured on stream 0 and launched twice: each of its kernels is
+  // recorded, tied to the cudaGraphLaunch that ran it.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t runnable = nullptr;
+  cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal);
+  for (int k = 0; k < kGraphKernels; ++k)
+    scale<<<kElements / 256, 256, 0, streams[0]>>>(device[0], kElements, 1.0001F);
+  cudaStreamEndCapture(streams[0], &graph);
+  const bool graph_ready =
+      graph != nullptr && cudaGraphInstantiate(&runnable, graph, 0) == cudaSuccess;
+  check(graph_ready, "graph captured and instantiated");
+  for (int g = 0; graph_ready && g < kGraphLaunches; ++g) cudaGraphLaunch(runnable, streams[0]);
   const cudaError_t synced = cudaDeviceSynchronize();
   check(synced == cudaSuccess, std::string("GPU work ran: ") + cudaGetErrorString(synced));
   status_ok(roctracer_flush_activity(), "flush");
@@ -145,23 +163,34 @@ int main(int argc, char** argv) {
   roctracer_disable_domain_activity(domain(ROCPROF_MPI_DOMAIN_CUDA_OPS));
 
   const int launched = kStreams * kernels_per_stream;
+  const int graph_kernels = kGraphKernels * kGraphLaunches;
   const std::lock_guard lock(g_seen.mutex);
-  check(g_seen.launch_enter == launched && g_seen.launch_exit == launched,
+  // Captured launches are calls too (their kernels run only inside the graph).
+  const int launch_calls = launched + kGraphKernels;
+  check(g_seen.launch_enter == launch_calls && g_seen.launch_exit == launch_calls,
         "cudaLaunchKernel callbacks: " + std::to_string(g_seen.launch_enter) + " enter, " +
-            std::to_string(g_seen.launch_exit) + " exit of " + std::to_string(launched));
+            std::to_string(g_seen.launch_exit) + " exit of " + std::to_string(launch_calls));
   check(g_seen.callback_mismatch == 0, "callback data carries CUPTI's correlation id");
-  check(g_seen.kernels == launched, "kernel records: " + std::to_string(g_seen.kernels));
+  check(g_seen.kernels == launched + graph_kernels,
+        "kernel records: " + std::to_string(g_seen.kernels) + " of " +
+            std::to_string(launched + graph_kernels));
   check(g_seen.copies == 2 * kStreams && g_seen.copy_bytes_wrong == 0,
         "copy records with their bytes: " + std::to_string(g_seen.copies));
   check(g_seen.memsets == kStreams, "memset records: " + std::to_string(g_seen.memsets));
   check(g_seen.unnamed_kernels == 0, "every kernel record named (scale)");
   check(g_seen.bad_times == 0, "every record has begin <= end");
   int orphans = 0;
-  for (const unsigned long long id : g_seen.kernel_launches)
-    orphans += g_seen.launch_calls.count(id) == 0 ? 1 : 0;
-  check(g_seen.launch_calls.size() == static_cast<std::size_t>(launched) && orphans == 0,
-        "every kernel record has its cudaLaunchKernel record (" + std::to_string(orphans) +
-            " without)");
+  int from_graphs = 0;
+  for (const unsigned long long id : g_seen.kernel_launches) {
+    from_graphs += g_seen.graph_calls.count(id);
+    orphans += g_seen.launch_calls.count(id) + g_seen.graph_calls.count(id) == 0 ? 1 : 0;
+  }
+  check(g_seen.launch_calls.size() == static_cast<std::size_t>(launch_calls) && orphans == 0,
+        "every kernel record has its cudaLaunchKernel or cudaGraphLaunch record (" +
+            std::to_string(orphans) + " without)");
+  check(g_seen.graph_calls.size() == kGraphLaunches && from_graphs == kGraphLaunches,
+        std::to_string(g_seen.graph_calls.size()) + " cudaGraphLaunch calls, " +
+            std::to_string(from_graphs) + " of them with kernel records");
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 // Test tool for the GPU tests: prints a rank file's CUDA records one per line, for a script
 // to check against what the traced program did (no h5py needed on the GPU machine).
-//   api DOMAIN NAME CORRELATION EXTERNAL_ID BEGIN END
+//   api DOMAIN NAME CORRELATION EXTERNAL_ID BEGIN END COPY_DIRECTION
 //   activity OP_NAME QUEUE DEVICE CORRELATION BEGIN END BYTES KERNEL_NAME
 //   mpi NAME EXTERNAL_ID BEGIN END
 //   status complete DROPPED
@@ -27,12 +27,12 @@ int main(int argc, char** argv) {
       return found != names.end() && !found->second.empty() ? found->second : std::string("?");
     };
     for (const ApiCallRow& call : reader.read_all<ApiCallRow>())
-      std::printf("api %u %s %llu %llu %llu %llu\n", call.domain,
-                  name_of(call.domain, call.op).c_str(),
-                  static_cast<unsigned long long>(call.correlation_id),
-                  static_cast<unsigned long long>(call.external_id),
-                  static_cast<unsigned long long>(call.begin_ns),
-                  static_cast<unsigned long long>(call.end_ns));
+      std::printf(
+          "api %u %s %llu %llu %llu %llu %u\n", call.domain, name_of(call.domain, call.op).c_str(),
+          static_cast<unsigned long long>(call.correlation_id),
+          static_cast<unsigned long long>(call.external_id),
+          static_cast<unsigned long long>(call.begin_ns),
+          static_cast<unsigned long long>(call.end_ns), static_cast<unsigned>(call.copy_direction));
     for (const ActivityRow& work : reader.read_all<ActivityRow>())
       std::printf(
           "activity %s %llu %d %llu %llu %llu %llu %s\n", name_of(work.domain, work.op).c_str(),

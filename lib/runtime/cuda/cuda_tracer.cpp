@@ -33,6 +33,9 @@ std::atomic<const rocprof_mpi_cuda_sink_t*> g_sink{nullptr};
 CUpti_SubscriberHandle g_subscriber = nullptr;
 std::atomic<std::uint64_t> g_dropped{0};
 std::atomic<bool> g_running{false};
+// Set once a roctracer client enabled a CUDA domain: until then the recorder alone listens,
+// and each call skips the client lookups (four callbacks per kernel launch).
+std::atomic<bool> g_clients{false};
 std::mutex g_start_mutex;
 
 std::uint64_t CUPTIAPI trace_clock() { return core::now_ns(); }
@@ -49,7 +52,7 @@ const char* lasting_kernel_name(const char* name) {
 // A roctracer client's record of GPU work, when ops of CUDA_OPS are routed to a pool.
 void deliver_to_clients(const ConvertedActivity& work) noexcept {
   const format::ActivityRow& row = work.row;
-  if (!core::tracing_running() ||
+  if (!g_clients.load(std::memory_order_relaxed) || !core::tracing_running() ||
       core::activity_route(ROCPROF_MPI_DOMAIN_CUDA_OPS, row.op) == nullptr)
     return;
   const char* kernel = nullptr;
@@ -106,7 +109,9 @@ std::uint32_t our_domain(CUpti_CallbackDomain domain) noexcept {
 // The call as a roctracer client sees it: callback at enter and exit, a record at exit.
 void report_to_clients(std::uint32_t domain, CUpti_CallbackId cbid, const CUpti_CallbackData& info,
                        std::uint64_t begin_ns, std::uint64_t end_ns) noexcept {
-  if (!core::tracing_running() || cbid >= core::kMaxOpsPerDomain) return;
+  if (!g_clients.load(std::memory_order_relaxed) || !core::tracing_running() ||
+      cbid >= core::kMaxOpsPerDomain)
+    return;
   core::ThreadState& state = core::this_thread_state();
   if (state.suspended) return;
   if (const core::CallbackEntry* callback = core::callback_table().find(domain, cbid)) {
@@ -212,6 +217,8 @@ bool start_cuda_tracing(std::string& error) {
   g_running.store(true, std::memory_order_release);
   return true;
 }
+
+void serve_cuda_clients() noexcept { g_clients.store(true, std::memory_order_relaxed); }
 
 void set_cuda_sink(const rocprof_mpi_cuda_sink_t* sink) noexcept {
   g_sink.store(sink, std::memory_order_release);

@@ -17,6 +17,9 @@ namespace rocprof::runtime::cuda {
 // missing, or another CUPTI client (a profiler) holds the subscription.
 bool start_cuda_tracing(std::string& error);
 
+// roctracer clients' callbacks and routes are looked up from now on.
+void serve_cuda_clients() noexcept;
+
 // Rows go to `sink` from now on (it must live as long as the process): ApiCallRow without
 // thread id and kernel name, with the launched kernel's mangled name beside it; ActivityRow
 // without kernel name, likewise.
