@@ -229,6 +229,7 @@ void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHa
   bool first = true;
   std::vector<std::string> names;  // of an empty table's group, listed once
   for (const Column& column : table.columns) {
+    if (column.since_minor > 0) continue;  // added in format 2: never in these files
     // Once a column is empty the table is (its length is the shortest column's), and an
     // empty column is never read: the others need only exist. Most files have empty tables
     // (no GPU, no counters), and each dataset opened costs several microseconds.
@@ -286,6 +287,10 @@ void RankFileReader::check_packed_table(hid_t root, const Table& table, TableHan
     // Found by name, wherever the file's row type puts it: fields a newer minor version
     // adds are ignored.
     const int member = H5Tget_member_index(type.get(), column.name);
+    if (member < 0 && column.since_minor > version_minor_) {
+      handles.field_offsets[c] = kAbsentField;  // older than the column: reads as zero
+      continue;
+    }
     if (member < 0) fail(fmt::format("column {}/{} is missing", table.name, column.name));
     const Handle member_type(H5Tget_member_type(type.get(), static_cast<unsigned>(member)));
     const std::size_t offset = H5Tget_member_offset(type.get(), static_cast<unsigned>(member));
@@ -587,6 +592,9 @@ void decode_chunk(const StoredChunk& chunk, ChunkDecodeBuffers& buffers, std::by
     const std::uint64_t in_chunk = block - chunk.chunk_first;
     std::byte* destination = rows + (block - chunk.first) * chunk.row_size;
     for (const StoredChunk::Field& field : chunk.fields) {
+      if (field.zeroed)
+        for (std::uint64_t r = 0; r < block_rows; ++r)
+          std::memset(destination + r * chunk.row_size + field.offset, 0, field.width);
       if (!field.wanted) continue;
       const std::byte* image = buffers.images[field.piece].data();
       const std::size_t element_size = chunk.pieces[field.piece].element_size;
@@ -665,7 +673,9 @@ void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::ui
     field.offset = column.offset;
     field.packed_offset = packed_ ? handles.field_offsets[c] : 0;
     field.piece = packed_ ? 0 : c;
-    field.wanted = (columns >> c & 1U) != 0;
+    field.absent = packed_ ? field.packed_offset == kAbsentField : column.since_minor > 0;
+    field.wanted = (columns >> c & 1U) != 0 && !field.absent;
+    field.zeroed = (columns >> c & 1U) != 0 && field.absent;
     StoredChunk::Piece& piece = out.pieces[field.piece];
     piece.wanted = piece.wanted || field.wanted;
     piece.element_size = packed_ ? handles.element_size : field.width;
@@ -751,16 +761,27 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
                          count, rows, table.row_size, column.offset);
   };
   auto wanted = [columns](std::size_t c) { return (columns >> c & 1U) != 0; };
+  const std::vector<std::size_t>& offsets = tables_[index].field_offsets;
+  auto absent = [&](std::size_t c) {
+    return packed_ ? offsets[c] == kAbsentField : table.columns[c].since_minor > 0;
+  };
+  // Columns the file predates read as zeros.
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (!wanted(c) || !absent(c)) continue;
+    const Column& column = table.columns[c];
+    for (std::uint64_t r = 0; r < count; ++r)
+      std::memset(rows + r * table.row_size + column.offset, 0, column_type_size(column.type));
+  }
   if (packed_) {
     // HDF5 converts the packed rows to the struct's layout, by member name.
     const Handle memory_type(create_memory_row_type(table));
     read_dataset(open_dataset(index, table, 0), memory_type.get(), table.row_size, nullptr);
     for (std::size_t c = 0; c < table.columns.size(); ++c)
-      if (wanted(c)) scatter(c, table.row_size, table.columns[c].offset);
+      if (wanted(c) && !absent(c)) scatter(c, table.row_size, table.columns[c].offset);
     return;
   }
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if (!wanted(c)) continue;
+    if (!wanted(c) || absent(c)) continue;
     const Column& column = table.columns[c];
     read_dataset(open_dataset(index, table, c), column_hdf5_type(column.type),
                  column_type_size(column.type), column.name);

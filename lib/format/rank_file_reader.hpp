@@ -52,7 +52,9 @@ struct StoredChunk {
     std::size_t offset = 0;         // of the field in a row
     std::size_t packed_offset = 0;  // of the field in its piece's element
     std::size_t piece = 0;
-    bool wanted = true;  // false: its field in the rows is left as it was
+    bool wanted = true;   // false: its field in the rows is left as it was
+    bool absent = false;  // the file predates the column
+    bool zeroed = false;  // wanted but absent: written as zeros
   };
   std::vector<Piece> pieces;
   std::vector<Field> fields;      // by column of the table
@@ -231,10 +233,11 @@ class RankFileReader {
   struct TableHandles {
     std::uint64_t rows = 0;
     // Format 2: bytes of a stored packed row, and where each column's field lies in it (as
-    // the file's row type says).
+    // the file's row type says; kAbsentField for a column the file's version predates).
     std::size_t element_size = 0;
     std::vector<std::size_t> field_offsets;
   };
+  static constexpr std::size_t kAbsentField = ~std::size_t{0};
   // Where a column's stored chunks lie: file address (the user block included) and stored
   // size, 0 for a chunk never written (it reads as zeros), by chunk number.
   struct ChunkLocation {

@@ -12,7 +12,7 @@ namespace rocprof::format {
 // stores a table as one dataset of packed rows; version 1 (a group of column datasets,
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
-inline constexpr std::uint32_t kFormatVersionMinor = 1;  // 2.1: traced_ranks
+inline constexpr std::uint32_t kFormatVersionMinor = 2;  // 2.1: traced_ranks; 2.2: kernel resources
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
@@ -68,6 +68,11 @@ struct ActivityRow {
   std::uint32_t kind;   // runtime command kind
   std::int32_t device_id;
   StringId kernel_name;  // 0 if none
+  // What a kernel asked of the GPU (since 2.2; zeros for other work and in older files).
+  std::uint32_t grid[3];       // blocks in the grid
+  std::uint32_t block[3];      // threads per block
+  std::uint32_t shared_bytes;  // shared memory per block, static and dynamic
+  std::uint32_t registers;     // registers per thread
   std::uint8_t domain;
 };
 

@@ -16,6 +16,14 @@ namespace {
         static_cast<std::uint32_t>(offsetof(row, field) + (index) * sizeof(std::uint32_t)) \
   }
 
+#define ROCPROF_ARRAY_COLUMN_SINCE(row, field, index, name, type, minor)                          \
+  Column {                                                                                        \
+    name, ColumnType::type,                                                                       \
+        static_cast<std::uint32_t>(offsetof(row, field) + (index) * sizeof(std::uint32_t)), minor \
+  }
+#define ROCPROF_COLUMN_SINCE(row, field, type, minor) \
+  Column { #field, ColumnType::type, static_cast < std::uint32_t>(offsetof(row, field)), minor }
+
 constexpr std::array kApiCallColumns = {
     ROCPROF_COLUMN(ApiCallRow, begin_ns, kU64),
     ROCPROF_COLUMN(ApiCallRow, end_ns, kU64),
@@ -37,11 +45,24 @@ constexpr std::array kApiCallColumns = {
 };
 
 constexpr std::array kActivityColumns = {
-    ROCPROF_COLUMN(ActivityRow, begin_ns, kU64),       ROCPROF_COLUMN(ActivityRow, end_ns, kU64),
-    ROCPROF_COLUMN(ActivityRow, correlation_id, kU64), ROCPROF_COLUMN(ActivityRow, queue_id, kU64),
-    ROCPROF_COLUMN(ActivityRow, bytes, kU64),          ROCPROF_COLUMN(ActivityRow, op, kU32),
-    ROCPROF_COLUMN(ActivityRow, kind, kU32),           ROCPROF_COLUMN(ActivityRow, device_id, kI32),
-    ROCPROF_COLUMN(ActivityRow, kernel_name, kU32),    ROCPROF_COLUMN(ActivityRow, domain, kU8),
+    ROCPROF_COLUMN(ActivityRow, begin_ns, kU64),
+    ROCPROF_COLUMN(ActivityRow, end_ns, kU64),
+    ROCPROF_COLUMN(ActivityRow, correlation_id, kU64),
+    ROCPROF_COLUMN(ActivityRow, queue_id, kU64),
+    ROCPROF_COLUMN(ActivityRow, bytes, kU64),
+    ROCPROF_COLUMN(ActivityRow, op, kU32),
+    ROCPROF_COLUMN(ActivityRow, kind, kU32),
+    ROCPROF_COLUMN(ActivityRow, device_id, kI32),
+    ROCPROF_COLUMN(ActivityRow, kernel_name, kU32),
+    ROCPROF_COLUMN(ActivityRow, domain, kU8),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, grid, 0, "grid_x", kU32, 2),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, grid, 1, "grid_y", kU32, 2),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, grid, 2, "grid_z", kU32, 2),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, block, 0, "block_x", kU32, 2),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, block, 1, "block_y", kU32, 2),
+    ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, block, 2, "block_z", kU32, 2),
+    ROCPROF_COLUMN_SINCE(ActivityRow, shared_bytes, kU32, 2),
+    ROCPROF_COLUMN_SINCE(ActivityRow, registers, kU32, 2),
 };
 
 constexpr std::array kExternalColumns = {

@@ -22,6 +22,9 @@ struct Column {
   const char* name;
   ColumnType type;
   std::uint32_t offset;  // byte offset of the field in the row struct
+  // The format-2 minor version that added the column: files of older versions (and every
+  // format-1 file) lack it, and it reads as zero from them.
+  std::uint32_t since_minor = 0;
 };
 
 // Rows of a chunk of a table of events: large enough for good compression (a synthetic job's

@@ -234,10 +234,17 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J", pid,
             track, gpu_track_name(row.domain, row.device_id, row.queue_id));
       const std::string name = op_name.of_activity(row);
-      json.event(
-          R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
-          escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
-          row.correlation_id, row.bytes);
+      if (row.registers != 0 || row.grid[0] != 0)  // a kernel with what it asked of the GPU
+        json.event(
+            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"grid":[{},{},{}],"block":[{},{},{}],"shared_bytes":{},"registers":{}}}}})J",
+            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+            row.correlation_id, row.grid[0], row.grid[1], row.grid[2], row.block[0], row.block[1],
+            row.block[2], row.shared_bytes, row.registers);
+      else
+        json.event(
+            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
+            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+            row.correlation_id, row.bytes);
       if (const auto source = issued.find(row.correlation_id); source != issued.end()) {
         const std::uint64_t flow = (static_cast<std::uint64_t>(pid) << 40) ^ row.correlation_id;
         json.event(

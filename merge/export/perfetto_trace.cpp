@@ -220,6 +220,18 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
       ++stats.flows;
     }
     annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
+    if (row.registers != 0 || row.grid[0] != 0) {
+      // What the kernel asked of the GPU (named when first seen: files without it keep
+      // their bytes).
+      static constexpr const char* kAxes[3][2] = {
+          {"grid_x", "block_x"}, {"grid_y", "block_y"}, {"grid_z", "block_z"}};
+      for (int axis = 0; axis < 3; ++axis) {
+        annotate(sequence.annotation_name(kAxes[axis][0]), row.grid[axis]);
+        annotate(sequence.annotation_name(kAxes[axis][1]), row.block[axis]);
+      }
+      annotate(sequence.annotation_name("shared_bytes"), row.shared_bytes);
+      annotate(sequence.annotation_name("registers"), row.registers);
+    }
     slice(track, gpu_category,
           row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
           row.begin_ns, row.end_ns);

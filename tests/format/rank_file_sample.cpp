@@ -1,5 +1,7 @@
 #include "tests/format/rank_file_sample.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <tuple>
 
@@ -66,6 +68,16 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
     row.device_id = i % 4;
     row.kernel_name = i % 3 == 0 ? kernel : 0;
     row.bytes = i % 3 == 1 ? 4096 : 0;
+    if (i % 3 == 0) {  // a kernel: what it asked of the GPU (format 2.2)
+      row.grid[0] = 128 + i;
+      row.grid[1] = 2;
+      row.grid[2] = 1;
+      row.block[0] = 256;
+      row.block[1] = 1;
+      row.block[2] = 1;
+      row.shared_bytes = 4096;
+      row.registers = 32 + i % 8;
+    }
     row.domain = 2;
     s.activities.push_back(row);
   }
@@ -206,6 +218,7 @@ void write_column_group(const std::vector<Row>& rows, hid_t file, const Compress
   const hsize_t unlimited = H5S_UNLIMITED;
   const hsize_t chunk = kColumnGroupsChunkRows;
   for (const Column& column : table.columns) {
+    if (column.since_minor > 0) continue;  // added in format 2
     const std::size_t width = column_type_size(column.type);
     std::vector<std::byte> values(rows.size() * width);
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -226,6 +239,57 @@ void write_column_group(const std::vector<Row>& rows, hid_t file, const Compress
 }
 
 }  // namespace
+
+void clear_kernel_resources(std::vector<ActivityRow>& rows) {
+  for (ActivityRow& row : rows) {
+    std::fill(std::begin(row.grid), std::end(row.grid), 0U);
+    std::fill(std::begin(row.block), std::end(row.block), 0U);
+    row.shared_bytes = 0;
+    row.registers = 0;
+  }
+}
+
+void rewrite_activities_as_format_2_1(const std::string& path) {
+  std::vector<ActivityRow> rows;
+  {
+    const RankFileReader reader(path);
+    rows = reader.read_all<ActivityRow>();
+  }
+  const Table& table = table_of<ActivityRow>();
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  if (!file.valid() || H5Ldelete(file.get(), table.name, H5P_DEFAULT) < 0)
+    throw std::runtime_error("cannot remove the activities of " + path);
+  // The packed row type of 2.1: the columns that existed then, in order, no padding.
+  std::size_t row_bytes = 0;
+  for (const Column& column : table.columns)
+    if (column.since_minor <= 1) row_bytes += column_type_size(column.type);
+  const Handle type(H5Tcreate(H5T_COMPOUND, row_bytes));
+  std::vector<std::byte> packed(rows.size() * row_bytes);
+  std::size_t offset = 0;
+  for (const Column& column : table.columns) {
+    if (column.since_minor > 1) continue;
+    const std::size_t width = column_type_size(column.type);
+    H5Tinsert(type.get(), column.name, offset, column_hdf5_type(column.type));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::memcpy(packed.data() + i * row_bytes + offset,
+                  reinterpret_cast<const std::byte*>(&rows[i]) + column.offset, width);
+    offset += width;
+  }
+  const hsize_t count = rows.size();
+  const hsize_t chunk = kChunkRows;
+  const hsize_t unlimited = H5S_UNLIMITED;
+  const Handle space(H5Screate_simple(1, &count, &unlimited));
+  const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+  H5Pset_chunk(properties.get(), 1, &chunk);
+  const Handle dataset(H5Dcreate2(file.get(), table.name, type.get(), space.get(), H5P_DEFAULT,
+                                  properties.get(), H5P_DEFAULT));
+  if (!dataset.valid() ||
+      H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()) < 0)
+    throw std::runtime_error("cannot write the 2.1 activities of " + path);
+  const std::vector<std::uint32_t> version = {kFormatVersionMajor, 1};
+  if (!write_attribute(file.get(), "format_version", version))
+    throw std::runtime_error("cannot write format_version");
+}
 
 void rewrite_as_column_groups(const std::string& path, const Compression& compression) {
   std::tuple<std::vector<ApiCallRow>, std::vector<ActivityRow>, std::vector<ExternalCorrelationRow>,

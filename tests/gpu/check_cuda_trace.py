@@ -19,6 +19,8 @@ import time
 
 from gpu_check import SKIP, Checks, compare_durations, no_gpu_reason
 
+BLOCKS, THREADS = 32, 256  # cuda_streams.cu's kBlocks, kThreads
+
 
 def main():
     launcher, program, report, work = sys.argv[1:5]
@@ -60,6 +62,12 @@ def main():
     check(by_op["MEMCPY"] == 2 * streams, f"{2 * streams} copies")
     check(by_op["MEMSET"] == streams, f"{streams} memsets")
     kernels_rows = [row for row in work_rows if row[1] == "KERNEL"]
+    # What each kernel asked of the GPU: cuda_streams launches BLOCKS x THREADS.
+    resources = [line.split()[1:] for line in lines if line.startswith("kernel ")]
+    shapes = {tuple(int(v) for v in r[1:7]) for r in resources}
+    check(len(resources) == len(kernels_rows) and shapes == {(BLOCKS, 1, 1, THREADS, 1, 1)}
+          and all(int(r[8]) > 0 for r in resources),
+          f"every kernel has its grid, block and registers ({len(resources)}, {shapes})")
     check(all("scale" in row[8] for row in kernels_rows), "kernels named (scale)")
     queues = {row[2] for row in kernels_rows}
     check(len(queues) == streams, f"one GPU queue per stream ({len(queues)})")

@@ -44,6 +44,15 @@ TEST(CudaActivity, KernelBecomesADispatchOnItsDeviceAndStream) {
   kernel.streamId = 13;
   kernel.correlationId = 42;
   kernel.name = "_Z5scalePfi";
+  kernel.gridX = 64;
+  kernel.gridY = 2;
+  kernel.gridZ = 1;
+  kernel.blockX = 256;
+  kernel.blockY = 1;
+  kernel.blockZ = 1;
+  kernel.staticSharedMemory = 1024;
+  kernel.dynamicSharedMemory = 4096;
+  kernel.registersPerThread = 40;
   ConvertedActivity out;
   ASSERT_TRUE(convert_activity(as_activity(kernel), out));
   EXPECT_EQ(out.row.domain, ROCPROF_MPI_DOMAIN_CUDA_OPS);
@@ -55,6 +64,12 @@ TEST(CudaActivity, KernelBecomesADispatchOnItsDeviceAndStream) {
   EXPECT_EQ(out.row.queue_id, queue_of(1, 13));
   EXPECT_STREQ(out.kernel_name, "_Z5scalePfi");
   EXPECT_EQ(demangle(out.kernel_name), "scale(float*, int)");
+  EXPECT_EQ((std::array{out.row.grid[0], out.row.grid[1], out.row.grid[2]}),
+            (std::array{64U, 2U, 1U}));
+  EXPECT_EQ((std::array{out.row.block[0], out.row.block[1], out.row.block[2]}),
+            (std::array{256U, 1U, 1U}));
+  EXPECT_EQ(out.row.shared_bytes, 5120U);
+  EXPECT_EQ(out.row.registers, 40U);
 }
 
 TEST(CudaActivity, CopiesAndSetsKeepTheirBytesAndKind) {

@@ -2,6 +2,7 @@
 // to check against what the traced program did (no h5py needed on the GPU machine).
 //   api DOMAIN NAME CORRELATION EXTERNAL_ID BEGIN END COPY_DIRECTION
 //   activity OP_NAME QUEUE DEVICE CORRELATION BEGIN END BYTES KERNEL_NAME
+//   kernel CORRELATION GRID_X GRID_Y GRID_Z BLOCK_X BLOCK_Y BLOCK_Z SHARED_BYTES REGISTERS
 //   mpi NAME EXTERNAL_ID BEGIN END
 //   status complete DROPPED
 #include <cstdio>
@@ -41,6 +42,12 @@ int main(int argc, char** argv) {
           static_cast<unsigned long long>(work.begin_ns),
           static_cast<unsigned long long>(work.end_ns), static_cast<unsigned long long>(work.bytes),
           work.kernel_name != 0 ? reader.string(work.kernel_name).c_str() : "-");
+    for (const ActivityRow& work : reader.read_all<ActivityRow>())
+      if (work.registers != 0 || work.grid[0] != 0)
+        std::printf("kernel %llu %u %u %u %u %u %u %u %u\n",
+                    static_cast<unsigned long long>(work.correlation_id), work.grid[0],
+                    work.grid[1], work.grid[2], work.block[0], work.block[1], work.block[2],
+                    work.shared_bytes, work.registers);
     for (const MpiCallRow& call : reader.read_all<MpiCallRow>())
       std::printf("mpi %s %llu %llu %llu\n", reader.string(call.function).c_str(),
                   static_cast<unsigned long long>(call.external_id),

@@ -41,6 +41,15 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
       const auto& kernel = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
       out.row = device_row(ROCPROF_MPI_CUDA_OP_KERNEL, kernel);
       out.kernel_name = kernel.name;
+      const std::int32_t grid[3] = {kernel.gridX, kernel.gridY, kernel.gridZ};
+      const std::int32_t block[3] = {kernel.blockX, kernel.blockY, kernel.blockZ};
+      for (int axis = 0; axis < 3; ++axis) {
+        out.row.grid[axis] = static_cast<std::uint32_t>(grid[axis]);
+        out.row.block[axis] = static_cast<std::uint32_t>(block[axis]);
+      }
+      out.row.shared_bytes =
+          static_cast<std::uint32_t>(kernel.staticSharedMemory + kernel.dynamicSharedMemory);
+      out.row.registers = kernel.registersPerThread;
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
