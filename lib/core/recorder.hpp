@@ -55,6 +55,11 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
   leave_hot_path(state);
 }
 
+// The thread's innermost external id, 0 when its stack is empty.
+inline std::uint64_t innermost_external_id(const ThreadState& state) noexcept {
+  return state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
+}
+
 // The calling thread's external-id stack.
 inline bool push_external_id(ThreadState& state, std::uint64_t id) noexcept {
   if (state.external_depth == kExternalIdDepth) return false;

@@ -364,8 +364,7 @@ roctracer_activity_pop_external_correlation_id(activity_correlation_id_t* last_i
 }
 
 ROCTRACER_API uint64_t rocprof_mpi_current_external_id(void) {
-  const ThreadState& state = this_thread_state();
-  return state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
+  return innermost_external_id(this_thread_state());
 }
 
 ROCTRACER_API roctracer_status_t rocprof_mpi_pool_stats(roctracer_pool_t* pool,

@@ -673,7 +673,7 @@ void RankFileReader::read_chunk(const Table& table, std::uint64_t first, std::ui
     field.offset = column.offset;
     field.packed_offset = packed_ ? handles.field_offsets[c] : 0;
     field.piece = packed_ ? 0 : c;
-    field.absent = packed_ ? field.packed_offset == kAbsentField : column.since_minor > 0;
+    field.absent = column_absent(handles, column, c);
     field.wanted = (columns >> c & 1U) != 0 && !field.absent;
     field.zeroed = (columns >> c & 1U) != 0 && field.absent;
     StoredChunk::Piece& piece = out.pieces[field.piece];
@@ -761,10 +761,7 @@ void RankFileReader::read_rows(const Table& table, std::uint64_t first, std::uin
                          count, rows, table.row_size, column.offset);
   };
   auto wanted = [columns](std::size_t c) { return (columns >> c & 1U) != 0; };
-  const std::vector<std::size_t>& offsets = tables_[index].field_offsets;
-  auto absent = [&](std::size_t c) {
-    return packed_ ? offsets[c] == kAbsentField : table.columns[c].since_minor > 0;
-  };
+  auto absent = [&](std::size_t c) { return column_absent(tables_[index], table.columns[c], c); };
   // Columns the file predates read as zeros.
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     if (!wanted(c) || !absent(c)) continue;

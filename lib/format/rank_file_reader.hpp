@@ -238,6 +238,11 @@ class RankFileReader {
     std::vector<std::size_t> field_offsets;
   };
   static constexpr std::size_t kAbsentField = ~std::size_t{0};
+  // Whether the file predates column `c` of a table (it then reads as zeros).
+  bool column_absent(const TableHandles& handles, const Column& column,
+                     std::size_t c) const noexcept {
+    return packed_ ? handles.field_offsets[c] == kAbsentField : column.since_minor > 0;
+  }
   // Where a column's stored chunks lie: file address (the user block included) and stored
   // size, 0 for a chunk never written (it reads as zeros), by chunk number.
   struct ChunkLocation {

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <rocprof-mpi/cuda_domains.h>
 
-#include "lib/core/callback_table.hpp"
+#include "lib/core/api_dispatch.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/core/recorder.hpp"
 #include "lib/core/tracer_state.hpp"
@@ -106,30 +106,24 @@ std::uint32_t our_domain(CUpti_CallbackDomain domain) noexcept {
                                                : ROCPROF_MPI_DOMAIN_CUDA_DRIVER_API;
 }
 
-// The call as a roctracer client sees it: callback at enter and exit, a record at exit.
+// The call as a roctracer client sees it: callback at enter; at exit the shared API-call
+// dispatch gives the exit callback and the record, with CUPTI's correlation id.
 void report_to_clients(std::uint32_t domain, CUpti_CallbackId cbid, const CUpti_CallbackData& info,
-                       std::uint64_t begin_ns, std::uint64_t end_ns) noexcept {
+                       std::uint64_t begin_ns) noexcept {
   if (!g_clients.load(std::memory_order_relaxed) || !core::tracing_running() ||
-      cbid >= core::kMaxOpsPerDomain)
+      cbid >= core::kMaxOpsPerDomain || core::this_thread_state().suspended)
     return;
-  core::ThreadState& state = core::this_thread_state();
-  if (state.suspended) return;
+  rocprof_mpi_cuda_api_data_t data{};
+  data.cupti_callback_data = &info;
+  if (info.callbackSite == CUPTI_API_EXIT) {
+    core::exit_api_call(core::ApiCallScope{domain, cbid, info.correlationId, begin_ns, true}, data);
+    return;
+  }
   if (const core::CallbackEntry* callback = core::callback_table().find(domain, cbid)) {
-    rocprof_mpi_cuda_api_data_t data{};
     data.correlation_id = info.correlationId;
-    data.phase =
-        info.callbackSite == CUPTI_API_ENTER ? ACTIVITY_API_PHASE_ENTER : ACTIVITY_API_PHASE_EXIT;
-    data.cupti_callback_data = &info;
+    data.phase = ACTIVITY_API_PHASE_ENTER;
     callback->function(domain, cbid, &data, callback->arg);
   }
-  if (info.callbackSite == CUPTI_API_EXIT)
-    core::record_activity(state, domain, cbid, nullptr, [&](activity_record_t& record) {
-      record.correlation_id = info.correlationId;
-      record.begin_ns = begin_ns;
-      record.end_ns = end_ns;
-      record.process_id = state.pid;
-      record.thread_id = state.tid;
-    });
 }
 
 void record_for_recorder(const rocprof_mpi_cuda_sink_t& sink, std::uint32_t domain,
@@ -142,8 +136,7 @@ void record_for_recorder(const rocprof_mpi_cuda_sink_t& sink, std::uint32_t doma
   row.correlation_id = info.correlationId;
   row.op = cbid;
   row.domain = static_cast<std::uint8_t>(domain);
-  const core::ThreadState& state = core::this_thread_state();
-  row.external_id = state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
+  row.external_id = core::innermost_external_id(core::this_thread_state());
   if (domain == ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API)
     decode_runtime_args(cbid, info.functionParams, row);
   sink.api_call(&row, info.symbolName);
@@ -159,7 +152,7 @@ void CUPTIAPI on_callback(void* /*user*/, CUpti_CallbackDomain cupti_domain, CUp
   const auto& info = *static_cast<const CUpti_CallbackData*>(data);
   const std::uint32_t domain = our_domain(cupti_domain);
   if (info.callbackSite == CUPTI_API_ENTER) {
-    report_to_clients(domain, cbid, info, 0, 0);
+    report_to_clients(domain, cbid, info, 0);
     *info.correlationData = core::now_ns();  // CUPTI keeps it for this call's exit
     return;
   }
@@ -167,7 +160,7 @@ void CUPTIAPI on_callback(void* /*user*/, CUpti_CallbackDomain cupti_domain, CUp
   const std::uint64_t end_ns = core::now_ns();
   if (const rocprof_mpi_cuda_sink_t* sink = g_sink.load(std::memory_order_acquire))
     record_for_recorder(*sink, domain, cbid, info, begin_ns, end_ns);
-  report_to_clients(domain, cbid, info, begin_ns, end_ns);
+  report_to_clients(domain, cbid, info, begin_ns);
 }
 
 bool check(CUptiResult result, const char* what, std::string& error) {
