@@ -98,6 +98,11 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
   app.add_flag("--mpi-trace", o.mpi_trace, "MPI calls (PMPI wrappers) and clock synchronisation");
   app.add_flag("--cuda-trace", o.cuda_trace,
                "CUDA runtime and driver API calls and GPU work on NVIDIA GPUs (CUPTI)");
+  app.add_option("--cuda-graph-trace", o.cuda_graph_trace,
+                 "CUDA graphs as their kernels, copies and memsets (node) or as one record per "
+                 "launch (graph)")
+      ->check(CLI::IsMember({"node", "graph"}))
+      ->capture_default_str();
   app.add_flag("--sys-trace", o.sys_trace, "all of the above (the default when none is given)");
   app.add_option("-d,--output-directory", o.output_directory,
                  "directory of the rank files; placeholders %hostname% %pid% %rank% %size% "
@@ -193,7 +198,10 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
     if ((o.kernel_trace || o.memory_copy_trace) && !o.hsa_trace) domains.emplace_back("hsa_ops");
     if (o.mpi_trace) domains.emplace_back("mpi");
   }
-  if (cuda) domains.emplace_back("cuda");
+  if (cuda) {
+    domains.emplace_back("cuda");
+    env["ROCPROF_MPI_CUDA_GRAPH_TRACE"] = o.cuda_graph_trace;
+  }
   std::string joined;
   for (const auto& domain : domains) joined += (joined.empty() ? "" : ",") + domain;
   env["ROCPROF_MPI_DOMAINS"] = joined;

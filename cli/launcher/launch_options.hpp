@@ -17,6 +17,7 @@ struct LaunchOptions {
   bool mpi_trace = false;
   bool sys_trace = false;
   bool cuda_trace = false;
+  std::string cuda_graph_trace = "node";  // node: each kernel of a graph; graph: each launch
   // Whether this node has an NVIDIA driver (libcuda): HIP and system tracing then mean CUDA
   // tracing too. Found by the launcher before it builds the environment.
   bool nvidia_driver = false;

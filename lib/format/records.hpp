@@ -12,7 +12,8 @@ namespace rocprof::format {
 // stores a table as one dataset of packed rows; version 1 (a group of column datasets,
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
-inline constexpr std::uint32_t kFormatVersionMinor = 2;  // 2.1: traced_ranks; 2.2: kernel resources
+// 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work
+inline constexpr std::uint32_t kFormatVersionMinor = 3;
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
@@ -57,6 +58,18 @@ struct ApiCallRow {
   CopyDirection copy_direction;
 };
 
+// The memory a copy or memset touches (ActivityRow::src_kind, dst_kind).
+enum class MemoryKind : std::uint8_t {
+  kUnknown = 0,
+  kPageable = 1,       // ordinary host memory
+  kPinned = 2,         // page-locked host memory
+  kDevice = 3,         // device memory
+  kArray = 4,          // a device array (texture layout)
+  kManaged = 5,        // managed (unified) memory
+  kDeviceStatic = 6,   // a device-side global variable
+  kManagedStatic = 7,  // a managed global variable
+};
+
 // Asynchronous device work (HIP_OPS, HSA_OPS): dispatches, copies, barriers.
 struct ActivityRow {
   std::uint64_t begin_ns;  // host clock
@@ -73,7 +86,11 @@ struct ActivityRow {
   std::uint32_t block[3];      // threads per block
   std::uint32_t shared_bytes;  // shared memory per block, static and dynamic
   std::uint32_t registers;     // registers per thread
+  std::uint32_t context_id;    // since 2.3: the runtime's context of the work, 0 if none
   std::uint8_t domain;
+  // Since 2.3: where a copy reads and writes; a memset has dst_kind only.
+  MemoryKind src_kind;
+  MemoryKind dst_kind;
 };
 
 // correlation id -> external id (the ACTIVITY_DOMAIN_EXT_API records).

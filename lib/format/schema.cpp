@@ -63,6 +63,9 @@ constexpr std::array kActivityColumns = {
     ROCPROF_ARRAY_COLUMN_SINCE(ActivityRow, block, 2, "block_z", kU32, 2),
     ROCPROF_COLUMN_SINCE(ActivityRow, shared_bytes, kU32, 2),
     ROCPROF_COLUMN_SINCE(ActivityRow, registers, kU32, 2),
+    ROCPROF_COLUMN_SINCE(ActivityRow, context_id, kU32, 3),
+    ROCPROF_COLUMN_SINCE(ActivityRow, src_kind, kU8, 3),
+    ROCPROF_COLUMN_SINCE(ActivityRow, dst_kind, kU8, 3),
 };
 
 constexpr std::array kExternalColumns = {

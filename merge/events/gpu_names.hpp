@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include "lib/format/records.hpp"
 #include "lib/include/rocprof-mpi/cuda_domains.h"
 
 namespace rocprof::merge {
@@ -25,6 +26,14 @@ inline std::string copy_name(std::uint8_t domain, std::uint32_t kind) {
   if (domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && kind < std::size(kCudaKinds))
     return fmt::format("memcpy {}", kCudaKinds[kind]);
   return fmt::format("copy (kind {})", kind);
+}
+
+// What a copy reads or writes, as the outputs show it ("pinned", "device"); "" when unknown.
+inline const char* memory_kind_name(format::MemoryKind kind) {
+  static constexpr const char* kNames[] = {"",      "pageable", "pinned",        "device",
+                                           "array", "managed",  "device static", "managed static"};
+  const auto index = static_cast<std::size_t>(kind);
+  return index < std::size(kNames) ? kNames[index] : "";
 }
 
 }  // namespace rocprof::merge

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "merge/events/gpu_names.hpp"
+
 namespace rocprof::merge {
 
 OpNames::OpNames(const format::RankFileReader& reader) : reader_(reader) {
@@ -15,7 +17,13 @@ std::string OpNames::operator()(std::uint8_t domain, std::uint32_t op) const {
 }
 
 std::string OpNames::of_activity(const format::ActivityRow& row) const {
-  return row.kernel_name != 0 ? reader_.string(row.kernel_name) : (*this)(row.domain, row.op);
+  if (row.kernel_name != 0) return reader_.string(row.kernel_name);
+  if (is_named_copy(row)) return copy_name(row.domain, row.kind);
+  return (*this)(row.domain, row.op);
+}
+
+bool OpNames::is_named_copy(const format::ActivityRow& row) {
+  return row.domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && row.op == ROCPROF_MPI_CUDA_OP_MEMCPY;
 }
 
 }  // namespace rocprof::merge

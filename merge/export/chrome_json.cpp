@@ -55,6 +55,12 @@ std::string escape(std::string_view text) {
   return out;
 }
 
+// `,"field":"pinned"` for an argument list, or nothing when the kind is unknown.
+std::string memory_kind_arg(std::string_view field, MemoryKind kind) {
+  if (kind == MemoryKind::kUnknown) return {};
+  return fmt::format(R"(,"{}":"{}")", field, memory_kind_name(kind));
+}
+
 // `path` truncated for writing, never through a link (see BlockFile); null with errno set.
 std::FILE* open_for_writing(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -240,6 +246,12 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
             row.correlation_id, row.grid[0], row.grid[1], row.grid[2], row.block[0], row.block[1],
             row.block[2], row.shared_bytes, row.registers);
+      else if (row.src_kind != MemoryKind::kUnknown || row.dst_kind != MemoryKind::kUnknown)
+        json.event(  // a copy or memset with the memory it touched (only what is known)
+            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}{}{}}}}})J",
+            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+            row.correlation_id, row.bytes, memory_kind_arg("src_kind", row.src_kind),
+            memory_kind_arg("dst_kind", row.dst_kind));
       else
         json.event(
             R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",

@@ -94,6 +94,15 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
     if (added) entry->second = sequence.event_name(op_name(domain, op));
     return entry->second;
   };
+  // A GPU slice's name: its kernel, a copy's name by direction, else its op.
+  std::unordered_map<std::uint64_t, std::uint64_t> copy_iids;
+  auto activity_iid = [&](const ActivityRow& row) {
+    if (row.kernel_name != 0) return name_iid(row.kernel_name);
+    if (!OpNames::is_named_copy(row)) return op_iid(row.domain, row.op);
+    const auto [entry, added] = copy_iids.try_emplace(row.kind, 0);
+    if (added) entry->second = sequence.event_name(op_name.of_activity(row));
+    return entry->second;
+  };
   const std::uint64_t mpi_category = sequence.category("mpi");
   const std::uint64_t api_category = sequence.category("api");
   const std::uint64_t gpu_category = sequence.category("gpu");
@@ -232,9 +241,13 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
       annotate(sequence.annotation_name("shared_bytes"), row.shared_bytes);
       annotate(sequence.annotation_name("registers"), row.registers);
     }
-    slice(track, gpu_category,
-          row.kernel_name != 0 ? name_iid(row.kernel_name) : op_iid(row.domain, row.op),
-          row.begin_ns, row.end_ns);
+    // The memory a copy or memset touched, by name.
+    for (const auto& [field, kind] :
+         {std::pair{"src_kind", row.src_kind}, {"dst_kind", row.dst_kind}})
+      if (kind != MemoryKind::kUnknown)
+        annotations.push_back({sequence.annotation_name(field), 0, Annotation::Kind::kString,
+                               memory_kind_name(kind)});
+    slice(track, gpu_category, activity_iid(row), row.begin_ns, row.end_ns);
   });
   return stats;
 }

@@ -80,7 +80,8 @@ class LauncherTest(unittest.TestCase):
         for option in ("--hip-trace", "--hsa-trace", "--kernel-trace", "--memory-copy-trace",
                        "--marker-trace", "--mpi-trace", "--sys-trace", "--output-directory",
                        "--output-file", "--mpi-ranks", "--compression", "--flush-interval",
-                       "--clock-sync-interval", "--print-config", "%env{NAME}%"):
+                       "--clock-sync-interval", "--cuda-trace", "--cuda-graph-trace",
+                       "--print-config", "%env{NAME}%"):
             self.assertIn(option, help_.stdout)
         version = self.launch("--version")
         self.assertEqual((version.returncode, version.stdout), (0, "rocprof-mpi 0.1.0\n"))
@@ -104,7 +105,17 @@ class LauncherTest(unittest.TestCase):
             cuda = dict(line.split("=", 1) for line in
                         self.launch("--print-config", *args, "--", "x").stdout.splitlines())
             self.assertEqual(cuda["ROCPROF_MPI_DOMAINS"], domains)
+            self.assertEqual(cuda["ROCPROF_MPI_CUDA_GRAPH_TRACE"], "node")
         self.assertEqual(marker_only["ROCPROF_MPI_DOMAINS"], "roctx")
+        self.assertNotIn("ROCPROF_MPI_CUDA_GRAPH_TRACE", marker_only)
+        # CUDA graphs: node by node (default) or one record per launch; nothing else.
+        graphs = dict(line.split("=", 1) for line in self.launch(
+            "--print-config", "--cuda-trace", "--cuda-graph-trace", "graph", "--", "x").stdout.splitlines())
+        self.assertEqual(graphs["ROCPROF_MPI_CUDA_GRAPH_TRACE"], "graph")
+        wrong = self.launch("--cuda-trace", "--cuda-graph-trace", "kernels", "--", "x")
+        self.assertEqual(wrong.returncode, 2)
+        self.assertIn("--cuda-graph-trace", wrong.stderr)
+        self.assertIn("kernels", wrong.stderr)
         self.assertEqual(os.listdir(self.dir), [])  # nothing ran
 
     def test_arguments_pass_through_byte_for_byte(self):

@@ -78,6 +78,11 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
       row.shared_bytes = 4096;
       row.registers = 32 + i % 8;
     }
+    row.context_id = 1 + i % 2;  // format 2.3
+    if (i % 3 == 1) {
+      row.src_kind = i % 2 == 0 ? MemoryKind::kPinned : MemoryKind::kDevice;
+      row.dst_kind = i % 2 == 0 ? MemoryKind::kDevice : MemoryKind::kPageable;
+    }
     row.domain = 2;
     s.activities.push_back(row);
   }
@@ -240,16 +245,16 @@ void write_column_group(const std::vector<Row>& rows, hid_t file, const Compress
 
 }  // namespace
 
-void clear_kernel_resources(std::vector<ActivityRow>& rows) {
-  for (ActivityRow& row : rows) {
-    std::fill(std::begin(row.grid), std::end(row.grid), 0U);
-    std::fill(std::begin(row.block), std::end(row.block), 0U);
-    row.shared_bytes = 0;
-    row.registers = 0;
-  }
+void clear_columns_since(std::vector<ActivityRow>& rows, std::uint32_t minor) {
+  const Table& table = table_of<ActivityRow>();
+  for (ActivityRow& row : rows)
+    for (const Column& column : table.columns)
+      if (column.since_minor >= minor)
+        std::memset(reinterpret_cast<std::byte*>(&row) + column.offset, 0,
+                    column_type_size(column.type));
 }
 
-void rewrite_activities_as_format_2_1(const std::string& path) {
+void rewrite_activities_as_format(const std::string& path, std::uint32_t minor) {
   std::vector<ActivityRow> rows;
   {
     const RankFileReader reader(path);
@@ -259,15 +264,15 @@ void rewrite_activities_as_format_2_1(const std::string& path) {
   const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
   if (!file.valid() || H5Ldelete(file.get(), table.name, H5P_DEFAULT) < 0)
     throw std::runtime_error("cannot remove the activities of " + path);
-  // The packed row type of 2.1: the columns that existed then, in order, no padding.
+  // The packed row type of 2.`minor`: the columns that existed then, in order, no padding.
   std::size_t row_bytes = 0;
   for (const Column& column : table.columns)
-    if (column.since_minor <= 1) row_bytes += column_type_size(column.type);
+    if (column.since_minor <= minor) row_bytes += column_type_size(column.type);
   const Handle type(H5Tcreate(H5T_COMPOUND, row_bytes));
   std::vector<std::byte> packed(rows.size() * row_bytes);
   std::size_t offset = 0;
   for (const Column& column : table.columns) {
-    if (column.since_minor > 1) continue;
+    if (column.since_minor > minor) continue;
     const std::size_t width = column_type_size(column.type);
     H5Tinsert(type.get(), column.name, offset, column_hdf5_type(column.type));
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -285,8 +290,8 @@ void rewrite_activities_as_format_2_1(const std::string& path) {
                                   properties.get(), H5P_DEFAULT));
   if (!dataset.valid() ||
       H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()) < 0)
-    throw std::runtime_error("cannot write the 2.1 activities of " + path);
-  const std::vector<std::uint32_t> version = {kFormatVersionMajor, 1};
+    throw std::runtime_error("cannot write the older activities of " + path);
+  const std::vector<std::uint32_t> version = {kFormatVersionMajor, minor};
   if (!write_attribute(file.get(), "format_version", version))
     throw std::runtime_error("cannot write format_version");
 }

@@ -47,11 +47,12 @@ SampleRows write_sample_file(const std::string& path, const format::Compression&
 // before format 2: what older files look like, for the reader's tests.
 void rewrite_as_column_groups(const std::string& path, const format::Compression& compression);
 
-// Rewrites the activities of a format-2 rank file in place as format 2.1 wrote them (without
-// the kernel columns of 2.2) and marks the file 2.1.
-void rewrite_activities_as_format_2_1(const std::string& path);
+// Rewrites the activities of a format-2 rank file in place as format 2.`minor` wrote them
+// (without the columns later minor versions added) and marks the file 2.`minor`.
+void rewrite_activities_as_format(const std::string& path, std::uint32_t minor);
 
-// The sample as a reader of an older file sees it: the columns it predates are zeros.
-void clear_kernel_resources(std::vector<format::ActivityRow>& rows);
+// The sample as a reader of an older file sees it: the columns added in format 2.`minor` or
+// later are zeros.
+void clear_columns_since(std::vector<format::ActivityRow>& rows, std::uint32_t minor);
 
 }  // namespace rocprof::test

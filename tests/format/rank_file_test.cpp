@@ -241,23 +241,39 @@ TEST_F(RankFile, TablesThatNeverHadARowAreLeftOutAndReadAsEmpty) {
   expect_rows_equal(calls, reader.read_all<MpiCallRow>(), "mpi_calls");
 }
 
-TEST_P(RankFileCompression, FilesOfFormat2Point1ReadTheKernelColumnsAsZeros) {
+// Files of older minor versions lack the columns added since: the kernel columns of 2.2, the
+// memory kinds and context of 2.3. They read as zeros, also into rows that held other values.
+class OlderMinorVersion : public RankFile, public ::testing::WithParamInterface<std::uint32_t> {};
+
+TEST_P(OlderMinorVersion, ReadsTheColumnsItPredatesAsZeros) {
+  const std::uint32_t minor = GetParam();
   const std::string file = path("rank.h5");
-  const SampleRows sample = write_sample(100);
+  const SampleRows sample = write_sample_file(file, Compression{}, 100);
+  ASSERT_TRUE(std::any_of(
+      sample.activities.begin(), sample.activities.end(),
+      [](const ActivityRow& row) { return row.registers != 0 && row.context_id != 0; }));
   ASSERT_TRUE(std::any_of(sample.activities.begin(), sample.activities.end(),
-                          [](const ActivityRow& row) { return row.registers != 0; }));
-  rocprof::test::rewrite_activities_as_format_2_1(file);
+                          [](const ActivityRow& row) { return row.src_kind != MemoryKind{}; }));
+  rocprof::test::rewrite_activities_as_format(file, minor);
   const RankFileReader reader(file);
-  EXPECT_EQ(reader.version_minor(), 1U);
+  EXPECT_EQ(reader.version_minor(), minor);
   std::vector<ActivityRow> expected = sample.activities;
-  rocprof::test::clear_kernel_resources(expected);
-  // Rows that held other values before are overwritten, not left as they were.
+  rocprof::test::clear_columns_since(expected, minor + 1);
   std::vector<ActivityRow> rows(expected.size());
-  for (ActivityRow& row : rows) row.registers = 99;
+  for (ActivityRow& row : rows) {
+    row.registers = 99;
+    row.context_id = 99;
+    row.dst_kind = MemoryKind::kManaged;
+  }
   reader.read(0, rows.size(), rows);
-  expect_rows_equal(expected, rows, "activities of a 2.1 file");
-  expect_rows_equal(sample.api_calls, reader.read_all<ApiCallRow>(), "api_calls of a 2.1 file");
+  expect_rows_equal(expected, rows, "activities of an older file");
+  expect_rows_equal(sample.api_calls, reader.read_all<ApiCallRow>(), "api_calls of an older file");
 }
+
+INSTANTIATE_TEST_SUITE_P(Format2, OlderMinorVersion, ::testing::Values(1U, 2U),
+                         [](const ::testing::TestParamInfo<std::uint32_t>& info) {
+                           return "Minor" + std::to_string(info.param);
+                         });
 
 TEST_P(RankFileCompression, ColumnGroupFilesOfFormatOneAreStillRead) {
   const std::string file = path("rank.h5");
@@ -270,8 +286,8 @@ TEST_P(RankFileCompression, ColumnGroupFilesOfFormatOneAreStillRead) {
   EXPECT_EQ(reader.version_major(), 1U);
   EXPECT_EQ(reader.version_minor(), kColumnGroupsVersionMinor);
   EXPECT_EQ(reader.metadata().rank, 3);
-  SampleRows older = sample;  // format 1 predates the kernel columns
-  rocprof::test::clear_kernel_resources(older.activities);
+  SampleRows older = sample;  // format 1 predates the columns of format 2's minor versions
+  rocprof::test::clear_columns_since(older.activities, 1);
   expect_sample(reader, older);
   // Column subsets and the prefetching cursor, as the merge reads.
   std::vector<ApiCallRow> rows(3);

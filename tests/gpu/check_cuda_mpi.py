@@ -10,6 +10,7 @@ usage: check_cuda_mpi.py LAUNCHER MERGE HALO REPORT WORK_DIR [ITERATIONS]"""
 
 import collections
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -121,12 +122,25 @@ def main():
               f"call ({len(outside)} outside; least margin {slack} ns)")
         check(status[1] == "1" and status[2] == "0", f"{name}: complete, nothing dropped")
     check(inside_total > 0, f"CUDA calls ran inside MPI calls ({inside_total})")
-    for suffix in ("pftrace", "otf2", "h5"):
+    for suffix in ("pftrace", "otf2", "json", "h5"):
         merged = subprocess.run([merge, out, "-o", os.path.join(work, f"halo.{suffix}")],
                                 capture_output=True, text=True)
         last = (merged.stderr.strip().splitlines() or [""])[-1]
         check(merged.returncode == 0, f"merge to .{suffix}: {last}")
     print(merged.stdout[-1500:])
+    # Copies on the merged timeline: named by direction, with the memory they touched
+    # (pageable std::vector on the host, cudaMalloc on the device).
+    with open(os.path.join(work, "halo.json")) as trace:
+        events = json.load(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    copies = collections.Counter(
+        (e["name"], e["args"].get("src_kind"), e["args"].get("dst_kind")) for e in events
+        if e.get("cat") == "gpu" and e["name"] != "SYNCHRONIZATION" and "bytes" in e.get("args", {}))
+    # At least the halo's copies (the GPU reduction in MPI_Allreduce adds its own).
+    down, up = ("memcpy DtoH", "device", "pageable"), ("memcpy HtoD", "pageable", "device")
+    check(set(copies) == {down, up, ("MEMSET", None, "device")} and
+          min(copies[down], copies[up]) >= 2 * iterations and copies["MEMSET", None, "device"] == 2,
+          f"merged .json: copies by direction and memory kind ({dict(copies)})")
     loops = [float(line.split()[2]) for run in (plain, traced)
              for line in run.stderr.splitlines() if line.startswith("halo loop:")]
     if len(loops) == 2:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from gpu_check import SKIP, Checks, compare_durations, no_gpu_reason
+from gpu_check import DEVICE, PAGEABLE, SKIP, Checks, compare_durations, no_gpu_reason
 
 BLOCKS, THREADS = 32, 256  # cuda_streams.cu's kBlocks, kThreads
 
@@ -69,6 +69,18 @@ def main():
           and all(int(r[8]) > 0 for r in resources),
           f"every kernel has its grid, block and registers ({len(resources)}, {shapes})")
     check(all("scale" in row[8] for row in kernels_rows), "kernels named (scale)")
+    contexts = {int(r[9]) for r in resources}
+    check(len(contexts) == 1 and 0 not in contexts,
+          f"every kernel ran in the one CUDA context ({contexts})")
+    # Memory kinds: cuda_streams copies between pageable host memory and the device, and
+    # sets device memory.
+    memory = collections.Counter(tuple(line.split()[1:2] + line.split()[3:6])
+                                 for line in lines if line.startswith("memory "))
+    context = next(iter(contexts), 0)
+    expected = {("MEMCPY", str(PAGEABLE), str(DEVICE), str(context)): streams,
+                ("MEMCPY", str(DEVICE), str(PAGEABLE), str(context)): streams,
+                ("MEMSET", "0", str(DEVICE), str(context)): streams}
+    check(memory == expected, f"copies and memsets name the memory they touched ({dict(memory)})")
     queues = {row[2] for row in kernels_rows}
     check(len(queues) == streams, f"one GPU queue per stream ({len(queues)})")
     launches = {int(row[3]): row for row in api if row[2] == "cudaLaunchKernel"}

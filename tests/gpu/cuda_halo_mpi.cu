@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
   MPI_Op_free(&sum);
   cudaFree(g_scratch);
   cudaFree(field);
-  if (rank == 0) std::printf("halo: %d ranks, %d iterations, residual %.1f\n", size, iterations, residual);
+  if (rank == 0)
+    std::printf("halo: %d ranks, %d iterations, residual %.1f\n", size, iterations, residual);
   MPI_Finalize();
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cupti_runtime_cbid.h>
 #include <generated_cuda_runtime_api_meta.h>
 
+#include <climits>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@ namespace {
 using rocprof::format::ActivityRow;
 using rocprof::format::ApiCallRow;
 using rocprof::format::CopyDirection;
+using rocprof::format::MemoryKind;
 using namespace rocprof::runtime::cuda;
 using rocprof::recorder::demangle;
 
@@ -53,6 +55,7 @@ TEST(CudaActivity, KernelBecomesADispatchOnItsDeviceAndStream) {
   kernel.staticSharedMemory = 1024;
   kernel.dynamicSharedMemory = 4096;
   kernel.registersPerThread = 40;
+  kernel.contextId = 3;
   ConvertedActivity out;
   ASSERT_TRUE(convert_activity(as_activity(kernel), out));
   EXPECT_EQ(out.row.domain, ROCPROF_MPI_DOMAIN_CUDA_OPS);
@@ -70,6 +73,8 @@ TEST(CudaActivity, KernelBecomesADispatchOnItsDeviceAndStream) {
             (std::array{256U, 1U, 1U}));
   EXPECT_EQ(out.row.shared_bytes, 5120U);
   EXPECT_EQ(out.row.registers, 40U);
+  EXPECT_EQ(out.row.context_id, 3U);
+  EXPECT_EQ(out.row.src_kind, MemoryKind::kUnknown);
 }
 
 TEST(CudaActivity, CopiesAndSetsKeepTheirBytesAndKind) {
@@ -80,8 +85,14 @@ TEST(CudaActivity, CopiesAndSetsKeepTheirBytesAndKind) {
   copy.start = 5;
   copy.end = 9;
   copy.streamId = 7;
+  copy.contextId = 1;
+  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
   ConvertedActivity out;
   ASSERT_TRUE(convert_activity(as_activity(copy), out));
+  EXPECT_EQ(out.row.src_kind, MemoryKind::kDevice);
+  EXPECT_EQ(out.row.dst_kind, MemoryKind::kPinned);
+  EXPECT_EQ(out.row.context_id, 1U);
   EXPECT_EQ(out.row.op, ROCPROF_MPI_CUDA_OP_MEMCPY);
   EXPECT_EQ(out.row.bytes, 1U << 20);
   EXPECT_EQ(out.row.kind, static_cast<std::uint32_t>(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH));
@@ -92,10 +103,53 @@ TEST(CudaActivity, CopiesAndSetsKeepTheirBytesAndKind) {
   set.bytes = 4096;
   set.deviceId = 0;
   set.streamId = 7;
+  set.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
   ASSERT_TRUE(convert_activity(as_activity(set), out));
   EXPECT_EQ(out.row.op, ROCPROF_MPI_CUDA_OP_MEMSET);
+  EXPECT_EQ(out.row.src_kind, MemoryKind::kUnknown);
+  EXPECT_EQ(out.row.dst_kind, MemoryKind::kManaged);
   EXPECT_EQ(out.row.bytes, 4096U);
   EXPECT_EQ(out.row.queue_id, queue_of(0, 7));
+}
+
+TEST(CudaActivity, MemoryKindsUnknownToThisBuildAreUnknown) {
+  auto copy = zeroed<CUpti_ActivityMemcpy6>();
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+  copy.dstKind = 200;  // a kind newer than this build
+  ConvertedActivity out;
+  ASSERT_TRUE(convert_activity(as_activity(copy), out));
+  EXPECT_EQ(out.row.src_kind, MemoryKind::kPageable);
+  EXPECT_EQ(out.row.dst_kind, MemoryKind::kUnknown);
+}
+
+TEST(CudaActivity, AGraphLaunchIsOneRecordOnItsStream) {
+  auto graph = zeroed<CUpti_ActivityGraphTrace2>();
+  graph.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  graph.correlationId = 77;
+  graph.start = 100;
+  graph.end = 900;
+  graph.deviceId = 0;
+  graph.contextId = 1;
+  graph.streamId = 14;
+  graph.graphId = 5;
+  ConvertedActivity out;
+  ASSERT_TRUE(convert_activity(as_activity(graph), out));
+  EXPECT_EQ(out.row.op, ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH);
+  EXPECT_EQ(out.row.correlation_id, 77U);
+  EXPECT_EQ(out.row.kind, 5U);
+  EXPECT_EQ(out.row.queue_id, queue_of(0, 14));
+  EXPECT_EQ(out.row.context_id, 1U);
+  EXPECT_EQ(out.kernel_name, nullptr);
+  // A graph that starts with a host node: the device and context of its last node.
+  graph.deviceId = INT_MAX;
+  graph.contextId = INT_MAX;
+  graph.endDeviceId = 2;
+  graph.endContextId = 4;
+  ASSERT_TRUE(convert_activity(as_activity(graph), out));
+  EXPECT_EQ(out.row.device_id, 2);
+  EXPECT_EQ(out.row.queue_id, queue_of(2, 14));
+  EXPECT_EQ(out.row.context_id, 4U);
 }
 
 TEST(CudaActivity, HostWaitsHaveNoDevice) {

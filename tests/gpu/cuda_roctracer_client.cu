@@ -1,7 +1,9 @@
 // A roctracer client of the CUDA domains (rocprof-mpi/cuda_domains.h), as a tool written
 // against the roctracer API would be: callbacks on cudaLaunchKernel, API and GPU-work records
-// into its own pool. Runs known work on 2 streams and checks what it was told.
-//   cuda_roctracer_client [KERNELS_PER_STREAM]   exit 0 when every check holds
+// into its own pool. Runs known work on 2 streams and a graph, and checks what it was told.
+//   cuda_roctracer_client [KERNELS_PER_STREAM [node|graph]]   exit 0 when every check holds
+// `graph`: expect graph-level tracing (ROCPROF_MPI_CUDA_GRAPH_TRACE=graph), one record per
+// graph launch instead of one per kernel of the graph.
 #include <cuda_runtime.h>
 #include <cupti.h>
 
@@ -39,6 +41,8 @@ struct Seen {
   std::set<unsigned long long> launch_calls;
   std::set<unsigned long long> graph_calls;
   std::set<unsigned long long> kernel_launches;
+  std::set<unsigned long long> graph_launches;  // correlation ids of GRAPH_LAUNCH records
+  int graph_records = 0;
   int kernels = 0;
   int copies = 0;
   int memsets = 0;
@@ -86,6 +90,10 @@ void on_records(const char* begin, const char* end, void* /*arg*/) {
       case ROCPROF_MPI_CUDA_OP_MEMSET:
         ++g_seen.memsets;
         break;
+      case ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH:
+        ++g_seen.graph_records;
+        g_seen.graph_launches.insert(record->correlation_id);
+        break;
       default:
         break;
     }
@@ -108,6 +116,7 @@ bool status_ok(roctracer_status_t status, const char* what) {
 
 int main(int argc, char** argv) {
   const int kernels_per_stream = argc > 1 ? std::atoi(argv[1]) : 20;
+  const bool whole_graphs = argc > 2 && std::strcmp(argv[2], "graph") == 0;
   const char* name = roctracer_op_string(ROCPROF_MPI_DOMAIN_CUDA_RUNTIME_API,
                                          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0);
   check(name != nullptr && std::strcmp(name, "cudaLaunchKernel") == 0,
@@ -163,7 +172,9 @@ int main(int argc, char** argv) {
   roctracer_disable_domain_activity(domain(ROCPROF_MPI_DOMAIN_CUDA_OPS));
 
   const int launched = kStreams * kernels_per_stream;
-  const int graph_kernels = kGraphKernels * kGraphLaunches;
+  // Node-level: each kernel a graph ran; graph-level: one record per launch, no kernels.
+  const int graph_kernels = whole_graphs ? 0 : kGraphKernels * kGraphLaunches;
+  const int graph_records = whole_graphs ? kGraphLaunches : 0;
   const std::lock_guard lock(g_seen.mutex);
   // Captured launches are calls too (their kernels run only inside the graph).
   const int launch_calls = launched + kGraphKernels;
@@ -174,6 +185,9 @@ int main(int argc, char** argv) {
   check(g_seen.kernels == launched + graph_kernels,
         "kernel records: " + std::to_string(g_seen.kernels) + " of " +
             std::to_string(launched + graph_kernels));
+  check(g_seen.graph_records == graph_records,
+        "graph launch records: " + std::to_string(g_seen.graph_records) + " of " +
+            std::to_string(graph_records));
   check(g_seen.copies == 2 * kStreams && g_seen.copy_bytes_wrong == 0,
         "copy records with their bytes: " + std::to_string(g_seen.copies));
   check(g_seen.memsets == kStreams, "memset records: " + std::to_string(g_seen.memsets));
@@ -188,9 +202,14 @@ int main(int argc, char** argv) {
   check(g_seen.launch_calls.size() == static_cast<std::size_t>(launch_calls) && orphans == 0,
         "every kernel record has its cudaLaunchKernel or cudaGraphLaunch record (" +
             std::to_string(orphans) + " without)");
-  check(g_seen.graph_calls.size() == kGraphLaunches && from_graphs == kGraphLaunches,
+  int graph_orphans = 0;
+  for (const unsigned long long id : g_seen.graph_launches)
+    graph_orphans += g_seen.graph_calls.count(id) == 0 ? 1 : 0;
+  check(g_seen.graph_calls.size() == kGraphLaunches && graph_orphans == 0 &&
+            from_graphs == (whole_graphs ? 0 : kGraphLaunches),
         std::to_string(g_seen.graph_calls.size()) + " cudaGraphLaunch calls, " +
-            std::to_string(from_graphs) + " of them with kernel records");
+            std::to_string(from_graphs) + " of them with kernel records, " +
+            std::to_string(graph_orphans) + " graph records without their call");
   std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 // A CUDA program with known GPU work, for the CUDA backend's GPU test: one warm-up kernel,
 // then on each of 2 streams one memset, one host-to-device copy, a long gate kernel (the
 // stream stays busy while the host queues the rest, so no event waits for a launch), KERNELS
-// kernels (each timed with cudaEvents) and one device-to-host copy. The kernels are small enough that the two
-// streams' kernels run side by side, so an event pair times its kernel alone. Writes each
-// kernel's event time (µs, per stream in launch order) to EVENTS_FILE. With a third argument
+// kernels (each timed with cudaEvents) and one device-to-host copy. The kernels are small enough
+// that the two streams' kernels run side by side, so an event pair times its kernel alone. Writes
+// each kernel's event time (µs, per stream in launch order) to EVENTS_FILE. With a third argument
 // it ends differently once the work is done: `sigterm` raises SIGTERM (the default action
 // ends it), `reset` calls cudaDeviceReset and then returns.
 // Usage: cuda_streams KERNELS EVENTS_FILE [sigterm|reset]
@@ -11,17 +11,17 @@
 
 #include <csignal>
 #include <cstdio>
-#include <string>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
 
 constexpr int kStreams = 2;
 constexpr int kElements = 1 << 20;  // per copy and memset
-constexpr int kBlocks = 32;          // per kernel: a fraction of the GPU's SMs
+constexpr int kBlocks = 32;         // per kernel: a fraction of the GPU's SMs
 constexpr int kThreads = 256;
-constexpr int kRounds = 100000;      // some hundred µs per kernel
+constexpr int kRounds = 100000;  // some hundred µs per kernel
 
 __global__ void scale(float* data, float factor, int rounds) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -2,7 +2,8 @@
 // to check against what the traced program did (no h5py needed on the GPU machine).
 //   api DOMAIN NAME CORRELATION EXTERNAL_ID BEGIN END COPY_DIRECTION
 //   activity OP_NAME QUEUE DEVICE CORRELATION BEGIN END BYTES KERNEL_NAME
-//   kernel CORRELATION GRID_X GRID_Y GRID_Z BLOCK_X BLOCK_Y BLOCK_Z SHARED_BYTES REGISTERS
+//   kernel CORRELATION GRID_X GRID_Y GRID_Z BLOCK_X BLOCK_Y BLOCK_Z SHARED_BYTES REGISTERS CONTEXT
+//   memory OP_NAME CORRELATION SRC_KIND DST_KIND CONTEXT      (copies and memsets)
 //   mpi NAME EXTERNAL_ID BEGIN END
 //   status complete DROPPED
 #include <cstdio>
@@ -44,10 +45,15 @@ int main(int argc, char** argv) {
           work.kernel_name != 0 ? reader.string(work.kernel_name).c_str() : "-");
     for (const ActivityRow& work : reader.read_all<ActivityRow>())
       if (work.registers != 0 || work.grid[0] != 0)
-        std::printf("kernel %llu %u %u %u %u %u %u %u %u\n",
+        std::printf("kernel %llu %u %u %u %u %u %u %u %u %u\n",
                     static_cast<unsigned long long>(work.correlation_id), work.grid[0],
                     work.grid[1], work.grid[2], work.block[0], work.block[1], work.block[2],
-                    work.shared_bytes, work.registers);
+                    work.shared_bytes, work.registers, work.context_id);
+      else if (work.bytes != 0)
+        std::printf("memory %s %llu %u %u %u\n", name_of(work.domain, work.op).c_str(),
+                    static_cast<unsigned long long>(work.correlation_id),
+                    static_cast<unsigned>(work.src_kind), static_cast<unsigned>(work.dst_kind),
+                    work.context_id);
     for (const MpiCallRow& call : reader.read_all<MpiCallRow>())
       std::printf("mpi %s %llu %llu %llu\n", reader.string(call.function).c_str(),
                   static_cast<unsigned long long>(call.external_id),

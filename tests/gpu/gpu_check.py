@@ -5,6 +5,8 @@ import shutil
 import subprocess
 
 SKIP = 77
+# The rank file's memory kinds of copies and memsets (docs/FORMAT.md, activities).
+PAGEABLE, PINNED, DEVICE = 1, 2, 3
 
 
 def no_gpu_reason():

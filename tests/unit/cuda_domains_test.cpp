@@ -4,6 +4,7 @@
 #include <cupti_runtime_cbid.h>
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -100,6 +101,18 @@ TEST(CudaDomains, TracingWithoutADriverFailsWithTheReason) {
   // The domain-less calls leave CUDA alone and so still work here.
   EXPECT_EQ(roctracer_enable_callback(ignore_call, nullptr), ROCTRACER_STATUS_SUCCESS);
   EXPECT_EQ(roctracer_disable_callback(), ROCTRACER_STATUS_SUCCESS);
+}
+
+TEST(CudaDomains, AnUnknownGraphModeIsRefusedByName) {
+  // Checked before anything is loaded: the same on every machine, driver or not.
+  ASSERT_EQ(setenv("ROCPROF_MPI_CUDA_GRAPH_TRACE", "kernels", 1), 0);
+  EXPECT_EQ(roctracer_enable_domain_activity(domain(ROCPROF_MPI_DOMAIN_CUDA_OPS)),
+            ROCTRACER_STATUS_ERROR);
+  const std::string error = roctracer_error_string();
+  unsetenv("ROCPROF_MPI_CUDA_GRAPH_TRACE");
+  EXPECT_NE(error.find("ROCPROF_MPI_CUDA_GRAPH_TRACE='kernels' must be node or graph"),
+            std::string::npos)
+      << error;
 }
 
 TEST(CudaDomains, OpsWithoutApiCallbacksAreRefused) {

@@ -1,11 +1,15 @@
 #include "lib/runtime/cuda/cuda_activity.hpp"
 
+#include <climits>
 #include <cstring>
 
 #include <rocprof-mpi/cuda_domains.h>
 
 namespace rocprof::runtime::cuda {
 namespace {
+
+// CUPTI's device or context id of graph work that starts on the host.
+constexpr std::uint32_t kOnHost = INT_MAX;
 
 format::ActivityRow blank_row(std::uint32_t op) noexcept {
   format::ActivityRow row;
@@ -24,7 +28,30 @@ format::ActivityRow device_row(std::uint32_t op, const Record& record) noexcept 
   row.correlation_id = record.correlationId;
   row.device_id = static_cast<std::int32_t>(record.deviceId);
   row.queue_id = queue_of(record.deviceId, record.streamId);
+  row.context_id = record.contextId;
   return row;
+}
+
+format::MemoryKind memory_kind(unsigned cupti_kind) noexcept {
+  using format::MemoryKind;
+  switch (cupti_kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+      return MemoryKind::kPageable;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+      return MemoryKind::kPinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+      return MemoryKind::kDevice;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+      return MemoryKind::kArray;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+      return MemoryKind::kManaged;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+      return MemoryKind::kDeviceStatic;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+      return MemoryKind::kManagedStatic;
+    default:
+      return MemoryKind::kUnknown;
+  }
 }
 
 }  // namespace
@@ -57,12 +84,15 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
       out.row = device_row(ROCPROF_MPI_CUDA_OP_MEMCPY, copy);
       out.row.bytes = copy.bytes;
       out.row.kind = copy.copyKind;
+      out.row.src_kind = memory_kind(copy.srcKind);
+      out.row.dst_kind = memory_kind(copy.dstKind);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& set = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
       out.row = device_row(ROCPROF_MPI_CUDA_OP_MEMSET, set);
       out.row.bytes = set.bytes;
+      out.row.dst_kind = memory_kind(set.memoryKind);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -81,6 +111,12 @@ bool convert_activity(const CUpti_Activity& record, ConvertedActivity& out) noex
       const auto& graph = reinterpret_cast<const CUpti_ActivityGraphTrace2&>(record);
       out.row = device_row(ROCPROF_MPI_CUDA_OP_GRAPH_LAUNCH, graph);
       out.row.kind = graph.graphId;
+      // A graph whose first node runs on the host names no device there: take the last's.
+      if (graph.deviceId == kOnHost) {
+        out.row.device_id = static_cast<std::int32_t>(graph.endDeviceId);
+        out.row.queue_id = queue_of(graph.endDeviceId, graph.streamId);
+      }
+      if (graph.contextId == kOnHost) out.row.context_id = graph.endContextId;
       return true;
     }
     default:

@@ -169,7 +169,22 @@ bool check(CUptiResult result, const char* what, std::string& error) {
   return false;
 }
 
+// ROCPROF_MPI_CUDA_GRAPH_TRACE: "node" (each kernel, copy and memset of a graph, the default)
+// or "graph" (one record per graph launch, cheaper for graphs of many small nodes).
+bool read_graph_mode(bool& whole_graphs, std::string& error) {
+  const char* mode = std::getenv("ROCPROF_MPI_CUDA_GRAPH_TRACE");  // NOLINT(concurrency-mt-unsafe)
+  const std::string_view text = mode == nullptr ? "node" : mode;
+  if (text != "node" && text != "graph") {
+    error = fmt::format("ROCPROF_MPI_CUDA_GRAPH_TRACE='{}' must be node or graph", text);
+    return false;
+  }
+  whole_graphs = text == "graph";
+  return true;
+}
+
 bool subscribe(std::string& error) {
+  bool whole_graphs = false;
+  if (!read_graph_mode(whole_graphs, error)) return false;
   // CUPTI without a driver fails with an unhelpful error: say what is missing instead. The
   // application would load the driver anyway; this only does it earlier.
   if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_GLOBAL) == nullptr) {
@@ -196,6 +211,9 @@ bool subscribe(std::string& error) {
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
     ok = ok && check(g_cupti->enable_activity(kind), "cannot enable CUPTI activity", error);
+  if (whole_graphs)
+    ok = ok && check(g_cupti->enable_activity(CUPTI_ACTIVITY_KIND_GRAPH_TRACE),
+                     "cannot trace CUDA graphs as a whole", error);
   if (!ok) g_cupti->unsubscribe(g_subscriber);
   return ok;
 }
