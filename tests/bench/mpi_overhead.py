@@ -1,52 +1,70 @@
 #!/usr/bin/env python3
-"""What the PMPI wrappers add to MPI latency, measured in one run: mpi_pingpong (2 ranks) is
-run alternately without and with LD_PRELOAD of librocprof-mpi-pmpi.so, ROUNDS times each;
-the medians of each configuration and their ratio are printed with the added one-way time;
-then the cost of a wrapped call by itself (calls that return at once, no peer to wait for).
+"""What MPI tracing adds to MPI latency, measured side by side in one run: mpi_pingpong (2 ranks,
+each bound to a core) runs plain, under our PMPI layer with the recorder's helper threads free
+to use any CPU (`all`, the default) and kept on the rank's core (`rank`), and, when a Caliper
+library is given, under Caliper's `event-trace,trace.mpi`. The configurations alternate,
+ROUNDS times each; medians and their ratios to plain are printed, then the cost of a wrapped
+call by itself (calls that return at once, no peer to wait for).
 
-Usage: mpi_overhead.py BUILD_DIR [ROUNDS]
+Usage: mpi_overhead.py BUILD_DIR [ROUNDS] [--caliper LIBCALIPER_SO]
+BUILD_DIR holds lib/librocprof-mpi-pmpi.so and tests/mpi_pingpong (a build tree or a pack).
 """
+import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 
 
-def run(build, traced, out):
+def run(build, config, out, caliper):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    command = ["mpirun", "--oversubscribe", "-np", "2", "--bind-to", "core"]
-    if traced:
+    command = ["mpirun", "--oversubscribe", "-np", "2", "--bind-to", "core", "--map-by", "core"]
+    if config.startswith("ours"):
+        helpers = config.split("-", 1)[1]
         command += ["-x", f"LD_PRELOAD={build}/lib/librocprof-mpi-pmpi.so",
-                    "-x", f"ROCPROF_MPI_OUTPUT_DIR={out}"]
+                    "-x", f"ROCPROF_MPI_OUTPUT_DIR={out}",
+                    "-x", f"ROCPROF_MPI_HELPER_CPUS={helpers}"]
+    elif config == "caliper":
+        command += ["-x", f"LD_PRELOAD={caliper}", "-x", "CALI_CONFIG=event-trace,trace.mpi",
+                    "-x", f"CALI_RECORDER_FILENAME={out}/%mpi.rank%.cali"]
     command += [f"{build}/tests/mpi_pingpong", "20000", "7"]
-    text = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(command, env=env, check=True, capture_output=True, text=True,
+                          cwd=out).stdout
     results = {}
     for line in text.splitlines():
+        if not line.startswith(("pingpong ", "call ")):
+            continue
         kind, key, ns = line.split()
         results[int(key) if kind == "pingpong" else key] = float(ns)
     return results
 
 
 def main():
-    build = os.path.abspath(sys.argv[1])
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    samples = {False: [], True: []}
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("rounds", nargs="?", type=int, default=5)
+    parser.add_argument("--caliper", help="libcaliper.so built with -DWITH_MPI=On")
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    configs = ["plain", "ours-all", "ours-rank"] + (["caliper"] if args.caliper else [])
+    samples = {config: [] for config in configs}
     with tempfile.TemporaryDirectory() as tmp:
-        for i in range(rounds):
-            for traced in (False, True):
-                samples[traced].append(run(build, traced, os.path.join(tmp, f"{i}")))
-    print(f"{'bytes':>6} {'plain ns':>10} {'wrapped ns':>11} {'ratio':>6} {'added per call ns':>18}")
+        for i in range(args.rounds):
+            for config in configs:
+                out = os.path.join(tmp, f"{config}{i}")
+                os.makedirs(out)
+                samples[config].append(run(build, config, out, args.caliper))
+    median = {config: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
+              for config, runs in samples.items()}
+    print(f"medians of {args.rounds} alternated runs; ns per half round trip (ratio to plain)")
+    print(f"{'bytes':>6} " + " ".join(f"{config:>18}" for config in configs))
     for size in (8, 65536):
-        plain = statistics.median(s[size] for s in samples[False])
-        wrapped = statistics.median(s[size] for s in samples[True])
-        print(f"{size:>6} {plain:>10.1f} {wrapped:>11.1f} {wrapped / plain:>6.3f} "
-              f"{(wrapped - plain):>18.1f}")
-    print(f"{'call':<20} {'plain ns':>10} {'wrapped ns':>11} {'added ns':>9}")
+        plain = median["plain"][size]
+        print(f"{size:>6} " + " ".join(
+            f"{median[c][size]:>10.1f} ({median[c][size] / plain:5.3f})" for c in configs))
+    print("ns per call that returns at once")
     for name in ("MPI_Send_PROC_NULL", "MPI_Comm_rank"):
-        plain = statistics.median(s[name] for s in samples[False])
-        wrapped = statistics.median(s[name] for s in samples[True])
-        print(f"{name:<20} {plain:>10.1f} {wrapped:>11.1f} {wrapped - plain:>9.1f}")
+        print(f"{name:<20} " + " ".join(f"{median[c][name]:>10.1f}" for c in configs))
 
 
 if __name__ == "__main__":

@@ -136,6 +136,14 @@ def main():
     copies = collections.Counter(
         (e["name"], e["args"].get("src_kind"), e["args"].get("dst_kind")) for e in events
         if e.get("cat") == "gpu" and e["name"] != "SYNCHRONIZATION" and "bytes" in e.get("args", {}))
+    # One GPU track per stream per rank: each rank's work ran on the default stream.
+    gpu_tracks = collections.defaultdict(set)
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and \
+                e["args"]["name"].startswith("GPU "):
+            gpu_tracks[e["pid"]].add(e["args"]["name"])
+    check(len(gpu_tracks) == 2 and all(len(names) == 1 for names in gpu_tracks.values()),
+          f"merged .json: one GPU stream track per rank ({dict(gpu_tracks)})")
     # At least the halo's copies (the GPU reduction in MPI_Allreduce adds its own).
     down, up = ("memcpy DtoH", "device", "pageable"), ("memcpy HtoD", "pageable", "device")
     check(set(copies) == {down, up, ("MEMSET", None, "device")} and

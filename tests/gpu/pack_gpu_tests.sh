@@ -6,6 +6,7 @@
 #   PACK_DIR/run.sh                      # on the GPU machine: every GPU test, then a summary
 #   BENCH=1 PACK_DIR/run.sh              # ... and the CUDA tracing-overhead benchmark
 #   LOAD=1 PACK_DIR/run.sh               # ... and the recorder-under-load benchmark
+#   MPI=1 [CALIPER_SRC=DIR] PACK_DIR/run.sh   # ... and MPI latency, beside Caliper if given
 #
 # Carried: the launcher, the recorder and its libroctracer64, the CUDA test programs, the
 # report tool, the HDF5 filter plugin and every library these load except the C/C++ runtimes,
@@ -19,7 +20,8 @@ build=$1
 pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
-  tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump)
+  tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump
+  tests/mpi_pingpong)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -34,6 +36,9 @@ cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_r
 # The recorder-under-load benchmark (bench/recorder_load.py; run with LOAD=1).
 cp "$build/tests/roctx_burst" "$build/tests/rank_file_dump" "$pack/tests/"
 cp "$here/../bench/recorder_load.py" "$pack/"
+# The MPI latency benchmark (bench/mpi_overhead.py; run with MPI=1).
+cp "$build/tests/mpi_pingpong" "$pack/tests/"
+cp "$here/../bench/mpi_overhead.py" "$pack/"
 # The overhead benchmark, when built (bench/cuda_overhead.py; run with BENCH=1).
 if [ -x "$build/tests/cuda_launch_bench" ] && [ -f "$build/tests/libcupti_minimal.so" ]; then
   cp "$build/tests/cuda_launch_bench" "$build/tests/libcupti_minimal.so" "$pack/tests/"
@@ -79,6 +84,26 @@ if [ -n "${LOAD:-}" ]; then
   echo "== bench: the recorder under load"
   python3 "$pack/recorder_load.py" "$pack/bin/rocprof-mpi" "$pack/tests/roctx_burst" \
     "$pack/tests/rank_file_dump" --repeats "${REPEATS:-3}" ${LOAD_ARGS:-} || status=1
+fi
+if [ -n "${MPI:-}" ]; then
+  echo "== bench: MPI latency under tracing"
+  caliper=()
+  if [ -n "${CALIPER_SRC:-}" ]; then
+    # The peer, built here (its source is carried in an ignored folder, never committed).
+    cali_build="${TMPDIR:-/tmp}/caliper-build"
+    # Without our LD_LIBRARY_PATH: that machine's cmake needs its own libraries.
+    # PMPI wrappers (not GOTCHA): they take effect when the library is preloaded.
+    if env -u LD_LIBRARY_PATH cmake -S "$CALIPER_SRC" -B "$cali_build" -DWITH_MPI=On -DWITH_GOTCHA=Off \
+      -DCMAKE_BUILD_TYPE=Release >"$cali_build.log" 2>&1 &&
+      env -u LD_LIBRARY_PATH cmake --build "$cali_build" -j 16 >>"$cali_build.log" 2>&1; then
+      caliper=(--caliper "$(find "$cali_build" -name 'libcaliper.so' | head -1)")
+    else
+      echo "Caliper did not build (see $cali_build.log); measuring without it"
+      tail -5 "$cali_build.log"
+    fi
+  fi
+  python3 "$pack/mpi_overhead.py" "$pack" "${REPEATS:-5}" \
+    "${caliper[@]}" || status=1
 fi
 if [ -n "${BENCH:-}" ] && [ -f "$pack/cuda_overhead.py" ]; then
   echo "== bench: CUDA tracing overhead"
