@@ -118,6 +118,11 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
       ->capture_default_str();
   app.add_option("--clock-sync-interval", o.clock_sync_interval,
                  "also synchronise clocks at world barriers this often (e.g. 60s)");
+  app.add_option("--helper-cpus", o.helper_cpus,
+                 "where the recorder's own threads run: any CPU the job step has (all) or "
+                 "only the rank's (rank)")
+      ->check(CLI::IsMember({"all", "rank"}))
+      ->capture_default_str();
   app.add_flag("--print-config", o.print_config,
                "print the resolved configuration and exit without running");
 
@@ -210,6 +215,7 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
   env["ROCPROF_MPI_COMPRESSION"] = o.compression;
   env["ROCPROF_MPI_FLUSH_INTERVAL"] = o.flush_interval;
   env["ROCPROF_MPI_ANNOUNCE"] = "1";
+  env["ROCPROF_MPI_HELPER_CPUS"] = o.helper_cpus;
   if (!o.mpi_ranks.empty()) env["ROCPROF_MPI_RANKS"] = o.mpi_ranks;
   if (!o.clock_sync_interval.empty())
     env["ROCPROF_MPI_CLOCK_SYNC_INTERVAL"] = o.clock_sync_interval;

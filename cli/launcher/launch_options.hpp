@@ -27,6 +27,7 @@ struct LaunchOptions {
   std::string compression = "zstd:1";
   std::string flush_interval = "1s";
   std::string clock_sync_interval;  // empty: at MPI_Init and MPI_Finalize only
+  std::string helper_cpus = "all";  // where the recorder's threads run: all or rank
   bool print_config = false;
   std::vector<std::string> command;  // the application and its arguments
 };

@@ -21,10 +21,14 @@ class ChunkArena {
   ChunkArena& operator=(const ChunkArena&) = delete;
 
   // `bytes` of fresh memory, 64-byte aligned, or nullptr when no mapping can be made. Any
-  // thread; a lock is taken (the slow path of chunk allocation only).
-  char* take(std::size_t bytes) noexcept;
+  // thread; a lock is taken (the slow path of chunk allocation only). `populate`: fault the
+  // memory in now, so that the thread that writes it first does not (a producer's page
+  // fault costs it microseconds and contends with every other thread's on the memory map).
+  char* take(std::size_t bytes, bool populate) noexcept;
 
  private:
+  char* carve(std::size_t bytes) noexcept;  // the next `bytes` of the current mapping
+
   std::mutex mutex_;
   std::vector<std::pair<void*, std::size_t>> mappings_;
   char* next_ = nullptr;

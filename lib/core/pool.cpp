@@ -156,7 +156,7 @@ ProducerSlot* Pool::register_producer(ThreadState& state) {
   {
     const std::lock_guard lock(slots_mutex_);
     for (std::uint32_t i = 0; i < 2; ++i) {
-      Chunk* chunk = allocate_chunk();
+      Chunk* chunk = allocate_chunk(true);
       if (chunk == nullptr) break;
       slot->spares.push(chunk);
     }
@@ -187,7 +187,7 @@ Chunk* Pool::rotate(ProducerSlot* slot) noexcept {
   // A thread that outran the pool thread takes a fresh chunk itself rather than lose
   // records, up to the pool's memory limit. This is the slow path of a burst; steady-state
   // recording reuses chunks and allocates nothing.
-  if (next == nullptr) next = allocate_chunk();
+  if (next == nullptr) next = allocate_chunk(false);
   if (next != nullptr) next->reset(slot->next_sequence++, slot);
   slot->current = next;
   // Release after push_full: a pool thread that sees the new chunk also sees the old one
@@ -207,7 +207,7 @@ void Pool::detach(ProducerSlot* slot) noexcept {
 
 // ---- pool thread ----
 
-Chunk* Pool::allocate_chunk() {
+Chunk* Pool::allocate_chunk(bool populate) {
   // Any thread: the count is atomic, and alloc_fun must be thread-safe (malloc is).
   if (allocated_chunks_.fetch_add(1, std::memory_order_relaxed) >= chunk_limit_) {
     allocated_chunks_.fetch_sub(1, std::memory_order_relaxed);
@@ -216,7 +216,7 @@ Chunk* Pool::allocate_chunk() {
   auto* chunk = new (std::nothrow) Chunk();
   char* data = nullptr;
   if (chunk != nullptr && from_arena_)
-    data = arena_.take(properties_.buffer_size);
+    data = arena_.take(properties_.buffer_size, populate);
   else if (chunk != nullptr)
     properties_.alloc_fun(&data, properties_.buffer_size, properties_.alloc_arg);
   if (data == nullptr) {
@@ -302,7 +302,7 @@ void Pool::refill_spares() {
         chunk = free_chunks_.back();
         free_chunks_.pop_back();
       } else {
-        chunk = allocate_chunk();
+        chunk = allocate_chunk(true);  // the pool thread faults it in, not the producer
       }
       if (chunk == nullptr) return;
       if (!slot->spares.push(chunk)) {

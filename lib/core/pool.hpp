@@ -159,7 +159,8 @@ class Pool {
   void finish_sealed(Chunk* chunk);
   void refill_spares();
   void reap_detached();
-  Chunk* allocate_chunk();
+  // `populate`: fault its memory in now (off the producers' path; see ChunkArena).
+  Chunk* allocate_chunk(bool populate);
   void free_chunk(Chunk* chunk) const;
 
   roctracer_properties_t properties_;

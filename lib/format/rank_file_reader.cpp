@@ -149,6 +149,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   read_string_dataset(root, "command_line", metadata_.command_line) ||
       read_attribute(root, "command_line", metadata_.command_line);
   read_attribute(root, "clock", metadata_.clock);
+  read_attribute(root, "timestamp_source", metadata_.timestamp_source);  // before 2.4: default
   read_attribute(root, "compression", metadata_.compression);
   read_attribute(root, "traced_ranks", metadata_.traced_ranks);  // files before it: every rank
   read_attribute(root, "parent_pid", metadata_.parent_pid);      // files before it: 0
@@ -219,6 +220,7 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
 
 void RankFileReader::check_column_groups(hid_t root, const Table& table, TableHandles& handles,
                                          TableMap& map, hid_t dataset_access) const {
+  if (table.since_minor > 0) return;  // added in format 2: never in these files
   if (H5Lexists(root, table.name, H5P_DEFAULT) <= 0) {
     if (version_minor_ >= kColumnGroupsVersionMinor)
       fail(fmt::format("table '{}' is missing", table.name));

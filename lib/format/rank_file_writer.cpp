@@ -159,6 +159,7 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
             write_attribute(root, "start_realtime_ns", metadata.start_realtime_ns) &&
             write_attribute(root, "start_clock_ns", metadata.start_clock_ns) &&
             write_attribute(root, "clock", metadata.clock) &&
+            write_attribute(root, "timestamp_source", metadata.timestamp_source) &&
             write_attribute(root, "compression", metadata.compression) &&
             write_attribute(root, "flush_interval_ms", metadata.flush_interval_ms) &&
             write_attribute(root, "traced_ranks", metadata.traced_ranks) &&

@@ -12,8 +12,9 @@ namespace rocprof::format {
 // stores a table as one dataset of packed rows; version 1 (a group of column datasets,
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
-// 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work
-inline constexpr std::uint32_t kFormatVersionMinor = 3;
+// 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work;
+// 2.4: timestamp_source and tick_calibration
+inline constexpr std::uint32_t kFormatVersionMinor = 4;
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
@@ -157,6 +158,13 @@ struct ClockSampleRow {
   std::uint64_t round_trip_ns;
   std::uint64_t uncertainty_ns;
   std::int32_t reference_rank;
+};
+
+// A TSC tick and the trace clock read at the same moment (since 2.4): the pairs by which the
+// recorder converted the ticks it stamped MPI calls with into nanoseconds.
+struct TickCalibrationRow {
+  std::uint64_t tick;
+  std::uint64_t boottime_ns;
 };
 
 // A communicator this rank belonged to, with its job-wide id.

@@ -107,6 +107,11 @@ constexpr std::array kSessionColumns = {
     ROCPROF_COLUMN(CounterSessionRow, name, kU32),
 };
 
+constexpr std::array kTickCalibrationColumns = {
+    ROCPROF_COLUMN(TickCalibrationRow, tick, kU64),
+    ROCPROF_COLUMN(TickCalibrationRow, boottime_ns, kU64),
+};
+
 constexpr std::array kClockColumns = {
     ROCPROF_COLUMN(ClockSampleRow, local_ns, kU64),
     ROCPROF_COLUMN(ClockSampleRow, offset_ns, kI64),
@@ -161,15 +166,18 @@ constexpr Table kCounterSessions{"counter_sessions", sizeof(CounterSessionRow), 
                                  kSmallTableChunkRows};
 constexpr Table kClockSamples{"clock_samples", sizeof(ClockSampleRow), kClockColumns,
                               kSmallTableChunkRows};
+constexpr Table kTickCalibration{"tick_calibration", sizeof(TickCalibrationRow),
+                                 kTickCalibrationColumns, kSmallTableChunkRows, 4};
 constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns,
                                kSmallTableChunkRows};
 constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns, kSmallTableChunkRows};
 constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns, kSmallTableChunkRows};
 constexpr Table kAnnotations{"annotations", sizeof(AnnotationRow), kAnnotationColumns};
 
-constexpr std::array<const Table*, 12> kAllTables = {
-    &kApiCalls,       &kActivities,      &kExternal,     &kMarkers, &kMpiCalls, &kCommunicators,
-    &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames, &kThreads,  &kAnnotations,
+constexpr std::array<const Table*, 13> kAllTables = {
+    &kApiCalls,      &kActivities,     &kExternal,        &kMarkers,      &kMpiCalls,
+    &kCommunicators, &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames,
+    &kThreads,       &kAnnotations,    &kTickCalibration,
 };
 
 }  // namespace
@@ -281,6 +289,10 @@ const Table& table_of<CounterSessionRow>() noexcept {
 template <>
 const Table& table_of<ClockSampleRow>() noexcept {
   return kClockSamples;
+}
+template <>
+const Table& table_of<TickCalibrationRow>() noexcept {
+  return kTickCalibration;
 }
 template <>
 const Table& table_of<CommunicatorRow>() noexcept {

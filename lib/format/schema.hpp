@@ -42,6 +42,8 @@ struct Table {
   std::size_t row_size;
   std::span<const Column> columns;
   std::size_t chunk_rows = kChunkRows;  // written in format 2 (format 1: kColumnGroupsChunkRows)
+  // The format-2 minor version that added the table: never in format-1 files.
+  std::uint32_t since_minor = 0;
 };
 
 std::size_t column_type_size(ColumnType type) noexcept;

@@ -157,6 +157,22 @@ bool read_config(Config& config, std::string& error) {
   }
   if (const char* value = env("ROCPROF_MPI_ANNOUNCE"))
     config.announce = std::string_view(value) == "1";
+  if (const char* value = env("ROCPROF_MPI_HELPER_CPUS")) {
+    const std::string_view where = value;
+    if (where != "all" && where != "rank") {
+      error = fmt::format("ROCPROF_MPI_HELPER_CPUS='{}' must be all or rank", where);
+      return false;
+    }
+    config.helpers_on_all_cpus = where == "all";
+  }
+  if (const char* value = env("ROCPROF_MPI_TIMESTAMPS")) {
+    const std::string_view how = value;
+    if (how != "auto" && how != "clock_gettime") {
+      error = fmt::format("ROCPROF_MPI_TIMESTAMPS='{}' must be auto or clock_gettime", how);
+      return false;
+    }
+    config.timestamps = how == "auto" ? Timestamps::kAuto : Timestamps::kClockGettime;
+  }
   if (const char* value = env("ROCPROF_MPI_DOMAINS")) {
     std::string problem;
     if (!parse_domains(value, config.domains, problem)) {

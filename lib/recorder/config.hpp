@@ -29,6 +29,12 @@ struct Domains {
 using format::parse_rank_list;
 using format::RankList;
 
+// How MPI calls are timed (ROCPROF_MPI_TIMESTAMPS).
+enum class Timestamps {
+  kAuto,          // TSC ticks where the TSC is invariant and trusted, else clock_gettime
+  kClockGettime,  // clock_gettime always
+};
+
 struct Config {
   std::string output_directory = "rocprof-mpi-output";  // placeholders allowed
   std::string output_file = "%rank%.h5";                // placeholders allowed
@@ -40,6 +46,11 @@ struct Config {
   RankList ranks{};        // ROCPROF_MPI_RANKS
   std::string ranks_text;  // as given, "" for all: written into the rank file
   bool announce = false;   // ROCPROF_MPI_ANNOUNCE=1: rank 0 says where the files are at exit
+  // ROCPROF_MPI_HELPER_CPUS: where the recorder's own threads (writer, pool) run. `all`
+  // (true): on any CPU the process's cpuset allows, even when the rank is bound to fewer;
+  // `rank` (false): on the rank's CPUs, as they inherit.
+  bool helpers_on_all_cpus = true;
+  Timestamps timestamps = Timestamps::kAuto;
 };
 
 // Reads the environment. On a bad value returns false with `error` naming the variable, its

@@ -18,6 +18,8 @@ enum PrivateDomain : std::uint32_t {
   kCounterSessionDomain,
   kApiArgsDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 5,  // decoded arguments of an API call
   kMpiStaticNameCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 7,  // the name pointer is static
+  // The same with begin and end in TSC ticks, converted to ns by the sink.
+  kMpiTickCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 12,
   // CUDA API calls and GPU work (lib/runtime/cuda); their text is the kernel's mangled name.
   kCudaApiDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 10,
   kCudaActivityDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 11,
@@ -52,6 +54,7 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
   switch (domain) {
     case kMpiCallDomain:
     case kMpiStaticNameCallDomain:
+    case kMpiTickCallDomain:
       return PrivateRecord<format::MpiCallRow>::kSlots;
     case kCounterSampleDomain:
       return PrivateRecord<format::CounterSampleRow>::kSlots;

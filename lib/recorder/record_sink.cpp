@@ -95,7 +95,26 @@ void RecordSink::keep_activity(const format::ActivityRow& row) {
   note_op(row.domain, row.op);
 }
 
+RecordSink::RecordSink(format::RankFileWriter& writer, bool ticks)
+    : writer_(writer), ticks_(ticks) {
+  if (ticks_) observe_clock_pair(true);
+}
+
+void RecordSink::observe_clock_pair(bool keep) {
+  if (!ticks_) return;
+  const TickPair pair = read_tick_pair();
+  if (tick_converter_.observe(pair, keep)) tick_pairs_.push_back({pair.tick, pair.ns});
+}
+
+bool RecordSink::finish_clock_pairs() {
+  if (!ticks_) return true;
+  observe_clock_pair(true);
+  return append_all();
+}
+
 bool RecordSink::consume(const char* begin, const char* end) {
+  // Every tick in this delivery was read before this pair: it converts by interpolation.
+  observe_clock_pair(false);
   // The innermost external id recorded just before a record, for that record.
   std::uint64_t external_correlation = 0;
   std::uint64_t external_id = 0;
@@ -171,12 +190,17 @@ bool RecordSink::consume(const char* begin, const char* end) {
         break;
       }
       case kMpiCallDomain:
-      case kMpiStaticNameCallDomain: {
+      case kMpiStaticNameCallDomain:
+      case kMpiTickCallDomain: {
         const auto& item = as_private<MpiCallRow>(slot);
         MpiCallRow row = item.row;
         row.thread_id = item.header.thread_id;
-        row.function = record.domain == kMpiStaticNameCallDomain ? intern_static(item.header.text)
-                                                                 : intern(item.header.text);
+        row.function = record.domain == kMpiCallDomain ? intern(item.header.text)
+                                                       : intern_static(item.header.text);
+        if (record.domain == kMpiTickCallDomain) {
+          row.begin_ns = tick_converter_.to_ns(row.begin_ns);
+          row.end_ns = tick_converter_.to_ns(row.end_ns);
+        }
         mpi_calls_.push_back(row);
         note_thread(row.thread_id, row.begin_ns);
         slots = PrivateRecord<MpiCallRow>::kSlots;
@@ -276,7 +300,8 @@ bool RecordSink::append_all() {
       writer_.append<MpiCallRow>(mpi_calls_) && writer_.append<CommunicatorRow>(communicators_) &&
       writer_.append<CounterSampleRow>(counters_) && writer_.append<CounterSessionRow>(sessions_) &&
       writer_.append<ClockSampleRow>(clocks_) && writer_.append<OpNameRow>(op_names_) &&
-      writer_.append<ThreadRow>(threads_) && writer_.append<AnnotationRow>(annotations_);
+      writer_.append<ThreadRow>(threads_) && writer_.append<AnnotationRow>(annotations_) &&
+      writer_.append<TickCalibrationRow>(tick_pairs_);
   api_calls_.clear();
   activities_.clear();
   externals_.clear();
@@ -289,6 +314,7 @@ bool RecordSink::append_all() {
   op_names_.clear();
   threads_.clear();
   annotations_.clear();
+  tick_pairs_.clear();
   return ok;
 }
 

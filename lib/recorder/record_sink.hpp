@@ -14,15 +14,21 @@
 
 #include "lib/format/rank_file_writer.hpp"
 #include "lib/recorder/hip_args.hpp"
+#include "lib/recorder/tick_clock.hpp"
 
 namespace rocprof::recorder {
 
 class RecordSink {
  public:
-  explicit RecordSink(format::RankFileWriter& writer) : writer_(writer) {}
+  // `ticks`: MPI calls come stamped with TSC ticks (kMpiTickCallDomain), which the sink
+  // converts; it reads a (tick, ns) pair now and at every delivery, and keeps them in the
+  // tick_calibration table.
+  RecordSink(format::RankFileWriter& writer, bool ticks);
 
   // Converts [begin, end) and appends the rows. False if the writer failed.
   bool consume(const char* begin, const char* end);
+  // The run's last (tick, ns) pair into the file (TSC mode only). False if the writer failed.
+  bool finish_clock_pairs();
   std::uint64_t records_consumed() const noexcept { return consumed_; }
 
  private:
@@ -36,6 +42,7 @@ class RecordSink {
   format::StringId intern_static(const char* text);
   format::StringId intern_kernel(const char* mangled);
   bool append_all();
+  void observe_clock_pair(bool keep);
 
   struct PendingArgs {
     ApiArgsRow args;
@@ -64,6 +71,9 @@ class RecordSink {
   std::vector<format::OpNameRow> op_names_;
   std::vector<format::ThreadRow> threads_;
   std::vector<format::AnnotationRow> annotations_;
+  bool ticks_;
+  TickConverter tick_converter_;
+  std::vector<format::TickCalibrationRow> tick_pairs_;
 };
 
 }  // namespace rocprof::recorder

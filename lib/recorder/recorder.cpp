@@ -34,6 +34,8 @@
 #include "lib/format/rank_file_writer.hpp"
 #include "lib/recorder/config.hpp"
 #include "lib/recorder/crash_signals.hpp"
+#include "lib/recorder/helper_threads.hpp"
+#include "lib/recorder/tick_clock.hpp"
 #ifdef ROCPROF_HAVE_CUDA
 #include "lib/recorder/cuda_binding.hpp"
 #endif
@@ -79,6 +81,8 @@ struct State {
   std::mutex writer_mutex;  // pool thread (appends) vs writer thread (flushes)
   std::unique_ptr<format::RankFileWriter> writer;
   std::unique_ptr<RecordSink> sink;
+  // MPI calls stamped with TSC ticks (converted by the sink), else with the trace clock.
+  bool mpi_in_ticks = false;
   roctracer_pool_t* pool = nullptr;
   std::thread writer_thread;
   // Requests to the writer thread: the handler bumps `requested` and `wake_word` and wakes
@@ -105,6 +109,7 @@ int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
 std::atomic<roctracer_pool_t*> g_recording_pool{nullptr};
 std::once_flag g_finish_once;
+std::atomic<bool> g_mpi_in_ticks{false};
 std::atomic<bool> g_forked{false};        // this process started another (fork)
 std::atomic<bool> g_exec_pending{false};  // the process is about to exec another program
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
@@ -141,14 +146,6 @@ void report_failure(State& state, const std::string& why) {
   message(fmt::format("{}; tracing is off from here, the application continues", why));
 }
 
-// The recorder's threads yield to the application's: on a node whose cores all run ranks
-// (busy-polling in MPI), they take spare cycles instead of preempting a rank; if that is
-// not enough, records are dropped and counted rather than the application slowed down.
-constexpr int kRecorderNice = 10;
-void lower_priority() noexcept {
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kRecorderNice);
-}
-
 void wait_for_wake(State& state, std::uint32_t seen) noexcept {
   const std::uint32_t interval = state.config.flush_interval_ms;
   timespec timeout{static_cast<time_t>(interval / 1000),
@@ -180,10 +177,17 @@ bool file_still_ours(State& state) {
   return false;
 }
 
+// TSC ticks for MPI calls where the TSC can stand for time, unless the clock is asked for.
+bool use_tsc_for_mpi(const Config& config) {
+  if (!config.domains.mpi || config.timestamps == Timestamps::kClockGettime) return false;
+  std::string why;
+  return tsc_is_usable(why);
+}
+
 // Writer thread: one flush per interval or request; the last request closes the file.
 void writer_loop(State& state) {
   tl_recorder_thread = true;
-  lower_priority();
+  become_helper_thread(state.config.helpers_on_all_cpus);
   std::uint32_t seen = state.wake_word.load(std::memory_order_acquire);
   while (true) {
     wait_for_wake(state, seen);
@@ -203,7 +207,8 @@ void writer_loop(State& state) {
         if (const std::int32_t rank = state.new_rank.exchange(-2); rank != -2)
           state.writer->set_identity(rank, state.new_size.load());
         const format::RankFileStatus status = current_status(state);
-        // ...and the file.
+        // ...and the file, with the run's last clock pair.
+        if (close && !state.sink->finish_clock_pairs()) state.failed.store(true);
         if (close) unguard_descriptor(state.writer->file_descriptor());
         ok = close ? state.writer->close(status) : state.writer->flush(status);
         if (!ok) state.failed.store(true);
@@ -226,7 +231,7 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   State& state = *g_state;
   if (!tl_recorder_thread) {  // first delivery on the pool's thread
     tl_recorder_thread = true;
-    lower_priority();
+    become_helper_thread(state.config.helpers_on_all_cpus);
   }
   const std::lock_guard lock(state.writer_mutex);
   if (state.failed.load(std::memory_order_relaxed) ||
@@ -265,9 +270,11 @@ std::uint32_t mark_descendants() {
 // otherwise claim its parent's rank beside it. Nor does a process that recorded nothing but
 // started others: a wrapper script's shell, whose command is the rank's real program.
 bool recorded_nothing(const format::RankFileWriter& writer) {
+  // Thread and op names and clock pairs describe events; they are none themselves.
   for (const format::Table* table : format::all_tables())
     if (table != &format::table_of<format::ThreadRow>() &&
-        table != &format::table_of<format::OpNameRow>() && writer.rows(*table) > 0)
+        table != &format::table_of<format::OpNameRow>() &&
+        table != &format::table_of<format::TickCalibrationRow>() && writer.rows(*table) > 0)
       return false;
   return true;
 }
@@ -331,6 +338,7 @@ bool open_output(State& state) {
   metadata.compression = state.config.compression.to_string();
   metadata.flush_interval_ms = state.config.flush_interval_ms;
   metadata.traced_ranks = state.config.ranks_text;
+  metadata.timestamp_source = state.mpi_in_ticks ? "tsc" : "clock_gettime";
   metadata.parent_pid = state.parent_pid;
 
   const std::filesystem::path wanted = std::filesystem::path(directory) / file;
@@ -442,6 +450,7 @@ void warn_if_not_first() noexcept {
 }  // namespace
 
 roctracer_pool_t* active_pool() noexcept { return g_active_pool.load(std::memory_order_relaxed); }
+bool recording_in_ticks() noexcept { return g_mpi_in_ticks.load(std::memory_order_acquire); }
 roctracer_pool_t* recording_pool() noexcept {
   return g_recording_pool.load(std::memory_order_relaxed);
 }
@@ -463,6 +472,7 @@ void start_recording() noexcept {
       return;
     }
     state->identity = identity_from_environment();
+    state->mpi_in_ticks = use_tsc_for_mpi(state->config);
     state->owner_pid = getpid();
     state->parent_pid = mark_descendants();
     // Not one of the ranks asked for: no file, no message, nothing recorded.
@@ -471,7 +481,8 @@ void start_recording() noexcept {
     // Guarded before anything is recorded: from then on the file is known by its identity.
     g_file_fd = state->writer->file_descriptor();
     guard_descriptor(g_file_fd);
-    state->sink = std::make_unique<RecordSink>(*state->writer);
+    state->sink = std::make_unique<RecordSink>(*state->writer, state->mpi_in_ticks);
+    g_mpi_in_ticks.store(state->mpi_in_ticks, std::memory_order_release);
     g_state = state.get();
     roctracer_properties_t properties{};
     properties.buffer_size = state->config.buffer_bytes;

@@ -17,6 +17,10 @@ roctracer_pool_t* active_pool() noexcept;
 // domains), else nullptr.
 roctracer_pool_t* recording_pool() noexcept;
 
+// Whether MPI calls are stamped with TSC ticks (rocprof_mpi_mpi_call_ticks); fixed once the
+// recorder started.
+bool recording_in_ticks() noexcept;
+
 // Starts recording (from the library constructor). On a bad setting or an output problem it
 // prints one message on stderr and leaves tracing off.
 void start_recording() noexcept;

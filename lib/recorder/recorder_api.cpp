@@ -37,9 +37,13 @@ int rocprof_mpi_record_mpi_call(const char* function, const rocprof_mpi_mpi_call
                                    [&](MpiCallRow& row) { fill_mpi_row(row, *call); });
 }
 
-int rocprof_mpi_record_mpi_call_static_name(const char* function,
-                                            const rocprof_mpi_mpi_call_t* call) {
-  // The MPI layer's path, once per MPI call: the record is written in place in the pool.
+}  // extern "C"
+
+namespace {
+
+// The MPI layer's path, once per MPI call: the record is written in place in the pool.
+int record_static_mpi_call(PrivateDomain domain, const char* function,
+                           const rocprof_mpi_mpi_call_t* call) noexcept {
   roctracer_pool_t* pool = active_pool();
   if (call == nullptr || pool == nullptr) return -1;
   rocprof_mpi_pool_reservation_t space{};
@@ -47,12 +51,27 @@ int rocprof_mpi_record_mpi_call_static_name(const char* function,
       ROCTRACER_STATUS_SUCCESS)
     return -1;
   auto& record = *static_cast<PrivateRecord<MpiCallRow>*>(space.slots);
-  record.header.domain = kMpiStaticNameCallDomain;
+  record.header.domain = domain;
   record.header.thread_id = current_thread_id();
   record.header.text = function;
   fill_mpi_row(record.row, *call);
   rocprof_mpi_pool_commit(&space);
   return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+int rocprof_mpi_record_mpi_call_static_name(const char* function,
+                                            const rocprof_mpi_mpi_call_t* call) {
+  return record_static_mpi_call(kMpiStaticNameCallDomain, function, call);
+}
+
+int rocprof_mpi_mpi_call_ticks(void) { return recording_in_ticks() ? 1 : 0; }
+
+int rocprof_mpi_record_mpi_call_ticks(const char* function, const rocprof_mpi_mpi_call_t* call) {
+  return record_static_mpi_call(kMpiTickCallDomain, function, call);
 }
 
 int rocprof_mpi_record_communicator(const char* creator,

@@ -42,7 +42,7 @@ struct Decoder<Fn::MPI_Abort> {
     // MPI_Abort does not return: its row is written now, then the file is flushed.
     call.row.tag = errorcode;  // the abort's error code, for the timeline
     call.row.communicator = communicator_id(comm);
-    call.row.end_ns = now_ns();
+    call.row.end_ns = call_stamp();
     call.emit(call.row);
     on_abort();
   }

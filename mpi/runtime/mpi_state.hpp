@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <ctime>
 
+#include "lib/core/tsc.hpp"
+
 namespace rocprof::mpi {
 
 // CLOCK_BOOTTIME in ns, the clock of every record (vDSO: no system call).
@@ -14,6 +16,15 @@ inline std::uint64_t now_ns() noexcept {
   clock_gettime(CLOCK_BOOTTIME, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
          static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Whether MPI calls are stamped with TSC ticks (the recorder converts them to the trace
+// clock), asked of the recorder once.
+bool calls_in_ticks() noexcept;
+
+// The begin or end of an MPI call: a TSC tick or trace-clock ns, as calls_in_ticks() says.
+inline std::uint64_t call_stamp() noexcept {
+  return calls_in_ticks() ? core::read_tsc() : now_ns();
 }
 
 struct MpiState {

@@ -30,8 +30,16 @@ std::uint64_t next_external_id() noexcept {
 
 bool recording_mpi() noexcept { return rocprof_mpi_recorder_active() != 0; }
 
+bool calls_in_ticks() noexcept {
+  static const bool ticks = rocprof_mpi_mpi_call_ticks() != 0;
+  return ticks;
+}
+
 void CallRecord::emit(const rocprof_mpi_mpi_call_t& extra) const noexcept {
-  rocprof_mpi_record_mpi_call_static_name(function_name(fn), &extra);
+  if (calls_in_ticks())
+    rocprof_mpi_record_mpi_call_ticks(function_name(fn), &extra);
+  else
+    rocprof_mpi_record_mpi_call_static_name(function_name(fn), &extra);
 }
 
 CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
@@ -41,14 +49,14 @@ CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
   call_.row.tag = -1;
   call_.row.external_id = next_external_id();
   roctracer_activity_push_external_correlation_id(call_.row.external_id);
-  call_.row.begin_ns = now_ns();
+  call_.row.begin_ns = call_stamp();
 }
 
 CallScope::~CallScope() {
   if (!active_) return;
   roctracer_activity_pop_external_correlation_id(nullptr);
-  if (call_.row.end_ns == 0) call_.row.end_ns = now_ns();
-  rocprof_mpi_record_mpi_call_static_name(function_name(call_.fn), &call_.row);
+  if (call_.row.end_ns == 0) call_.row.end_ns = call_stamp();
+  call_.emit(call_.row);
 }
 
 }  // namespace rocprof::mpi

@@ -39,7 +39,7 @@ class CallScope {
 
   // Right after the PMPI call returned.
   void returned() noexcept {
-    if (active_) call_.row.end_ns = now_ns();
+    if (active_) call_.row.end_ns = call_stamp();
   }
   CallRecord& call() noexcept { return call_; }
   // False when this process is not recording (the decoders are skipped then, except those

@@ -160,7 +160,7 @@ void BM_WriterFromPoolBuffers(benchmark::State& state) {
     state.PauseTiming();
     fs::remove(path);
     auto writer = RankFileWriter::create(path, RankMetadata{}, Compression{}, error);
-    rocprof::recorder::RecordSink sink(*writer);
+    rocprof::recorder::RecordSink sink(*writer, false);
     std::mt19937_64 random(1);
     std::uint64_t t = 1'000'000'000ULL;
     std::uint64_t correlation = 1;

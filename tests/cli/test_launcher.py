@@ -80,7 +80,7 @@ class LauncherTest(unittest.TestCase):
         for option in ("--hip-trace", "--hsa-trace", "--kernel-trace", "--memory-copy-trace",
                        "--marker-trace", "--mpi-trace", "--sys-trace", "--output-directory",
                        "--output-file", "--mpi-ranks", "--compression", "--flush-interval",
-                       "--clock-sync-interval", "--cuda-trace", "--cuda-graph-trace",
+                       "--clock-sync-interval", "--cuda-trace", "--cuda-graph-trace", "--helper-cpus",
                        "--print-config", "%env{NAME}%"):
             self.assertIn(option, help_.stdout)
         version = self.launch("--version")
@@ -92,6 +92,7 @@ class LauncherTest(unittest.TestCase):
         self.assertEqual(lines["ROCPROF_MPI_DOMAINS"], "roctx,mpi")
         self.assertEqual(lines["ROCPROF_MPI_RANKS"], "0,4-7")
         self.assertEqual(lines["ROCPROF_MPI_OUTPUT_DIR"], "trace-%job%")
+        self.assertEqual(lines["ROCPROF_MPI_HELPER_CPUS"], "all")
         # The recorder first, so that its interposed functions come before the C library's.
         preloaded = [os.path.basename(path) for path in lines["LD_PRELOAD"].split(":")]
         self.assertEqual(preloaded, ["librocprof-mpi.so", "librocprof-mpi-pmpi.so"])
@@ -112,6 +113,10 @@ class LauncherTest(unittest.TestCase):
         graphs = dict(line.split("=", 1) for line in self.launch(
             "--print-config", "--cuda-trace", "--cuda-graph-trace", "graph", "--", "x").stdout.splitlines())
         self.assertEqual(graphs["ROCPROF_MPI_CUDA_GRAPH_TRACE"], "graph")
+        rank = dict(line.split("=", 1) for line in self.launch(
+            "--print-config", "--helper-cpus", "rank", "--", "x").stdout.splitlines())
+        self.assertEqual(rank["ROCPROF_MPI_HELPER_CPUS"], "rank")
+        self.assertEqual(self.launch("--helper-cpus", "idle", "--", "x").returncode, 2)
         wrong = self.launch("--cuda-trace", "--cuda-graph-trace", "kernels", "--", "x")
         self.assertEqual(wrong.returncode, 2)
         self.assertIn("--cuda-graph-trace", wrong.stderr)

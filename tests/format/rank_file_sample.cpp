@@ -178,6 +178,8 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
     annotation.type = static_cast<AnnotationType>(type);
     s.annotations.push_back(annotation);
   }
+  for (std::uint64_t i = 0; i < 5; ++i)  // format 2.4: a TSC of 2.4 GHz
+    s.tick_pairs.push_back({7'000'000 + i * 240'000'000, 1'000'000'000 + i * 100'000'000});
   return s;
 }
 
@@ -201,7 +203,8 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
        writer->append<MpiCallRow>(s.mpi_calls) && writer->append<CounterSampleRow>(s.counters) &&
        writer->append<CounterSessionRow>(s.sessions) && writer->append<ClockSampleRow>(s.clocks) &&
        writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads) &&
-       writer->append<AnnotationRow>(s.annotations);
+       writer->append<AnnotationRow>(s.annotations) &&
+       writer->append<TickCalibrationRow>(s.tick_pairs);
   status.records_dropped = 17;
   status.last_flush_clock_ns = 9'000'000'000ULL;
   ok = ok && writer->close(status);

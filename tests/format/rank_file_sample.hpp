@@ -31,6 +31,7 @@ struct SampleRows {
   std::vector<format::OpNameRow> op_names;
   std::vector<format::ThreadRow> threads;
   std::vector<format::AnnotationRow> annotations;
+  std::vector<format::TickCalibrationRow> tick_pairs;
 };
 
 // `api_rows` API calls (more than one chunk exercises full and partial chunks); string ids

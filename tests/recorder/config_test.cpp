@@ -1,9 +1,17 @@
 // Recorder settings and output names: every accepted spelling and every rejection.
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <thread>
+
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "lib/recorder/config.hpp"
+#include "lib/recorder/helper_threads.hpp"
 #include "lib/recorder/identity.hpp"
 
 namespace {
@@ -78,6 +86,43 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
   unsetenv("ROCPROF_MPI_OUTPUT_FILE");
   unsetenv("ROCPROF_MPI_COMPRESSION");
   unsetenv("ROCPROF_MPI_FLUSH_INTERVAL");
+  EXPECT_TRUE(config.helpers_on_all_cpus);  // the default
+  setenv("ROCPROF_MPI_HELPER_CPUS", "rank", 1);
+  ASSERT_TRUE(read_config(config, error)) << error;
+  EXPECT_FALSE(config.helpers_on_all_cpus);
+  setenv("ROCPROF_MPI_HELPER_CPUS", "spare", 1);
+  EXPECT_FALSE(read_config(config, error));
+  EXPECT_NE(error.find("ROCPROF_MPI_HELPER_CPUS='spare' must be all or rank"), std::string::npos)
+      << error;
+  unsetenv("ROCPROF_MPI_HELPER_CPUS");
+}
+
+// A rank bound to one CPU: its helper threads leave that CPU for all the process may use,
+// unless asked to stay (and they always run at a lower priority).
+TEST(RecorderHelperThreads, LeaveTheRanksCpuUnlessAskedToStay) {
+  cpu_set_t original{};
+  ASSERT_EQ(sched_getaffinity(0, sizeof original, &original), 0);
+  if (CPU_COUNT(&original) < 2) GTEST_SKIP() << "needs a process allowed on 2 CPUs";
+  int first = 0;
+  while (!CPU_ISSET(first, &original)) ++first;
+  cpu_set_t bound{};
+  CPU_ZERO(&bound);
+  CPU_SET(first, &bound);
+  ASSERT_EQ(sched_setaffinity(0, sizeof bound, &bound), 0);  // this thread: the "rank"
+  for (const bool on_all : {true, false}) {
+    cpu_set_t helper{};
+    int nice_value = 0;
+    std::thread([&] {
+      rocprof::recorder::become_helper_thread(on_all);
+      sched_getaffinity(0, sizeof helper, &helper);
+      errno = 0;
+      nice_value = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+    }).join();
+    EXPECT_TRUE(CPU_EQUAL(&helper, on_all ? &original : &bound))
+        << "on_all " << on_all << ": helper on " << CPU_COUNT(&helper) << " CPUs";
+    EXPECT_GT(nice_value, 0);
+  }
+  sched_setaffinity(0, sizeof original, &original);
 }
 
 TEST(RecorderIdentity, RankPrecedenceFollowsTheLaunchers) {

@@ -40,6 +40,16 @@ typedef struct rocprof_mpi_mpi_call_s {
 ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_mpi_call_static_name(
     const char* function, const rocprof_mpi_mpi_call_t* call);
 
+/* 1 when MPI calls are to be stamped with the CPU's time-stamp counter (x86 rdtsc) and
+ * recorded with rocprof_mpi_record_mpi_call_ticks, 0 when with the trace clock. Fixed once the
+ * recorder has started. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_mpi_call_ticks(void);
+
+/* rocprof_mpi_record_mpi_call_static_name with `begin_ns` and `end_ns` holding TSC ticks: the
+ * recorder converts them to the trace clock before they are written. */
+ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_mpi_call_ticks(const char* function,
+                                                               const rocprof_mpi_mpi_call_t* call);
+
 /* A communicator this process belongs to (see docs/FORMAT.md, table communicators). */
 typedef struct rocprof_mpi_communicator_s {
   uint64_t created_ns;

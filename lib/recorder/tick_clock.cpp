@@ -1,0 +1,105 @@
+#include "lib/recorder/tick_clock.hpp"
+
+#include <cpuid.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+#include "lib/core/tsc.hpp"
+
+namespace rocprof::recorder {
+namespace {
+
+constexpr unsigned kPowerManagementLeaf = 0x80000007;
+constexpr unsigned kInvariantTscBit = 1U << 8;  // of EDX
+
+std::uint64_t boottime_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// ns at `tick` on the line through `anchor` with the slope of `from` -> `to`.
+std::uint64_t along(const TickPair& anchor, const TickPair& from, const TickPair& to,
+                    std::uint64_t tick) noexcept {
+  const auto dt = static_cast<__int128>(tick) - static_cast<__int128>(anchor.tick);
+  if (to.tick == from.tick) return static_cast<std::uint64_t>(anchor.ns + dt);  // no slope known
+  const auto dns = static_cast<__int128>(to.ns) - static_cast<__int128>(from.ns);
+  const auto dticks = static_cast<__int128>(to.tick) - static_cast<__int128>(from.tick);
+  const __int128 ns = static_cast<__int128>(anchor.ns) + dt * dns / dticks;
+  return ns < 0 ? 0 : static_cast<std::uint64_t>(ns);
+}
+
+}  // namespace
+
+bool tsc_is_usable(std::string& why) {
+  unsigned eax = 0;
+  unsigned ebx = 0;
+  unsigned ecx = 0;
+  unsigned edx = 0;
+  if (__get_cpuid_max(0x80000000, nullptr) < kPowerManagementLeaf ||
+      __get_cpuid(kPowerManagementLeaf, &eax, &ebx, &ecx, &edx) == 0 ||
+      (edx & kInvariantTscBit) == 0) {
+    why = "the CPU does not report an invariant TSC";
+    return false;
+  }
+  std::ifstream sources("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+  const std::vector<std::string> names{std::istream_iterator<std::string>(sources),
+                                       std::istream_iterator<std::string>()};
+  if (std::find(names.begin(), names.end(), "tsc") == names.end()) {
+    why = "the kernel does not list the TSC as a usable clocksource";
+    return false;
+  }
+  why = "invariant TSC, trusted by the kernel";
+  return true;
+}
+
+TickPair read_tick_pair() noexcept {
+  TickPair best{};
+  std::uint64_t best_window = ~std::uint64_t{0};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const std::uint64_t before = core::read_tsc();
+    const std::uint64_t ns = boottime_ns();
+    const std::uint64_t after = core::read_tsc();
+    if (after - before < best_window) {
+      best_window = after - before;
+      best = {before + (after - before) / 2, ns};
+    }
+  }
+  return best;
+}
+
+bool TickConverter::observe(TickPair pair, bool keep) {
+  newest_ = pair;
+  if (!keep && !kept_.empty() && pair.ns - kept_.back().ns < kKeepSpacingNs) {
+    newest_kept_ = false;
+    return false;
+  }
+  if (kept_.size() == kKeptPairs) kept_.erase(kept_.begin());
+  kept_.push_back(pair);
+  newest_kept_ = true;
+  return true;
+}
+
+std::uint64_t TickConverter::to_ns(std::uint64_t tick) const noexcept {
+  if (kept_.empty()) return tick;
+  const auto later = [](std::uint64_t t, const TickPair& p) { return t < p.tick; };
+  const auto above = std::upper_bound(kept_.begin(), kept_.end(), tick, later);
+  const TickPair& oldest = kept_.front();
+  const TickPair& last = kept_.back();
+  if (above == kept_.begin())  // before every pair: back from the oldest
+    return kept_.size() > 1 ? along(oldest, oldest, kept_[1], tick)
+                            : along(oldest, oldest, newest_, tick);
+  if (above != kept_.end()) return along(*(above - 1), *(above - 1), *above, tick);
+  if (!newest_kept_ && tick <= newest_.tick) return along(last, last, newest_, tick);
+  // Beyond the newest pair: on from it, by the slope of the last two kept pairs (at least
+  // kKeepSpacingNs apart, so a pair's read error hardly tilts it).
+  const TickPair& anchor = newest_kept_ ? last : newest_;
+  if (kept_.size() > 1) return along(anchor, kept_[kept_.size() - 2], last, tick);
+  return along(anchor, last, newest_, tick);
+}
+
+}  // namespace rocprof::recorder
