@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What MPI tracing adds to MPI latency, measured side by side in one run: mpi_pingpong (2 ranks,
 each bound to a core) runs plain, under our PMPI layer with the recorder's helper threads free
-to use any CPU (`all`, the default) and kept on the rank's core (`rank`), and, when a Caliper
+to use any CPU (`all`, the default), kept on the rank's core (`rank`), and with `all` but
+timed by clock_gettime instead of the TSC (`clock`), and, when a Caliper
 library is given, under Caliper's `event-trace,trace.mpi`. The configurations alternate,
 ROUNDS times each; medians and their ratios to plain are printed, then the cost of a wrapped
 call by itself (calls that return at once, no peer to wait for).
@@ -20,10 +21,12 @@ def run(build, config, out, caliper):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     command = ["mpirun", "--oversubscribe", "-np", "2", "--bind-to", "core", "--map-by", "core"]
     if config.startswith("ours"):
-        helpers = config.split("-", 1)[1]
+        variant = config.split("-", 1)[1]
         command += ["-x", f"LD_PRELOAD={build}/lib/librocprof-mpi-pmpi.so",
                     "-x", f"ROCPROF_MPI_OUTPUT_DIR={out}",
-                    "-x", f"ROCPROF_MPI_HELPER_CPUS={helpers}"]
+                    "-x", f"ROCPROF_MPI_HELPER_CPUS={'rank' if variant == 'rank' else 'all'}",
+                    "-x", "ROCPROF_MPI_TIMESTAMPS="
+                    f"{'clock_gettime' if variant == 'clock' else 'auto'}"]
     elif config == "caliper":
         command += ["-x", f"LD_PRELOAD={caliper}", "-x", "CALI_CONFIG=event-trace,trace.mpi",
                     "-x", f"CALI_RECORDER_FILENAME={out}/%mpi.rank%.cali"]
@@ -46,7 +49,8 @@ def main():
     parser.add_argument("--caliper", help="libcaliper.so built with -DWITH_MPI=On")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
-    configs = ["plain", "ours-all", "ours-rank"] + (["caliper"] if args.caliper else [])
+    configs = ["plain", "ours-all", "ours-rank", "ours-clock"] + \
+        (["caliper"] if args.caliper else [])
     samples = {config: [] for config in configs}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
