@@ -58,7 +58,7 @@ void exit_api_call(const ApiCallScope& scope, CallbackData& data) noexcept {
   data.phase = ACTIVITY_API_PHASE_EXIT;
   if (const CallbackEntry* callback = callback_table().find(scope.domain, scope.op))
     callback->function(scope.domain, scope.op, &data, callback->arg);
-  record_activity(state, scope.domain, scope.op, nullptr, [&](activity_record_t& record) {
+  record_activity(state, scope.domain, scope.op, nullptr, [&](activity_record_t& record, auto&) {
     record.correlation_id = scope.correlation_id;
     record.begin_ns = scope.begin_ns;
     record.end_ns = end_ns;

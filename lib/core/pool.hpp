@@ -128,6 +128,13 @@ class Pool {
   std::uint64_t delivered_records() const noexcept {
     return delivered_records_.load(std::memory_order_relaxed);
   }
+  // ROC-TX records into this pool carry TSC ticks instead of ns (the recorder's pool).
+  void stamp_markers_in_ticks() noexcept {
+    markers_in_ticks_.store(true, std::memory_order_relaxed);
+  }
+  bool markers_in_ticks() const noexcept {
+    return markers_in_ticks_.load(std::memory_order_relaxed);
+  }
   std::uint32_t index() const noexcept { return index_; }
   std::uint64_t uid() const noexcept { return uid_; }
   // True on the pool's own thread (inside its buffer callback).
@@ -166,6 +173,7 @@ class Pool {
   roctracer_properties_t properties_;
   const std::uint32_t index_;
   const std::uint64_t uid_;
+  std::atomic<bool> markers_in_ticks_{false};
 
   std::atomic<Chunk*> full_head_{nullptr};  // Treiber stack of sealed chunks (LIFO)
 

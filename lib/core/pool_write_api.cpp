@@ -80,3 +80,10 @@ extern "C" ROCTRACER_API void rocprof_mpi_pool_commit(
 extern "C" ROCTRACER_API void rocprof_mpi_set_thread_tracing(int on) {
   this_thread_state().suspended = on == 0;
 }
+
+extern "C" ROCTRACER_API roctracer_status_t
+rocprof_mpi_pool_stamp_markers_in_ticks(roctracer_pool_t* handle) {
+  if (handle == nullptr) return ROCTRACER_STATUS_ERROR_INVALID_ARGUMENT;
+  reinterpret_cast<Pool*>(handle)->stamp_markers_in_ticks();
+  return ROCTRACER_STATUS_SUCCESS;
+}

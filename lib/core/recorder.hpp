@@ -18,6 +18,7 @@ namespace rocprof::core {
 // linked from mark_message. No lock, no system call, no allocation in the steady state; the
 // record is dropped and counted when the pool is out of space.
 template <typename Fill>
+// `fill(record, pool)` writes the record's fields, in place in `pool`'s chunk.
 inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint32_t op,
                             const char* message, Fill&& fill) noexcept {
   if (state.is_pool_thread) [[unlikely]]
@@ -35,7 +36,7 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
       record = activity_record_t{};
       record.domain = domain;
       record.op = op;
-      fill(record);
+      fill(record, *pool);
       if (count == 2) {
         activity_record_t& external = space.records[0];
         external = activity_record_t{};

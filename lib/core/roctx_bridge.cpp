@@ -10,6 +10,7 @@
 #include "lib/core/clock.hpp"
 #include "lib/core/recorder.hpp"
 #include "lib/core/tracer_state.hpp"
+#include "lib/core/tsc.hpp"
 #include "lib/roctx/roctx_tracer_hook.h"
 
 namespace rocprof::core {
@@ -53,10 +54,12 @@ int on_roctx_call(activity_domain_t domain, std::uint32_t op, void* opaque) {
   if (const CallbackEntry* callback = callback_table().find(domain, op))
     callback->function(domain, op, &data, callback->arg);
   record_activity(state, ACTIVITY_DOMAIN_ROCTX, op, data.args.message,
-                  [&](activity_record_t& record) {
+                  [&](activity_record_t& record, const Pool& pool) {
                     record.kind = level;
                     record.correlation_id = correlation_id;
-                    record.begin_ns = record.end_ns = now_ns();
+                    // The recorder converts ticks; roctracer clients get ns.
+                    record.begin_ns = record.end_ns =
+                        pool.markers_in_ticks() ? read_tsc() : now_ns();
                     record.process_id = state.pid;
                     record.thread_id = state.tid;
                   });

@@ -18,8 +18,8 @@ struct RankMetadata {
   std::uint64_t start_realtime_ns = 0;  // CLOCK_REALTIME at start (wall-clock anchor)
   std::uint64_t start_clock_ns = 0;     // the trace clock at the same moment
   std::string clock = "CLOCK_BOOTTIME";
-  // How MPI calls were stamped (since 2.4): "tsc" (ticks converted to `clock` ns by the pairs
-  // of table tick_calibration) or "clock_gettime" (read directly; also older files).
+  // How MPI calls and ROC-TX records were stamped (since 2.4): "tsc" (ticks converted to `clock` ns
+  // by the pairs of table tick_calibration) or "clock_gettime" (read directly; also older files).
   std::string timestamp_source = "clock_gettime";
   std::string compression;  // as Compression::to_string()
   std::uint32_t flush_interval_ms = 0;

@@ -161,7 +161,7 @@ struct ClockSampleRow {
 };
 
 // A TSC tick and the trace clock read at the same moment (since 2.4): the pairs by which the
-// recorder converted the ticks it stamped MPI calls with into nanoseconds.
+// recorder converted the ticks it stamped MPI calls and ROC-TX records with into nanoseconds.
 struct TickCalibrationRow {
   std::uint64_t tick;
   std::uint64_t boottime_ns;

@@ -182,11 +182,12 @@ bool RecordSink::consume(const char* begin, const char* end) {
         row.op = static_cast<MarkerOp>(record.op);
         row.level = record.kind;
         row.id = record.correlation_id;
-        row.timestamp_ns = record.begin_ns;
+        // The recorder's pool stamps ROC-TX records with TSC ticks in TSC mode.
+        row.timestamp_ns = ticks_ ? tick_converter_.to_ns(record.begin_ns) : record.begin_ns;
         row.thread_id = record.thread_id;
         row.message = intern(record.mark_message);
         markers_.push_back(row);
-        note_thread(record.thread_id, record.begin_ns);
+        note_thread(record.thread_id, row.timestamp_ns);
         break;
       }
       case kMpiCallDomain:

@@ -20,9 +20,9 @@ namespace rocprof::recorder {
 
 class RecordSink {
  public:
-  // `ticks`: MPI calls come stamped with TSC ticks (kMpiTickCallDomain), which the sink
-  // converts; it reads a (tick, ns) pair now and at every delivery, and keeps them in the
-  // tick_calibration table.
+  // `ticks`: MPI calls (kMpiTickCallDomain) and ROC-TX records come stamped with TSC ticks,
+  // which the sink converts; it reads a (tick, ns) pair now and at every delivery, and keeps them
+  // in the tick_calibration table.
   RecordSink(format::RankFileWriter& writer, bool ticks);
 
   // Converts [begin, end) and appends the rows. False if the writer failed.

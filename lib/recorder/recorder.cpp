@@ -81,8 +81,9 @@ struct State {
   std::mutex writer_mutex;  // pool thread (appends) vs writer thread (flushes)
   std::unique_ptr<format::RankFileWriter> writer;
   std::unique_ptr<RecordSink> sink;
-  // MPI calls stamped with TSC ticks (converted by the sink), else with the trace clock.
-  bool mpi_in_ticks = false;
+  // MPI calls and ROC-TX records stamped with TSC ticks (converted by the sink), else with
+  // the trace clock.
+  bool in_ticks = false;
   roctracer_pool_t* pool = nullptr;
   std::thread writer_thread;
   // Requests to the writer thread: the handler bumps `requested` and `wake_word` and wakes
@@ -109,7 +110,7 @@ int g_file_fd = -1;
 std::atomic<roctracer_pool_t*> g_active_pool{nullptr};
 std::atomic<roctracer_pool_t*> g_recording_pool{nullptr};
 std::once_flag g_finish_once;
-std::atomic<bool> g_mpi_in_ticks{false};
+std::atomic<bool> g_in_ticks{false};
 std::atomic<bool> g_forked{false};        // this process started another (fork)
 std::atomic<bool> g_exec_pending{false};  // the process is about to exec another program
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_recorder_thread = false;
@@ -177,9 +178,12 @@ bool file_still_ours(State& state) {
   return false;
 }
 
-// TSC ticks for MPI calls where the TSC can stand for time, unless the clock is asked for.
-bool use_tsc_for_mpi(const Config& config) {
-  if (!config.domains.mpi || config.timestamps == Timestamps::kClockGettime) return false;
+// TSC ticks for MPI calls and ROC-TX where the TSC can stand for time, unless the clock is
+// asked for.
+bool use_tsc(const Config& config) {
+  if (!(config.domains.mpi || config.domains.roctx) ||
+      config.timestamps == Timestamps::kClockGettime)
+    return false;
   std::string why;
   return tsc_is_usable(why);
 }
@@ -338,7 +342,7 @@ bool open_output(State& state) {
   metadata.compression = state.config.compression.to_string();
   metadata.flush_interval_ms = state.config.flush_interval_ms;
   metadata.traced_ranks = state.config.ranks_text;
-  metadata.timestamp_source = state.mpi_in_ticks ? "tsc" : "clock_gettime";
+  metadata.timestamp_source = state.in_ticks ? "tsc" : "clock_gettime";
   metadata.parent_pid = state.parent_pid;
 
   const std::filesystem::path wanted = std::filesystem::path(directory) / file;
@@ -450,7 +454,7 @@ void warn_if_not_first() noexcept {
 }  // namespace
 
 roctracer_pool_t* active_pool() noexcept { return g_active_pool.load(std::memory_order_relaxed); }
-bool recording_in_ticks() noexcept { return g_mpi_in_ticks.load(std::memory_order_acquire); }
+bool recording_in_ticks() noexcept { return g_in_ticks.load(std::memory_order_acquire); }
 roctracer_pool_t* recording_pool() noexcept {
   return g_recording_pool.load(std::memory_order_relaxed);
 }
@@ -472,7 +476,7 @@ void start_recording() noexcept {
       return;
     }
     state->identity = identity_from_environment();
-    state->mpi_in_ticks = use_tsc_for_mpi(state->config);
+    state->in_ticks = use_tsc(state->config);
     state->owner_pid = getpid();
     state->parent_pid = mark_descendants();
     // Not one of the ranks asked for: no file, no message, nothing recorded.
@@ -481,8 +485,8 @@ void start_recording() noexcept {
     // Guarded before anything is recorded: from then on the file is known by its identity.
     g_file_fd = state->writer->file_descriptor();
     guard_descriptor(g_file_fd);
-    state->sink = std::make_unique<RecordSink>(*state->writer, state->mpi_in_ticks);
-    g_mpi_in_ticks.store(state->mpi_in_ticks, std::memory_order_release);
+    state->sink = std::make_unique<RecordSink>(*state->writer, state->in_ticks);
+    g_in_ticks.store(state->in_ticks, std::memory_order_release);
     g_state = state.get();
     roctracer_properties_t properties{};
     properties.buffer_size = state->config.buffer_bytes;
@@ -498,6 +502,7 @@ void start_recording() noexcept {
       std::filesystem::remove(state->path, ignored);
       return;
     }
+    if (state->in_ticks) rocprof_mpi_pool_stamp_markers_in_ticks(state->pool);
     enable_domains(*state);
     if (state->config.domains.cuda) {
 #ifdef ROCPROF_HAVE_CUDA

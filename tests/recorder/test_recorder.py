@@ -6,6 +6,7 @@ python3-h5py and python3-hdf5plugin), stock h5dump, and the format module's read
 import contextlib
 import ctypes
 import os
+import shutil
 import re
 import signal
 import subprocess
@@ -533,6 +534,42 @@ class RecorderTest(RecorderBase):
             "rocprofiler_set_api_table", "sigaction", "signal", "close", "close_range",
             "closefrom", "_exit", "_Exit", "execve", "execv", "execvpe", "execvp", "fexecve",
             "execl", "execlp", "execle"})
+
+    # ---- timestamps ----
+
+    def test_marker_times_are_the_clock_whether_read_as_ticks_or_not(self):
+        # Each mark's recorded time lies between clock readings taken just before and after
+        # it (within 1 us for ticks converted to ns), over several 100 ms tick/ns pairs.
+        with open("/sys/devices/system/clocksource/clocksource0/available_clocksource") as f:
+            tsc_listed = "tsc" in f.read().split()
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+        tsc_expected = tsc_listed and "constant_tsc" in flags and "nonstop_tsc" in flags
+        for setting, source in (("auto", "tsc" if tsc_expected else "clock_gettime"),
+                                ("clock_gettime", "clock_gettime")):
+            with self.subTest(setting=setting):
+                shutil.rmtree(self.out, ignore_errors=True)
+                result = self.run_app("timed-marks", 400, ROCPROF_MPI_TIMESTAMPS=setting)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                reads = [tuple(map(int, line.split()[1:])) for line in result.stdout.splitlines()
+                         if line.startswith("mark ")]
+                self.assertEqual(len(reads), 400)
+                with h5py.File(self.only_file(), "r") as f:
+                    self.assertEqual(f.attrs["timestamp_source"], source)
+                    times = sorted(int(t) for t in f["markers"]["timestamp_ns"][:])
+                    pairs = f["tick_calibration"][:] if "tick_calibration" in f else []
+                slack = 1000 if source == "tsc" else 0
+                outside = [(t, r) for t, r in zip(times, reads)
+                           if not r[0] - slack <= t <= r[1] + slack]
+                self.assertEqual(outside[:3], [], f"{len(outside)} marks outside their reads")
+                if source == "tsc":  # start, deliveries (100 ms or more apart), end
+                    self.assertGreaterEqual(len(pairs), 3)
+                    self.assertTrue(all(b[1] - a[1] >= 100_000_000
+                                        for a, b in zip(pairs[:-2], pairs[1:-1])))
+                    self.assertTrue(all(a[0] < b[0] and a[1] < b[1]
+                                        for a, b in zip(pairs, pairs[1:])))
+                else:
+                    self.assertEqual(len(pairs), 0)
 
     # ---- stock tools and bad files ----
 

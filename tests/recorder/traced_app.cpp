@@ -18,6 +18,8 @@
 //   exec-wrap         record nothing, then become `traced_app exit ITERATIONS 0` (execv, no
 //                     fork: a wrapper script's `exec ./app`)
 //   exec-after        record, then become `traced_app exit ITERATIONS 0` (execv)
+//   timed-marks       ITERATIONS marks, 1 ms apart, each printed as "mark BEFORE AFTER" with
+//                     CLOCK_BOOTTIME ns read just before and just after it
 //   close-loop, close-range, closefrom, close-raw
 //                     close every descriptor above 2 (close() up to 1024, close_range(),
 //                     closefrom(), or the raw system call), then write ITERATIONS lines to
@@ -35,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -140,6 +143,22 @@ int main(int argc, char** argv) {
     record(iterations);
     std::printf("app done\n");
     return arg;
+  }
+  if (mode == "timed-marks") {
+    const auto boottime = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_BOOTTIME, &ts);
+      return static_cast<unsigned long long>(ts.tv_sec) * 1'000'000'000ULL +
+             static_cast<unsigned long long>(ts.tv_nsec);
+    };
+    for (int i = 0; i < iterations; ++i) {
+      const unsigned long long before = boottime();
+      roctxMarkA("timed");
+      const unsigned long long after = boottime();
+      std::printf("mark %llu %llu\n", before, after);
+      usleep(1000);
+    }
+    return 0;
   }
   if (mode == "quick-exit") {
     record(iterations);

@@ -56,6 +56,11 @@ ROCTRACER_API roctracer_status_t rocprof_mpi_pool_reserve(
 /* Publishes the reserved slots. The first uint32_t of the first slot must be a private domain. */
 ROCTRACER_API void rocprof_mpi_pool_commit(const rocprof_mpi_pool_reservation_t* reservation);
 
+/* From now on the ROC-TX records going into `pool` carry TSC ticks (x86 rdtsc) in begin_ns
+ * and end_ns instead of nanoseconds: a cheaper read, for a consumer that converts them (the
+ * recorder). Other records keep nanoseconds. Call before the pool receives ROC-TX records. */
+ROCTRACER_API roctracer_status_t rocprof_mpi_pool_stamp_markers_in_ticks(roctracer_pool_t* pool);
+
 /* Tracing on (nonzero) or off (0) for the calling thread alone, on top of roctracer_start and
  * roctracer_stop: while off, the thread's API calls, ROC-TX markers and private records
  * (except ROCPROF_MPI_ALWAYS_RECORDED ones) are not recorded. On by default. */

@@ -64,7 +64,7 @@ void deliver_to_clients(const ConvertedActivity& work) noexcept {
     }
   }
   core::record_activity(core::this_thread_state(), ROCPROF_MPI_DOMAIN_CUDA_OPS, row.op, nullptr,
-                        [&](activity_record_t& record) {
+                        [&](activity_record_t& record, auto&) {
                           record.kind = row.kind;
                           record.correlation_id = row.correlation_id;
                           record.begin_ns = row.begin_ns;
