@@ -26,9 +26,15 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
   enter_hot_path(state);
   if (Pool* pool = activity_route(domain, op)) {
     const std::uint32_t count = state.external_depth == 0 ? 1 : 2;
+    // A text the thread recorded before is not copied again (MessageCache); a new one is
+    // kept once, and only past the cache's budget copied into the record's chunk.
+    const char* lasting = message == nullptr
+                              ? nullptr
+                              : state.messages.lasting_copy(message, Pool::kMaxMessageBytes - 1);
     const std::size_t message_length =
-        message == nullptr ? 0 : strnlen(message, Pool::kMaxMessageBytes - 1);
-    const std::size_t message_bytes = message == nullptr ? 0 : message_length + 1;
+        message == nullptr || lasting != nullptr ? 0 : strnlen(message, Pool::kMaxMessageBytes - 1);
+    const std::size_t message_bytes =
+        message == nullptr || lasting != nullptr ? 0 : message_length + 1;
     Pool::Reservation space{};
     if (pool->reserve(state, count, message_bytes, space)) {
       // Written in place: no staging copy on the stack.
@@ -45,7 +51,9 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
         external.correlation_id = record.correlation_id;
         external.external_id = state.external_ids[state.external_depth - 1];
       }
-      if (message != nullptr) {
+      if (lasting != nullptr) {
+        record.mark_message = lasting;
+      } else if (message != nullptr) {
         std::memcpy(space.message, message, message_length);
         space.message[message_length] = '\0';
         record.mark_message = space.message;

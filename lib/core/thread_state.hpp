@@ -2,6 +2,8 @@
 // except `busy`, which pool teardown reads to know when the thread left the hot path.
 #pragma once
 
+#include "lib/core/message_cache.hpp"
+
 #include <atomic>
 #include <cstdint>
 
@@ -42,6 +44,9 @@ struct ThreadState {
     ProducerSlot* slot = nullptr;
   };
   PoolSlotRef pool_slots[kMaxPools];
+
+  // ROC-TX texts this thread recorded, kept once (see MessageCache).
+  MessageCache messages;
 };
 
 // The calling thread's state, created and registered on first use.

@@ -4,11 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
+#include <cstdio>
 
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/unit/tracer_fixture.hpp"
 
@@ -69,6 +72,33 @@ TEST_F(Activity, RoctxRecordsCarryTimeThreadMessageAndRangeIdentity) {
   EXPECT_EQ(records[5].record.correlation_id, id);
   EXPECT_EQ(records[6].record.correlation_id, id);
   EXPECT_EQ(records[5].message, "async");
+}
+
+TEST_F(Activity, RepeatedTextsAreKeptOnceAndReusedBuffersKeepEachText) {
+  RecordCollector collector;
+  roctracer_properties_t properties = collector.properties();
+  ASSERT_EQ(roctracer_open_pool(&properties), ROCTRACER_STATUS_SUCCESS);
+  ASSERT_EQ(roctracer_enable_domain_activity(ACTIVITY_DOMAIN_ROCTX), ROCTRACER_STATUS_SUCCESS);
+  // One buffer, rewritten between marks (as a program formatting its messages does), and
+  // one text marked again and again. Longer and shorter texts at the same address.
+  char buffer[64];
+  const std::vector<std::string> texts = {"step 1", "step 1", "step 22", "s", "step 1"};
+  for (const std::string& text : texts) {
+    std::snprintf(buffer, sizeof buffer, "%s", text.c_str());
+    roctxMarkA(buffer);
+    roctxMarkA("again");
+  }
+  std::snprintf(buffer, sizeof buffer, "overwritten");  // after every mark: none may show it
+  ASSERT_EQ(roctracer_flush_activity(), ROCTRACER_STATUS_SUCCESS);
+  const auto records = collector.records();
+  ASSERT_EQ(records.size(), 2 * texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(records[2 * i].message, texts[i]) << i;
+    EXPECT_EQ(records[2 * i + 1].message, "again") << i;
+    // The repeated text is one lasting copy: the same address in every record.
+    EXPECT_EQ(records[2 * i + 1].record.mark_message, records[1].record.mark_message);
+  }
+  EXPECT_STREQ(records[1].record.mark_message, "again");  // still valid after delivery
 }
 
 TEST_F(Activity, ExternalIdRecordPrecedesEachRecordWhileStackIsNotEmpty) {
