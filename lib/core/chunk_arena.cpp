@@ -55,7 +55,7 @@ char* ChunkArena::carve(std::size_t bytes) noexcept {
     }
     const auto start = reinterpret_cast<std::uintptr_t>(mapped);
     const std::uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-    next_ = reinterpret_cast<char*>(aligned);
+    next_ = static_cast<char*>(mapped) + (aligned - start);
     end_ = static_cast<char*>(mapped) + wanted;
     // Advice only: without transparent huge pages the memory works the same, in small pages.
     madvise(next_, static_cast<std::size_t>(end_ - next_), MADV_HUGEPAGE);
