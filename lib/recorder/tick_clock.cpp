@@ -80,6 +80,7 @@ TickPair read_tick_pair() noexcept {
 
 bool TickConverter::observe(TickPair pair, bool keep) {
   newest_ = pair;
+  span_.valid = false;
   if (!keep && !kept_.empty() && pair.ns - kept_.back().ns < kKeepSpacingNs) {
     newest_kept_ = false;
     return false;
@@ -90,7 +91,20 @@ bool TickConverter::observe(TickPair pair, bool keep) {
   return true;
 }
 
+std::uint64_t TickConverter::between(const TickPair& low, const TickPair& high,
+                                     std::uint64_t tick) const noexcept {
+  if (high.tick == low.tick) return along(low, low, high, tick);
+  span_ = {low, high.tick,
+           (static_cast<double>(high.ns) - static_cast<double>(low.ns)) /
+               (static_cast<double>(high.tick) - static_cast<double>(low.tick)),
+           true};
+  return along(low, low, high, tick);
+}
+
 std::uint64_t TickConverter::to_ns(std::uint64_t tick) const noexcept {
+  if (span_.valid && tick >= span_.low.tick && tick <= span_.high_tick)
+    return span_.low.ns + static_cast<std::uint64_t>(std::llround(
+                              static_cast<double>(tick - span_.low.tick) * span_.slope));
   if (kept_.empty()) return tick;
   const auto later = [](std::uint64_t t, const TickPair& p) { return t < p.tick; };
   const auto above = std::upper_bound(kept_.begin(), kept_.end(), tick, later);
@@ -99,8 +113,8 @@ std::uint64_t TickConverter::to_ns(std::uint64_t tick) const noexcept {
   if (above == kept_.begin())  // before every pair: back from the oldest
     return kept_.size() > 1 ? along(oldest, oldest, kept_[1], tick)
                             : along(oldest, oldest, newest_, tick);
-  if (above != kept_.end()) return along(*(above - 1), *(above - 1), *above, tick);
-  if (!newest_kept_ && tick <= newest_.tick) return along(last, last, newest_, tick);
+  if (above != kept_.end()) return between(*(above - 1), *above, tick);
+  if (!newest_kept_ && tick <= newest_.tick) return between(last, newest_, tick);
   // Beyond the newest pair: on from it, by the slope of the last two kept pairs (at least
   // kKeepSpacingNs apart, so a pair's read error hardly tilts it).
   const TickPair& anchor = newest_kept_ ? last : newest_;

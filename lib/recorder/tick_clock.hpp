@@ -44,9 +44,21 @@ class TickConverter {
   bool empty() const noexcept { return kept_.empty(); }
 
  private:
+  // Between `low` and `high`, remembering the span: most ticks of a delivery fall in the
+  // same one, and then need neither the search nor the division.
+  std::uint64_t between(const TickPair& low, const TickPair& high,
+                        std::uint64_t tick) const noexcept;
+
   std::vector<TickPair> kept_;
   TickPair newest_{};
   bool newest_kept_ = true;
+  struct Span {
+    TickPair low{};
+    std::uint64_t high_tick = 0;
+    double slope = 0;  // ns per tick
+    bool valid = false;
+  };
+  mutable Span span_;
 };
 
 }  // namespace rocprof::recorder

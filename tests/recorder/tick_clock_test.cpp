@@ -93,10 +93,18 @@ TEST(TickConverter, KeepsPairsAHundredMillisecondsApartAndNeverGoesBack) {
   EXPECT_TRUE(converter.observe({1000 + 210'000'000, 1'100'000'000}));
   // Ticks that grow give times that do not fall, across every pair (2.1 ticks per ns).
   std::uint64_t previous = 0;
+  std::vector<std::uint64_t> forward;
   for (std::uint64_t tick = 0; tick < 400'000'000; tick += 99'991) {
     const std::uint64_t ns = converter.to_ns(tick);
     EXPECT_GE(ns, previous) << "tick " << tick;
     previous = ns;
+    forward.push_back(ns);
+  }
+  // The same in any order: the span remembered from the previous tick changes nothing.
+  std::size_t i = forward.size();
+  for (std::uint64_t tick = 99'991 * (forward.size() - 1);; tick -= 99'991) {
+    EXPECT_EQ(converter.to_ns(tick), forward[--i]) << "tick " << tick;
+    if (tick == 0) break;
   }
 }
 
