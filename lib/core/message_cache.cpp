@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace rocprof::core {
 namespace {
@@ -17,15 +18,25 @@ std::size_t slot_of(const char* message) noexcept {
 }  // namespace
 
 const char* MessageCache::lasting_copy(const char* message, std::size_t max_length) noexcept {
-  Entry& entry = entries_[slot_of(message)];
-  // strncmp stops at the first difference or NUL: it never reads past `message`'s end even
-  // when the text at that address is now shorter than the copy.
-  if (entry.source == message && entry.length <= max_length &&
-      std::strncmp(message, entry.copy, entry.length + 1) == 0)
-    return entry.copy;
+  // Two ways per set, the most recent first: two texts whose addresses share a set, marked
+  // in turn, both stay.
+  Entry* set = &entries_[slot_of(message) & ~std::size_t{1}];
+  for (std::size_t way = 0; way < 2; ++way) {
+    const Entry& entry = set[way];
+    // strncmp stops at the first difference or NUL: it never reads past `message`'s end
+    // even when the text at that address is now shorter than the copy.
+    if (entry.source == message && entry.length <= max_length &&
+        std::strncmp(message, entry.copy, entry.length + 1) == 0) {
+      if (way == 1) std::swap(set[0], set[1]);
+      return set[0].copy;
+    }
+  }
   const std::size_t length = strnlen(message, max_length);
   const char* copy = keep(message, length);
-  if (copy != nullptr) entry = {message, copy, length};
+  if (copy != nullptr) {
+    set[1] = set[0];
+    set[0] = {message, copy, length};
+  }
   return copy;
 }
 

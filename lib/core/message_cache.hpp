@@ -22,7 +22,7 @@ class MessageCache {
   const char* lasting_copy(const char* message, std::size_t max_length) noexcept;
 
  private:
-  static constexpr std::size_t kEntries = 64;  // direct-mapped by the text's address (slot_of)
+  static constexpr std::size_t kEntries = 64;  // 32 sets of 2, by the text's address (slot_of)
   static constexpr std::size_t kBlockBytes = std::size_t{16} << 10;
   struct Entry {
     const char* source = nullptr;

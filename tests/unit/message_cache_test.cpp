@@ -25,6 +25,19 @@ TEST(MessageCache, SameTextSameCopyChangedTextNewCopy) {
   EXPECT_STREQ(cache.lasting_copy("a text longer than the limit", 6), "a text");
 }
 
+TEST(MessageCache, TwoTextsMarkedInTurnBothStayWhateverTheirAddresses) {
+  // Pairs of addresses 8 bytes apart up to 16 KiB: some share a set of the cache.
+  static char texts[16 << 10];
+  for (std::size_t i = 0; i + 8 < sizeof texts; i += 8) std::strcpy(texts + i, "text");
+  MessageCache cache;
+  for (std::size_t offset = 8; offset + 8 < sizeof texts; offset += 8) {
+    const char* first = cache.lasting_copy(texts, 1023);
+    const char* second = cache.lasting_copy(texts + offset, 1023);
+    ASSERT_EQ(cache.lasting_copy(texts, 1023), first) << offset;
+    ASSERT_EQ(cache.lasting_copy(texts + offset, 1023), second) << offset;
+  }
+}
+
 TEST(MessageCache, PastTheThreadBudgetTextsAreNotKept) {
   MessageCache cache;
   const std::string filler(999, 'x');
