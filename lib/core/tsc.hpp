@@ -9,6 +9,13 @@
 
 namespace rocprof::core {
 
-inline std::uint64_t read_tsc() noexcept { return __rdtsc(); }
+// Ordered as clock_gettime's own read is: the fence keeps the counter from being read before
+// the instructions ahead of it have finished. Without it a call's begin could be stamped
+// before the thread's previous call ended, and posts of two threads swap order (the merge
+// pairs messages in posting order).
+inline std::uint64_t read_tsc() noexcept {
+  _mm_lfence();
+  return __rdtsc();
+}
 
 }  // namespace rocprof::core
