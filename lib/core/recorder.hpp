@@ -17,8 +17,8 @@ namespace rocprof::core {
 // when its stack is not empty. `message` (may be NULL) is copied next to the record and
 // linked from mark_message. No lock, no system call, no allocation in the steady state; the
 // record is dropped and counted when the pool is out of space.
-template <typename Fill>
 // `fill(record, pool)` writes the record's fields, in place in `pool`'s chunk.
+template <typename Fill>
 inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint32_t op,
                             const char* message, Fill&& fill) noexcept {
   if (state.is_pool_thread) [[unlikely]]
@@ -31,10 +31,10 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
     const char* lasting = message == nullptr
                               ? nullptr
                               : state.messages.lasting_copy(message, Pool::kMaxMessageBytes - 1);
+    const char* to_copy = lasting == nullptr ? message : nullptr;
     const std::size_t message_length =
-        message == nullptr || lasting != nullptr ? 0 : strnlen(message, Pool::kMaxMessageBytes - 1);
-    const std::size_t message_bytes =
-        message == nullptr || lasting != nullptr ? 0 : message_length + 1;
+        to_copy == nullptr ? 0 : strnlen(to_copy, Pool::kMaxMessageBytes - 1);
+    const std::size_t message_bytes = to_copy == nullptr ? 0 : message_length + 1;
     Pool::Reservation space{};
     if (pool->reserve(state, count, message_bytes, space)) {
       // Written in place: no staging copy on the stack.
@@ -53,8 +53,8 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
       }
       if (lasting != nullptr) {
         record.mark_message = lasting;
-      } else if (message != nullptr) {
-        std::memcpy(space.message, message, message_length);
+      } else if (to_copy != nullptr) {
+        std::memcpy(space.message, to_copy, message_length);
         space.message[message_length] = '\0';
         record.mark_message = space.message;
       }
