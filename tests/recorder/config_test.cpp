@@ -95,6 +95,16 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
   EXPECT_NE(error.find("ROCPROF_MPI_HELPER_CPUS='spare' must be all or rank"), std::string::npos)
       << error;
   unsetenv("ROCPROF_MPI_HELPER_CPUS");
+  EXPECT_EQ(config.timestamps, Timestamps::kClockGettime);  // the default
+  setenv("ROCPROF_MPI_TIMESTAMPS", "auto", 1);
+  ASSERT_TRUE(read_config(config, error)) << error;
+  EXPECT_EQ(config.timestamps, Timestamps::kAuto);
+  setenv("ROCPROF_MPI_TIMESTAMPS", "rdtsc", 1);
+  EXPECT_FALSE(read_config(config, error));
+  EXPECT_NE(error.find("ROCPROF_MPI_TIMESTAMPS='rdtsc' must be auto or clock_gettime"),
+            std::string::npos)
+      << error;
+  unsetenv("ROCPROF_MPI_TIMESTAMPS");
 }
 
 // A rank bound to one CPU: its helper threads leave that CPU for all the process may use,
