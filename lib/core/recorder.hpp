@@ -25,7 +25,7 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
     return;
   enter_hot_path(state);
   if (Pool* pool = activity_route(domain, op)) {
-    const std::uint32_t count = state.external_depth == 0 ? 1 : 2;
+    const std::uint32_t count = state.external.depth == 0 ? 1 : 2;
     // A text the thread recorded before is not copied again (MessageCache); a new one is
     // kept once, and only past the cache's budget copied into the record's chunk.
     const char* lasting = message == nullptr
@@ -49,7 +49,7 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
         external.domain = ACTIVITY_DOMAIN_EXT_API;
         external.op = ACTIVITY_EXT_OP_EXTERN_ID;
         external.correlation_id = record.correlation_id;
-        external.external_id = state.external_ids[state.external_depth - 1];
+        external.external_id = state.external.ids[state.external.depth - 1];
       }
       if (lasting != nullptr) {
         record.mark_message = lasting;
@@ -66,18 +66,18 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
 
 // The thread's innermost external id, 0 when its stack is empty.
 inline std::uint64_t innermost_external_id(const ThreadState& state) noexcept {
-  return state.external_depth == 0 ? 0 : state.external_ids[state.external_depth - 1];
+  return state.external.depth == 0 ? 0 : state.external.ids[state.external.depth - 1];
 }
 
 // The calling thread's external-id stack.
 inline bool push_external_id(ThreadState& state, std::uint64_t id) noexcept {
-  if (state.external_depth == kExternalIdDepth) return false;
-  state.external_ids[state.external_depth++] = id;
+  if (state.external.depth == kExternalIdDepth) return false;
+  state.external.ids[state.external.depth++] = id;
   return true;
 }
 inline bool pop_external_id(ThreadState& state, std::uint64_t* id) noexcept {
-  if (state.external_depth == 0) return false;
-  const std::uint64_t top = state.external_ids[--state.external_depth];
+  if (state.external.depth == 0) return false;
+  const std::uint64_t top = state.external.ids[--state.external.depth];
   if (id != nullptr) *id = top;
   return true;
 }

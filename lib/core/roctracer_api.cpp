@@ -367,6 +367,10 @@ ROCTRACER_API uint64_t rocprof_mpi_current_external_id(void) {
   return innermost_external_id(this_thread_state());
 }
 
+ROCTRACER_API rocprof_mpi_external_id_stack_t* rocprof_mpi_thread_external_ids(void) {
+  return &this_thread_state().external;
+}
+
 ROCTRACER_API roctracer_status_t rocprof_mpi_pool_stats(roctracer_pool_t* pool,
                                                         rocprof_mpi_pool_stats_t* stats) {
   return guarded([&] {

@@ -2,6 +2,8 @@
 // except `busy`, which pool teardown reads to know when the thread left the hot path.
 #pragma once
 
+#include <rocprof-mpi/external_id.h>
+
 #include "lib/core/message_cache.hpp"
 
 #include <atomic>
@@ -12,7 +14,7 @@ namespace rocprof::core {
 class ProducerSlot;
 
 inline constexpr std::uint32_t kMaxPools = 64;
-inline constexpr std::uint32_t kExternalIdDepth = 256;
+inline constexpr std::uint32_t kExternalIdDepth = ROCPROF_MPI_EXTERNAL_ID_DEPTH;
 inline constexpr std::uint32_t kRangeDepth = 256;
 
 struct ThreadState {
@@ -31,8 +33,8 @@ struct ThreadState {
   std::uint64_t next_correlation_id = 0;
   std::uint64_t correlation_block_end = 0;
 
-  std::uint64_t external_ids[kExternalIdDepth];
-  std::uint32_t external_depth = 0;
+  // Shared with the MPI layer, which pushes and pops in place (rocprof_mpi_thread_external_ids).
+  rocprof_mpi_external_id_stack_t external{};
 
   // Correlation ids of open roctxRangePushA ranges, so the pop record carries the push's id.
   std::uint64_t range_ids[kRangeDepth];

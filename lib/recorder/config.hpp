@@ -50,9 +50,7 @@ struct Config {
   // (true): on any CPU the process's cpuset allows, even when the rank is bound to fewer;
   // `rank` (false): on the rank's CPUs, as they inherit.
   bool helpers_on_all_cpus = true;
-  // clock_gettime until TSC stamps are shown to keep the posting order of calls that
-  // threads make nanoseconds apart (the merge pairs messages in that order).
-  Timestamps timestamps = Timestamps::kClockGettime;
+  Timestamps timestamps = Timestamps::kAuto;
 };
 
 // Reads the environment. On a bad value returns false with `error` naming the variable, its

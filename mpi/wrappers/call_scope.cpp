@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include <roctracer/roctracer_ext.h>
+#include <rocprof-mpi/external_id.h>
 
 namespace rocprof::mpi {
 namespace {
@@ -13,6 +13,15 @@ constexpr std::uint64_t kSequenceBlock = 1024;
 std::atomic<std::uint64_t> g_next_block{1};
 __attribute__((tls_model("initial-exec"))) thread_local std::uint64_t tl_next = 0;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint64_t tl_block_end = 0;
+// The thread's external-id stack in libroctracer64, pushed and popped in place.
+__attribute__((tls_model(
+    "initial-exec"))) thread_local rocprof_mpi_external_id_stack_t* tl_external_ids = nullptr;
+
+rocprof_mpi_external_id_stack_t& external_ids() noexcept {
+  if (tl_external_ids == nullptr) [[unlikely]]
+    tl_external_ids = rocprof_mpi_thread_external_ids();
+  return *tl_external_ids;
+}
 
 }  // namespace
 
@@ -48,13 +57,15 @@ CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
   call_.row.peer = -1;
   call_.row.tag = -1;
   call_.row.external_id = next_external_id();
-  roctracer_activity_push_external_correlation_id(call_.row.external_id);
+  rocprof_mpi_external_id_stack_t& ids = external_ids();
+  pushed_ = ids.depth < ROCPROF_MPI_EXTERNAL_ID_DEPTH;
+  if (pushed_) ids.ids[ids.depth++] = call_.row.external_id;
   call_.row.begin_ns = call_stamp();
 }
 
 CallScope::~CallScope() {
   if (!active_) return;
-  roctracer_activity_pop_external_correlation_id(nullptr);
+  if (pushed_) --external_ids().depth;
   if (call_.row.end_ns == 0) call_.row.end_ns = call_stamp();
   call_.emit(call_.row);
 }

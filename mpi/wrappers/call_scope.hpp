@@ -1,6 +1,7 @@
 // What every generated wrapper does around its PMPI call: take the begin and end times, push
 // a rank-qualified external correlation id for the duration (so records made inside carry
-// it), and record the call with whatever its decoder filled in.
+// it; on libroctracer64's stack for the thread, in place), and record the call with whatever
+// its decoder filled in.
 #pragma once
 
 #include <mpi.h>
@@ -49,6 +50,7 @@ class CallScope {
  private:
   CallRecord call_;
   bool active_;
+  bool pushed_ = false;  // the external id went on the thread's stack (it was not full)
 };
 
 }  // namespace rocprof::mpi

@@ -95,10 +95,10 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
   EXPECT_NE(error.find("ROCPROF_MPI_HELPER_CPUS='spare' must be all or rank"), std::string::npos)
       << error;
   unsetenv("ROCPROF_MPI_HELPER_CPUS");
-  EXPECT_EQ(config.timestamps, Timestamps::kClockGettime);  // the default
-  setenv("ROCPROF_MPI_TIMESTAMPS", "auto", 1);
+  EXPECT_EQ(config.timestamps, Timestamps::kAuto);  // the default
+  setenv("ROCPROF_MPI_TIMESTAMPS", "clock_gettime", 1);
   ASSERT_TRUE(read_config(config, error)) << error;
-  EXPECT_EQ(config.timestamps, Timestamps::kAuto);
+  EXPECT_EQ(config.timestamps, Timestamps::kClockGettime);
   setenv("ROCPROF_MPI_TIMESTAMPS", "rdtsc", 1);
   EXPECT_FALSE(read_config(config, error));
   EXPECT_NE(error.find("ROCPROF_MPI_TIMESTAMPS='rdtsc' must be auto or clock_gettime"),

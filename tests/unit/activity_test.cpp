@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <rocprof-mpi/external_id.h>
+
 #include "tests/unit/tracer_fixture.hpp"
 
 namespace {
@@ -133,6 +135,41 @@ TEST_F(Activity, ExternalIdRecordPrecedesEachRecordWhileStackIsNotEmpty) {
   }
   EXPECT_EQ(records[6].record.domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_ROCTX));
   EXPECT_EQ(records[6].message, "d");
+}
+
+// The MPI layer pushes and pops in place on the stack rocprof_mpi_thread_external_ids gives:
+// records see those ids exactly as ids pushed through the API, and the two mix.
+TEST_F(Activity, IdsPushedInPlaceAreTheApisIds) {
+  RecordCollector collector;
+  roctracer_pool_t* pool = open_pool(collector);
+  ASSERT_EQ(roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool),
+            ROCTRACER_STATUS_SUCCESS);
+  rocprof_mpi_external_id_stack_t* stack = rocprof_mpi_thread_external_ids();
+  ASSERT_NE(stack, nullptr);
+  EXPECT_EQ(stack, rocprof_mpi_thread_external_ids());  // the same for the thread's life
+  EXPECT_EQ(stack->depth, 0U);
+  stack->ids[stack->depth++] = 41;
+  EXPECT_EQ(rocprof_mpi_current_external_id(), 41U);
+  roctxMarkA("in place");
+  ASSERT_EQ(roctracer_activity_push_external_correlation_id(42), ROCTRACER_STATUS_SUCCESS);
+  EXPECT_EQ(stack->depth, 2U);
+  EXPECT_EQ(stack->ids[1], 42U);
+  activity_correlation_id_t popped = 0;
+  ASSERT_EQ(roctracer_activity_pop_external_correlation_id(&popped), ROCTRACER_STATUS_SUCCESS);
+  EXPECT_EQ(popped, 42U);
+  --stack->depth;
+  EXPECT_EQ(roctracer_activity_pop_external_correlation_id(&popped),
+            ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID);
+  // Another thread has a stack of its own.
+  rocprof_mpi_external_id_stack_t* other = nullptr;
+  std::thread([&] { other = rocprof_mpi_thread_external_ids(); }).join();
+  EXPECT_NE(other, stack);
+  ASSERT_EQ(roctracer_flush_activity_expl(pool), ROCTRACER_STATUS_SUCCESS);
+  const auto records = collector.records();
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records[0].record.domain, static_cast<uint32_t>(ACTIVITY_DOMAIN_EXT_API));
+  EXPECT_EQ(records[0].record.external_id, 41U);
+  EXPECT_EQ(records[1].message, "in place");
 }
 
 TEST_F(Activity, ExplicitPoolsReceiveOnlyTheirOps) {

@@ -18,6 +18,23 @@ extern "C" {
  * system call. */
 ROCTRACER_API uint64_t rocprof_mpi_current_external_id(void);
 
+/* Most external ids one thread can have pushed at once. */
+#define ROCPROF_MPI_EXTERNAL_ID_DEPTH 256
+
+/* A thread's external correlation ids: ids[0 .. depth) are pushed, the innermost last. It is
+ * the stack roctracer_activity_push/pop_external_correlation_id work on. */
+typedef struct rocprof_mpi_external_id_stack_s {
+  uint32_t depth;
+  uint32_t reserved;
+  uint64_t ids[ROCPROF_MPI_EXTERNAL_ID_DEPTH];
+} rocprof_mpi_external_id_stack_t;
+
+/* The calling thread's stack, valid while the thread lives (and in a child forked from it).
+ * For a layer that pushes and pops an id around each of very many calls (the MPI wrappers):
+ * it keeps the address per thread and pushes and pops in place, on its own thread only,
+ * with no call across libraries. */
+ROCTRACER_API rocprof_mpi_external_id_stack_t* rocprof_mpi_thread_external_ids(void);
+
 #ifdef __cplusplus
 }
 #endif
