@@ -3,10 +3,16 @@
 // mpi_overhead.py, which alternates both in one run). Prints one line per message size:
 // "pingpong BYTES median_one_way_ns" over REPETITIONS batches of ITERATIONS round trips,
 // then "call NAME median_ns_per_call" for calls that return at once (MPI_Send to
-// MPI_PROC_NULL, MPI_Comm_rank): the wrappers' own cost per call without waiting on a peer.
+// MPI_PROC_NULL, MPI_Comm_rank): the wrappers' own cost per call without waiting on a peer,
+// and the two clock reads a wrapper may take twice (clock_gettime(CLOCK_BOOTTIME), and the
+// lfence-ordered rdtsc of lib/core/tsc.hpp), for the floor under that cost.
 #include <mpi.h>
+#include <x86intrin.h>
+
+#include <ctime>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -58,6 +64,13 @@ int main(int argc, char** argv) {
            [&] { MPI_Send(&byte, 1, MPI_CHAR, MPI_PROC_NULL, 0, MPI_COMM_WORLD); });
   int me = 0;
   per_call("MPI_Comm_rank", [&] { MPI_Comm_rank(MPI_COMM_WORLD, &me); });
+  timespec now{};
+  per_call("clock_gettime_BOOTTIME", [&] { clock_gettime(CLOCK_BOOTTIME, &now); });
+  volatile std::uint64_t tick = 0;
+  per_call("rdtsc_lfence", [&] {
+    _mm_lfence();
+    tick = __rdtsc();
+  });
   MPI_Finalize();
   return 0;
 }
