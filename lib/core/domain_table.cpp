@@ -9,12 +9,7 @@
 #include <roctracer/roctracer_hsa.h>
 #include <roctracer/roctracer_roctx.h>
 
-#ifdef ROCPROF_HAVE_CUDA
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
-
-#include "lib/runtime/cuda/cuda_names.hpp"
-#endif
+#include "lib/core/domain_backends.hpp"
 
 namespace rocprof::core {
 namespace {
@@ -65,19 +60,12 @@ const char* from_list(const char* const (&names)[N], std::uint32_t op) noexcept 
   return op < N ? names[op] : nullptr;
 }
 
-bool is_cuda(std::uint32_t domain) noexcept {
-#ifdef ROCPROF_HAVE_CUDA
-  return runtime::cuda::is_cuda_domain(domain);
-#else
-  (void)domain;
-  return false;
-#endif
-}
+bool is_backend_domain(std::uint32_t domain) noexcept { return domain_backend(domain) != nullptr; }
 
 }  // namespace
 
 bool is_known_domain(std::uint32_t domain) noexcept {
-  return domain < ACTIVITY_DOMAIN_NUMBER || is_cuda(domain);
+  return domain < ACTIVITY_DOMAIN_NUMBER || is_backend_domain(domain);
 }
 
 bool is_supported_domain(std::uint32_t domain) noexcept {
@@ -100,19 +88,12 @@ std::uint32_t op_count(std::uint32_t domain) noexcept {
       return ROCTX_API_ID_NUMBER;
     case ACTIVITY_DOMAIN_HSA_EVT:
       return HSA_EVT_ID_NUMBER;
-    default:
-#ifdef ROCPROF_HAVE_CUDA
-      return runtime::cuda::cuda_op_count(domain);
-#else
-      return 0;
-#endif
+    default: {
+      const DomainBackend* backend = domain_backend(domain);
+      return backend != nullptr ? backend->op_count(domain) : 0;
+    }
   }
 }
-#ifdef ROCPROF_HAVE_CUDA
-static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxOpsPerDomain &&
-                  CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxOpsPerDomain,
-              "raise kMaxOpsPerDomain for the installed CUPTI headers");
-#endif
 static_assert(HIP_API_ID_LAST + 1 <= kMaxOpsPerDomain && HSA_API_ID_NUMBER <= kMaxOpsPerDomain,
               "raise kMaxOpsPerDomain for the installed runtime headers");
 
@@ -140,12 +121,10 @@ const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) 
       return from_list(kRoctxNames, op);
     case ACTIVITY_DOMAIN_HSA_EVT:
       return from_list(kHsaEvtNames, op);
-    default:
-#ifdef ROCPROF_HAVE_CUDA
-      return runtime::cuda::cuda_op_string(domain, op);
-#else
-      return nullptr;
-#endif
+    default: {
+      const DomainBackend* backend = domain_backend(domain);
+      return backend != nullptr ? backend->op_name(domain, op) : nullptr;
+    }
   }
 }
 

@@ -13,15 +13,12 @@
 #include "lib/core/activity_router.hpp"
 #include "lib/core/callback_table.hpp"
 #include "lib/core/clock.hpp"
+#include "lib/core/domain_backends.hpp"
 #include "lib/core/domain_table.hpp"
 #include "lib/core/last_error.hpp"
 #include "lib/core/recorder.hpp"
 #include "lib/core/roctx_bridge.hpp"
 #include "lib/core/tracer_state.hpp"
-#ifdef ROCPROF_HAVE_CUDA
-#include "lib/runtime/cuda/cuda_names.hpp"
-#include "lib/runtime/cuda/cuda_tracer.hpp"
-#endif
 
 using namespace rocprof::core;
 
@@ -78,13 +75,10 @@ roctracer_status_t check_op(std::uint32_t domain, std::uint32_t op) {
 // CUDA's can fail (no CUPTI, no driver, another profiler subscribed).
 roctracer_status_t attach_source(std::uint32_t domain) {
   if (domain == ACTIVITY_DOMAIN_ROCTX) attach_roctx();
-#ifdef ROCPROF_HAVE_CUDA
-  if (rocprof::runtime::cuda::is_cuda_domain(domain)) {
-    if (std::string why; !rocprof::runtime::cuda::start_cuda_tracing(why))
+  if (const DomainBackend* backend = domain_backend(domain)) {
+    if (std::string why; !backend->start(why))
       return fail(ROCTRACER_STATUS_ERROR, "cannot trace {}: {}", domain_name(domain), why);
-    rocprof::runtime::cuda::serve_cuda_clients();
   }
-#endif
   return ROCTRACER_STATUS_SUCCESS;
 }
 
@@ -327,9 +321,7 @@ ROCTRACER_API roctracer_status_t roctracer_disable_activity(void) {
 }
 
 ROCTRACER_API roctracer_status_t roctracer_flush_activity_expl(roctracer_pool_t* pool) {
-#ifdef ROCPROF_HAVE_CUDA
-  rocprof::runtime::cuda::flush_cuda_tracing();  // CUPTI's records first, then the pool's
-#endif
+  flush_domain_backends();  // what a backend (CUPTI) still holds first, then the pool's
   return guarded([&] { return flush_pool(pool); });
 }
 

@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 
 #include "merge/events/message_endpoints.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/files/exclusive_file.hpp"
-#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {

@@ -23,9 +23,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "merge/causality/step_function.hpp"
-#include "merge/causality/stream_table.hpp"
+#include "merge/clock/step_function.hpp"
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/stream_table.hpp"
 #include "merge/files/remove_on_signal.hpp"
 
 namespace rocprof::merge {

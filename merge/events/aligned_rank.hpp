@@ -11,8 +11,8 @@
 
 #include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/rank_file_reader.hpp"
-#include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
+#include "merge/clock/step_function.hpp"
 #include "merge/events/open_ranges.hpp"
 
 namespace rocprof::merge {

@@ -11,9 +11,9 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "lib/format/records.hpp"
-#include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/message_endpoints.hpp"
+#include "merge/events/stream_table.hpp"
 
 namespace rocprof::merge {
 

@@ -29,8 +29,8 @@
 #include "lib/format/schema.hpp"
 #include "lib/format/zstd_filter.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/export/encode_ahead.hpp"
-#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {

@@ -16,9 +16,9 @@
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/export/otf2_mpi_events.hpp"
 #include "merge/export/otf2_problems.hpp"
-#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {

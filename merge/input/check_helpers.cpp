@@ -24,8 +24,8 @@
 #include <fmt/format.h>
 
 #include "lib/format/rank_file_reader.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/input/rank_digest.hpp"
-#include "merge/parallel/bytes.hpp"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 

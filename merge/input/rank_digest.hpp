@@ -4,7 +4,7 @@
 #pragma once
 
 #include "lib/format/rank_file_reader.hpp"
-#include "merge/parallel/bytes.hpp"
+#include "merge/exchange/bytes.hpp"
 
 namespace rocprof::merge {
 

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "merge/exchange/bytes.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/input/rank_digest.hpp"
-#include "merge/parallel/bytes.hpp"
 
 namespace rocprof::merge {
 

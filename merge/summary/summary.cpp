@@ -11,7 +11,7 @@
 
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
-#include "merge/parallel/bytes.hpp"
+#include "merge/exchange/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {

@@ -13,7 +13,7 @@ set(ROCPROF_RANK_FILE_FUZZ_SOURCES
     ${PROJECT_SOURCE_DIR}/merge/input/check_helpers.cpp
     ${PROJECT_SOURCE_DIR}/merge/input/rank_digest.cpp)
 file(GLOB ROCPROF_RANK_FILE_FUZZ_HEADERS ${PROJECT_SOURCE_DIR}/lib/format/*.hpp
-     ${PROJECT_SOURCE_DIR}/merge/input/*.hpp ${PROJECT_SOURCE_DIR}/merge/parallel/bytes.hpp)
+     ${PROJECT_SOURCE_DIR}/merge/input/*.hpp ${PROJECT_SOURCE_DIR}/merge/exchange/bytes.hpp)
 add_custom_command(OUTPUT ${ROCPROF_RANK_FILE_FUZZER}
   COMMAND ${ROCPROF_CLANGXX} -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined
           -fno-sanitize-recover=all ${ROCPROF_FUZZ_INCLUDES} ${ROCPROF_RANK_FILE_FUZZ_SOURCES}

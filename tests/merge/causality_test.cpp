@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "merge/causality/messages.hpp"
-#include "merge/causality/stream_table.hpp"
+#include "merge/events/stream_table.hpp"
 
 namespace rocprof::merge {
 namespace {

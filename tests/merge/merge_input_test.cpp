@@ -14,8 +14,8 @@
 
 #include "lib/format/background_worker.hpp"
 #include "lib/format/hdf5_util.hpp"
-#include "merge/causality/step_function.hpp"
 #include "merge/clock/clock_model.hpp"
+#include "merge/clock/step_function.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/input/rank_digest.hpp"
 #include "merge/input/rank_set.hpp"

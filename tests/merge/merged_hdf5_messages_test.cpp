@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/export/merged_hdf5.hpp"
 #include "merge/input/rank_set.hpp"
-#include "merge/parallel/bytes.hpp"
 #include "merge/parallel/merge_share.hpp"
 #include "tests/tools/synthetic_job.hpp"
 

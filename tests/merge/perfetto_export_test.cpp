@@ -29,8 +29,8 @@
 
 #include "merge/causality/messages.hpp"
 #include "merge/causality/spill_ahead.hpp"
-#include "merge/causality/stream_table.hpp"
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/stream_table.hpp"
 #include "merge/export/encode_ahead.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/input/rank_set.hpp"

@@ -1,4 +1,4 @@
-#include "merge/causality/stream_table.hpp"
+#include "merge/events/stream_table.hpp"
 
 #include <algorithm>
 
