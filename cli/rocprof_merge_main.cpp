@@ -455,6 +455,8 @@ int run(int argc, char** argv) {
       if (!group.leader()) report = rocprof::merge::CausalityReport::deserialize(outcome);
       if (head_start) head_start->stop();  // before the ranks and streams change below
       for (const std::uint32_t stream : report.given_up) streams->unmatch(stream);
+      for (const auto& receive : report.repaired)
+        streams->set_received_message(receive.stream, receive.place, receive.message);
       for (auto& rank : ranks) {
         if (const auto found = report.corrections.find(rank.rank());
             found != report.corrections.end())

@@ -81,6 +81,8 @@ std::vector<std::byte> CausalityReport::serialize() const {
   out.put(violations_after);
   out.put(max_shift_ns);
   out.put_vector(given_up);
+  out.put_vector(repaired);
+  out.put_vector(repaired_ranks);
   out.put<std::uint64_t>(corrections.size());
   for (const auto& [rank, function] : corrections) {
     out.put(rank);
@@ -99,6 +101,8 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
   report.violations_after = in.get<std::uint64_t>();
   report.max_shift_ns = in.get<std::uint64_t>();
   report.given_up = in.get_vector<std::uint32_t>();
+  report.repaired = in.get_vector<RepairedReceive>();
+  report.repaired_ranks = in.get_vector<std::int32_t>();
   const auto count = in.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < count; ++i) {
     const auto rank = in.get<std::int32_t>();
@@ -114,27 +118,41 @@ namespace {
 
 // A rank's endpoints gathered in file order, renumbered so that each stream's sends, and its
 // receives, take their places in the order they were posted (ties: file order), then put in
-// time order, stable (a thread's own endpoints keep their order).
+// time order, stable (a thread's own endpoints keep their order). A receive whose posting
+// call overlaps another's on its stream is marked unordered: the two threads' posts have no
+// order the rows can tell.
 void renumber_by_posting(std::vector<SpilledEndpoint>& endpoints,
-                         const std::vector<std::uint64_t>& posted) {
+                         const std::vector<std::array<std::uint64_t, 2>>& posted) {
   std::vector<std::size_t> order(endpoints.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   // By stream and side, then posting time: each run of one stream and side is renumbered.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const auto key = [&](std::size_t i) {
-      return std::tuple(endpoints[i].stream, endpoints[i].receive(), posted[i]);
+      return std::tuple(endpoints[i].stream, endpoints[i].receive(), posted[i][0]);
     };
     return key(a) < key(b);
   });
   std::uint32_t next = 0;
+  std::size_t latest_end = 0;  // in the run: the earlier post whose call ended last
+  std::vector<bool> unordered(endpoints.size(), false);
   for (std::size_t n = 0; n < order.size(); ++n) {
-    SpilledEndpoint& endpoint = endpoints[order[n]];
-    if (n > 0) {
-      const SpilledEndpoint& before = endpoints[order[n - 1]];
-      if (before.stream != endpoint.stream || before.receive() != endpoint.receive()) next = 0;
+    const std::size_t i = order[n];
+    SpilledEndpoint& endpoint = endpoints[i];
+    const bool run_starts = n == 0 || endpoints[order[n - 1]].stream != endpoint.stream ||
+                            endpoints[order[n - 1]].receive() != endpoint.receive();
+    if (run_starts) {
+      next = 0;
+    } else if (posted[i][0] <= posted[latest_end][1]) {
+      unordered[i] = true;
+      unordered[latest_end] = true;
     }
-    endpoint.place = next++ << 1 | (endpoint.receive() ? 1U : 0U);
+    if (run_starts || posted[i][1] > posted[latest_end][1]) latest_end = i;
+    endpoint.place = SpilledEndpoint::make_place(next++, endpoint.receive());
   }
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    if (unordered[i] && endpoints[i].receive())
+      endpoints[i].place =
+          SpilledEndpoint::make_place(endpoints[i].ordinal(), true, /*unordered=*/true);
   std::stable_sort(
       endpoints.begin(), endpoints.end(),
       [](const SpilledEndpoint& a, const SpilledEndpoint& b) { return a.time_ns < b.time_ns; });
@@ -225,7 +243,8 @@ void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
   // gathered, numbered in each stream in the order they were posted, and spilled in time
   // order (the order matching walks a rank in). Found at its second thread: scanned again.
   std::vector<SpilledEndpoint> gathered;
-  std::vector<std::uint64_t> posted;  // gathered[i]'s posting time, aligned
+  // gathered[i]'s posting call, its begin and end, aligned
+  std::vector<std::array<std::uint64_t, 2>> posted;
   std::optional<EndpointScanner> kept_scanner;
   auto scan = [&](bool gather) -> bool {
     kept_scanner.emplace(reader, rank.rank());
@@ -263,10 +282,11 @@ void EndpointSpill::fill(std::size_t place, const AlignedRank& rank) {
           if (endpoint.stream_slot >= counts.size()) counts.resize(endpoint.stream_slot + 1);
           ++counts[endpoint.stream_slot][receive ? 1 : 0];
           const SpilledEndpoint spilled{aligner.align_uncorrected(endpoint.local_ns), index,
-                                        endpoint.ordinal << 1 | (receive ? 1U : 0U)};
+                                        SpilledEndpoint::make_place(endpoint.ordinal, receive)};
           if (gather) {
             gathered.push_back(spilled);
-            posted.push_back(aligner.align_uncorrected(endpoint.posted_ns));
+            posted.push_back({aligner.align_uncorrected(endpoint.posted_ns),
+                              aligner.align_uncorrected(endpoint.posted_end_ns)});
             continue;
           }
           buffer.push_back(spilled);
@@ -318,6 +338,7 @@ class EndpointCursor {
         next_(section.first),
         end_(section.first + section.count),
         rank_(section.rank),
+        threaded_(section.threaded != 0),
         to_table_(to_table) {}
 
   // Moves to the next endpoint; false at the end.
@@ -345,6 +366,7 @@ class EndpointCursor {
   const SpilledEndpoint& head() const { return buffer_[position_]; }
   std::uint32_t stream() const { return to_table_[head().stream]; }
   std::int32_t rank() const { return rank_; }
+  bool threaded() const { return threaded_; }
 
  private:
   int fd_;
@@ -352,6 +374,7 @@ class EndpointCursor {
   std::uint64_t next_;
   std::uint64_t end_;
   std::int32_t rank_;
+  bool threaded_;
   const std::vector<std::uint32_t>& to_table_;
   std::vector<SpilledEndpoint> buffer_;
   std::size_t position_ = 0;
@@ -371,7 +394,33 @@ struct InFlight {
   std::uint64_t first = 0;    // the ordinal of sends.front()
   std::int64_t waiting = -1;  // the cursor whose next receive waits for a send
   std::uint32_t wanted = 0;   // the ordinal it waits for
+  // Receive places whose message a repaired receive took -> the message they get instead,
+  // and back: the place now waiting for each such message.
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> redirected;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> claimed_by;
+  // The place that will take message `ordinal` (not taken yet): its own, or the one it was
+  // handed to.
+  std::uint32_t claimant(std::uint32_t ordinal) const {
+    const auto found = claimed_by.find(ordinal);
+    return found == claimed_by.end() ? ordinal : found->second;
+  }
+  // The receive that wanted `given_up` takes `instead`: whoever was to take `instead` gets
+  // `given_up`.
+  void exchange(std::uint32_t instead, std::uint32_t given_up) {
+    const std::uint32_t place = claimant(instead);
+    claimed_by.erase(instead);
+    redirected[place] = given_up;
+    claimed_by[given_up] = place;
+  }
   bool has(std::uint32_t ordinal) const { return ordinal < first + sends.size(); }
+  // The earliest message before `before` not taken yet and sent at or before `time`.
+  std::optional<std::uint32_t> untaken_sent_by(std::uint32_t before, std::uint64_t time) const {
+    for (std::uint32_t ordinal = first; ordinal < before; ++ordinal) {
+      const auto index = static_cast<std::size_t>(ordinal - first);
+      if (!taken[index] && sends[index].first <= time) return ordinal;
+    }
+    return std::nullopt;
+  }
   std::pair<std::uint64_t, std::uint64_t> take(std::uint32_t ordinal) {
     const auto index = static_cast<std::size_t>(ordinal - first);
     taken[index] = true;
@@ -399,9 +448,12 @@ constexpr std::uint64_t kRoundEndpoints = 256;
 // by endpoint in time order: each runs as far as it can up to a time horizon, in rounds. The
 // horizon only keeps the messages in flight (held in memory) few; a rank's run is a scan of
 // its block, with no heap to keep in order.
+// `repaired` and `repaired_ranks` (may be null) receive the receives paired otherwise than
+// their places say (see RepairedReceive).
 PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<StepFunction*>& steps, bool correct,
-                std::vector<std::uint32_t>& given_up) {
+                std::vector<std::uint32_t>& given_up, std::vector<RepairedReceive>* repaired,
+                std::vector<std::int32_t>* repaired_ranks) {
   PassCounts counts;
   std::vector<InFlight> streams(table.size());
   auto corrected = [&](std::size_t cursor, std::uint64_t t) { return t + steps[cursor]->at(t); };
@@ -433,7 +485,9 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
             flight.waiting = -1;
           }
         } else {
-          const std::uint32_t ordinal = endpoint.ordinal();
+          const std::uint32_t place = endpoint.ordinal();
+          const auto redirect = flight.redirected.find(place);
+          std::uint32_t ordinal = redirect != flight.redirected.end() ? redirect->second : place;
           // ordinal < first: its send was taken already, a second receive in one place (a
           // damaged file); it is passed over.
           if (ordinal >= flight.first) {
@@ -441,6 +495,28 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
               flight.waiting = static_cast<std::int64_t>(i);  // runs again when the send comes
               flight.wanted = ordinal;
               return taken;
+            }
+            if (redirect != flight.redirected.end()) {
+              flight.redirected.erase(redirect);
+              flight.claimed_by.erase(ordinal);
+            }
+            // An unordered receive of a threaded rank ending too soon after its send began: its
+            // thread posted before the one whose place it has (their calls' starts say
+            // otherwise).
+            const auto& wanted = flight.sends[static_cast<std::size_t>(ordinal - flight.first)];
+            if (cursor.threaded() && endpoint.unordered() &&
+                endpoint.time_ns < wanted.first + kLeastLatencyNs) {
+              const std::uint64_t latest_send =
+                  endpoint.time_ns - std::min(endpoint.time_ns, kLeastLatencyNs);
+              if (const auto earlier = flight.untaken_sent_by(ordinal, latest_send)) {
+                flight.exchange(*earlier, ordinal);
+                ordinal = *earlier;
+              }
+            }
+            if (ordinal != place && repaired != nullptr) {
+              repaired->push_back({stream, place, ordinal});
+              if (repaired_ranks->empty() || repaired_ranks->back() != cursor.rank())
+                repaired_ranks->push_back(cursor.rank());
             }
             const auto [sent, sent_corrected] = flight.take(ordinal);
             if (endpoint.time_ns < sent) ++counts.before;
@@ -540,7 +616,12 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   std::vector<StepFunction*> steps;
   steps.reserve(cursors.size());
   for (const EndpointCursor& cursor : cursors) steps.push_back(&report.corrections[cursor.rank()]);
-  const PassCounts first = walk(cursors, matching, steps, correct, report.given_up);
+  const PassCounts first = walk(cursors, matching, steps, correct, report.given_up,
+                                &report.repaired, &report.repaired_ranks);
+  std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
+  report.repaired_ranks.erase(
+      std::unique(report.repaired_ranks.begin(), report.repaired_ranks.end()),
+      report.repaired_ranks.end());
   report.violations_before = first.before;
   report.violations_after = first.after;
   std::erase_if(report.corrections, [](const auto& entry) { return entry.second.max() == 0; });
@@ -556,7 +637,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
       steps[i] = found == report.corrections.end() ? &none : &found->second;
     }
     std::vector<std::uint32_t> ignored;
-    report.violations_after = walk(again, matching, steps, false, ignored).after;
+    report.violations_after = walk(again, matching, steps, false, ignored, nullptr, nullptr).after;
   }
   report.messages = matching.matched_messages();
   return report;

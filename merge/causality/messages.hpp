@@ -11,6 +11,7 @@
 // others.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -34,9 +35,16 @@ namespace rocprof::merge {
 struct SpilledEndpoint {
   std::uint64_t time_ns;  // clock-aligned, uncorrected
   std::uint32_t stream;   // index into the spilling process's streams
-  std::uint32_t place;    // ordinal << 1, | 1 for a receive (MessageEndpoint::ordinal)
-  std::uint32_t ordinal() const noexcept { return place >> 1; }
+  // ordinal << 2 (MessageEndpoint::ordinal), | 2 when unordered, | 1 for a receive
+  std::uint32_t place;
+  std::uint32_t ordinal() const noexcept { return place >> 2; }
   bool receive() const noexcept { return (place & 1U) != 0; }
+  // A threaded rank's receive whose posting call overlapped another thread's post on the
+  // same stream: its place is a guess (see RepairedReceive).
+  bool unordered() const noexcept { return (place & 2U) != 0; }
+  static std::uint32_t make_place(std::uint32_t ordinal, bool receive, bool unordered = false) {
+    return ordinal << 2 | (unordered ? 2U : 0U) | (receive ? 1U : 0U);
+  }
 };
 
 // Where a rank's endpoints are in its spill file (in file order).
@@ -91,6 +99,16 @@ class EndpointSpill {
   std::set<InvisibleTarget> invisible_;  // one per target (a Sendrecv loop repeats it)
 };
 
+// A receive of a threaded rank that met another message of its stream than its place says:
+// the threads posted in another order than their calls' starts tell (a thread held up between
+// the start of its call and the post, while another thread's call started and posted).
+// Exporters draw its flow from `message`.
+struct RepairedReceive {
+  std::uint32_t stream;   // the job's stream table index
+  std::uint32_t place;    // the receive's place in the stream (posting order)
+  std::uint32_t message;  // the ordinal of the send it is paired with
+};
+
 struct CausalityReport {
   std::uint64_t messages = 0;  // matched
   std::uint64_t violations_before = 0;
@@ -100,16 +118,28 @@ struct CausalityReport {
   // Streams whose order turned out inconsistent while matching (a receive that no send can
   // precede): left unmatched, like streams of unequal counts.
   std::vector<std::uint32_t> given_up;
+  std::vector<RepairedReceive> repaired;
+  std::vector<std::int32_t> repaired_ranks;  // the ranks that made them, once each
 
   std::vector<std::byte> serialize() const;
   static CausalityReport deserialize(std::span<const std::byte> bytes);
   // Whether a rank read before this report was applied reads otherwise now: it has a
-  // correction, or a stream was given up (which changes the flows of any rank it touches).
-  bool changes(std::int32_t rank) const { return !given_up.empty() || corrections.contains(rank); }
+  // correction or repaired receives, or a stream was given up (which changes the flows of
+  // any rank it touches).
+  bool changes(std::int32_t rank) const {
+    return !given_up.empty() || corrections.contains(rank) ||
+           std::find(repaired_ranks.begin(), repaired_ranks.end(), rank) != repaired_ranks.end();
+  }
 };
 
 // Matches every spill's endpoints by stream, in order (MPI's non-overtaking rule), counts
-// violations and, with `correct`, computes the correction. Deterministic: every process
+// violations and, with `correct`, computes the correction. On a rank whose calls come from
+// several threads, an unordered receive (SpilledEndpoint::unordered) that would end sooner
+// than kLeastLatencyNs after its send began is paired instead with the earliest message of
+// its stream not yet taken that was sent at least that long before it ended (see
+// RepairedReceive); the receive whose place that message had gets the one given up.
+inline constexpr std::uint64_t kLeastLatencyNs =
+    100;  // below any MPI message's latency Deterministic: every process
 // would compute the same, so only the first one does.
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct);

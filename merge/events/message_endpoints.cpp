@@ -12,8 +12,13 @@ MessageEndpoint EndpointScanner::receive_endpoint(const format::MpiCallRow& row,
   const StreamKey stream{row.communicator, row.peer, rank_, row.tag};
   const bool placed = request != nullptr && request->place && request->posted == stream;
   const Taken taken = placed ? *request->place : next_place(receives_, stream);
-  return {MessageEndpoint::Kind::kReceive,           stream, row.end_ns, taken.ordinal, taken.slot,
-          placed ? request->posted_ns : row.begin_ns};
+  return {MessageEndpoint::Kind::kReceive,
+          stream,
+          row.end_ns,
+          taken.ordinal,
+          taken.slot,
+          placed ? request->posted_ns : row.begin_ns,
+          placed ? request->posted_end_ns : row.end_ns};
 }
 
 EndpointScanner::Requests::iterator EndpointScanner::find_request(const format::MpiCallRow& row) {
@@ -33,7 +38,8 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
   auto send = [&] {
     const StreamKey stream{row.communicator, rank_, row.peer, row.tag};
     const Taken taken = next_place(sends_, stream);
-    out[count++] = {Kind::kSend, stream, row.begin_ns, taken.ordinal, taken.slot, row.begin_ns};
+    out[count++] = {Kind::kSend, stream,       row.begin_ns, taken.ordinal,
+                    taken.slot,  row.begin_ns, row.end_ns};
   };
   if (kind == kSendrecv && row.request == format::kCallPartRequest) {
     // The receive half of MPI_Sendrecv (format 1.1), recorded before the call's own row: an
@@ -66,10 +72,10 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
     makers_[row.request] = row.thread_id;
   if (kind == kImmediateReceive && row.request != 0)
     requests_[{row.thread_id, row.request}] = {true, place_when_posted(posted), posted,
-                                               row.begin_ns};
+                                               row.begin_ns, row.end_ns};
   if (kind == kPersistentReceive && row.request != 0)
-    requests_[{row.thread_id, row.request}] = {true, std::nullopt, posted,
-                                               row.begin_ns};  // placed at each start
+    requests_[{row.thread_id, row.request}] = {true, std::nullopt, posted, row.begin_ns,
+                                               row.end_ns};  // placed at each start
   if (kind == kStart && row.request != 0) {
     const auto found = find_request(row);
     if (found != requests_.end() && !found->second.receive && row.peer >= 0)
@@ -77,6 +83,7 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
     if (found != requests_.end() && found->second.receive) {
       found->second.place = place_when_posted(found->second.posted);
       found->second.posted_ns = row.begin_ns;
+      found->second.posted_end_ns = row.end_ns;
     }
   }
   if (kind == kReceive && row.peer >= 0) out[count++] = receive_endpoint(row, nullptr);
@@ -87,8 +94,13 @@ std::size_t EndpointScanner::scan(const format::MpiCallRow& row,
       if (request.place) {
         // Posted with its source and tag: only that stream's message can complete it, even
         // where the completion's row lacks the source (a status not recorded).
-        out[count++] = {MessageEndpoint::Kind::kReceive, request.posted,      row.end_ns,
-                        request.place->ordinal,          request.place->slot, request.posted_ns};
+        out[count++] = {MessageEndpoint::Kind::kReceive,
+                        request.posted,
+                        row.end_ns,
+                        request.place->ordinal,
+                        request.place->slot,
+                        request.posted_ns,
+                        request.posted_end_ns};
       } else if (row.peer >= 0) {
         out[count++] = receive_endpoint(row, &request);
       }

@@ -58,6 +58,9 @@ struct MessageEndpoint {
   // When the endpoint took its place in the stream: a send's call began, or the receive was
   // posted. Threads of one rank sharing a stream post in this order, not the file's.
   std::uint64_t posted_ns = 0;
+  // When that call ended: the post happened somewhere in [posted_ns, posted_end_ns], so two
+  // threads' posts whose calls overlap have no order the rows can tell.
+  std::uint64_t posted_end_ns = 0;
 };
 
 // Feed it a rank's rows in file order; it remembers which requests are receives and the place
@@ -89,7 +92,8 @@ class EndpointScanner {
     // completes (what it matched is only known then).
     std::optional<Taken> place;
     StreamKey posted{};
-    std::uint64_t posted_ns = 0;  // when the receive was posted (or last started)
+    std::uint64_t posted_ns = 0;      // when the receive was posted (or last started)
+    std::uint64_t posted_end_ns = 0;  // when that call ended
   };
   struct Place {
     std::uint32_t next = 0;  // the stream's next ordinal

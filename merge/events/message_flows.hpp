@@ -55,6 +55,8 @@ class MessageFlowCursor {
         const auto found = renumbered_.find(place_key(endpoint));
         if (found != renumbered_.end()) ordinal = found->second;
       }
+      if (endpoint.kind == MessageEndpoint::Kind::kReceive)
+        ordinal = streams_->received_message(index, ordinal);
       if (const auto flow = streams_->flow(index, ordinal))
         pending.push_back({*flow, endpoint.kind == MessageEndpoint::Kind::kSend});
     }

@@ -60,6 +60,17 @@ class StreamTable {
     if (!matched(index)) return std::nullopt;
     return flow_id(index, ordinal);
   }
+  // The message the receive at `place` of stream `index` was paired with: its place, unless
+  // the matching paired it otherwise (a threaded rank's receive, set_received_message).
+  std::uint32_t received_message(std::uint32_t index, std::uint32_t place) const {
+    if (received_.empty()) return place;
+    const auto found = received_.find(std::uint64_t{index} << 32 | place);
+    return found == received_.end() ? place : found->second;
+  }
+  void set_received_message(std::uint32_t index, std::uint32_t place, std::uint32_t message) {
+    received_[std::uint64_t{index} << 32 | place] = message;
+  }
+
   // The id of the flow drawn for the `ordinal`-th message (from 0) of stream `index`: bit 63
   // set, bit 62 clear (other flows use it), unique in the job.
   static std::uint64_t flow_id(std::uint32_t index, std::uint32_t ordinal) {
@@ -72,6 +83,7 @@ class StreamTable {
   std::vector<std::uint8_t> matched_;
   std::vector<std::uint8_t> unknown_source_;  // broken by receives of unknown source
   absl::flat_hash_map<StreamKey, std::uint32_t> index_;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> received_;  // (index, place) -> message
 };
 
 }  // namespace rocprof::merge

@@ -9,7 +9,8 @@
 //   segv / abort      record, then fault on a null pointer / call abort()
 //   hang              record, print "recorded N", keep going until killed
 //   fork [9]          record, fork a child that records and exits, record again after it
-//                     (with 9: SIGKILL itself as soon as the child is gone)
+//                     (with 9: flush through the recorder API while the child sleeps, then
+//                     SIGKILL itself as soon as the child is gone)
 //   quick-exit CODE   record, flush through the recorder API, then _exit(CODE)
 //   spawn             record, then run /bin/true and `traced_app exit ITERATIONS 0` (fork +
 //                     exec), waiting for each
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "quick-exit") {
     record(iterations);
-    using FlushFn = int (*)();
+    using FlushFn = void (*)();
     if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
       flush();
     _exit(arg);
@@ -242,6 +243,14 @@ int main(int argc, char** argv) {
       std::exit(0);  // NOLINT(concurrency-mt-unsafe)
     }
     record(iterations);
+    if (arg == SIGKILL) {
+      // Everything so far on disk before the child exits, whatever the load on the machine
+      // (the writer runs at nice 10): a child that wrote the file's state at the fork over it
+      // would lose these records.
+      using FlushFn = void (*)();
+      if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
+        flush();
+    }
     int status = 0;
     waitpid(child, &status, 0);
     if (arg == SIGKILL) raise(SIGKILL);  // before the next flush could repair anything
