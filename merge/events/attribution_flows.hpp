@@ -13,6 +13,7 @@
 #include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/records.hpp"
 #include "merge/events/aligned_rank.hpp"
+#include "merge/events/flow_ids.hpp"
 
 namespace rocprof::merge {
 
@@ -53,11 +54,7 @@ class AttributionFlows {
   }
 
  private:
-  // Bit 62 keeps these apart from API -> device flows (rank << 44 ^ correlation) and from
-  // message flows (bit 63).
-  std::uint64_t flow(std::uint64_t correlation) const {
-    return (std::uint64_t{1} << 62) | ((static_cast<std::uint64_t>(rank_) << 44) ^ correlation);
-  }
+  std::uint64_t flow(std::uint64_t correlation) const { return inside_flow_id(rank_, correlation); }
 
   std::int32_t rank_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> api_calls_by_external_;

@@ -10,6 +10,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "merge/events/flow_ids.hpp"
 #include "merge/events/message_endpoints.hpp"
 
 namespace rocprof::merge {
@@ -74,8 +75,7 @@ class StreamTable {
   // The id of the flow drawn for the `ordinal`-th message (from 0) of stream `index`: bit 63
   // set, bit 62 clear (other flows use it), unique in the job.
   static std::uint64_t flow_id(std::uint32_t index, std::uint32_t ordinal) {
-    return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(index & 0x3fffffffU) << 32) |
-           ordinal;
+    return message_flow_id(index, ordinal);
   }
 
  private:

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -258,7 +259,7 @@ std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
             escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
             row.correlation_id, row.bytes);
       if (const auto source = issued.find(row.correlation_id); source != issued.end()) {
-        const std::uint64_t flow = (static_cast<std::uint64_t>(pid) << 40) ^ row.correlation_id;
+        const std::uint64_t flow = issued_flow_id(pid, row.correlation_id);
         json.event(
             R"J({{"name":"issued","cat":"flow","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
             flow, pid, source->second.first, us(source->second.second));

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "merge/events/attribution_flows.hpp"
+#include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -197,9 +198,7 @@ PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
               range.begin_ns, range.end_ns);
       });
   // A flow id per correlation id, qualified by rank: API call -> device work.
-  auto flow_id = [pid](std::uint64_t correlation) {
-    return (static_cast<std::uint64_t>(pid) << 44) ^ correlation;
-  };
+  auto flow_id = [pid](std::uint64_t correlation) { return issued_flow_id(pid, correlation); };
   std::unordered_set<std::uint64_t> issued;
   rank->for_each_api_call([&](const ApiCallRow& row) {
     thread_track(row.thread_id, "");
