@@ -113,9 +113,8 @@ rocprof::merge::BlockFile::DirectIo direct_io_setting(std::string& problem) {
 }
 
 // Ranks whose message endpoints are spilled at once, beside the check of the files: the
-// merge's thread mostly waits for them once the files are checked. One per CPU, up to 8 (at
-// most 4 before: with 2 processes of 8 CPUs each on the lent 16-core machine, 1024 x 10 k to
-// .h5, checking took 0.080-0.108 s with 4 and 0.051-0.084 s with 8).
+// merge's thread mostly waits for them once the files are checked. One per CPU, up to 8 (4
+// left the check of 1024 small ranks slower on a 16-core machine with 2 merge processes).
 std::size_t spill_helpers(std::size_t processes_on_node) {
   const unsigned cpus = rocprof::cli::cpus_per_process(static_cast<int>(processes_on_node));
   return std::clamp<std::size_t>(cpus, 1, 8);

@@ -1,6 +1,6 @@
 // One helper thread that runs one task at a time, for work done a step ahead of its caller
 // (decoding the next chunk, writing the last buffer). The thread is started at the first
-// task and kept: starting a thread per task costs about 40 us, a hand-over a few.
+// task and kept: starting a thread per task costs far more than handing a task over.
 #pragma once
 
 #include <condition_variable>

@@ -196,7 +196,7 @@ std::size_t gather_shuffled_sse2(const std::byte* rows, std::size_t row_size, st
 #endif
 
 // Scalar on purpose: vectorising the transpose makes it reload the words just stored, which
-// stalls on store forwarding (measured 30% slower). The SSE2 path above keeps the words in
+// stalls on store forwarding and was slower. The SSE2 path above keeps the words in
 // registers instead and does sixteen rows at a time; this finishes what it leaves.
 template <std::size_t kWidth>
 ROCPROF_SCALAR_LOOP void gather_shuffled(const std::byte* rows, std::size_t row_size,

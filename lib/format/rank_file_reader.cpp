@@ -34,8 +34,8 @@ Handle reader_access() {
   Handle access(H5Pcreate(H5P_FILE_ACCESS));
   H5Pset_file_locking(access.get(), false, true);
   // Each object's metadata leaves the cache when the object closes: a check opens dozens of
-  // datasets once each, and keeping them cached only costs bookkeeping (15 % of the check
-  // of a small rank's file).
+  // datasets once each, and keeping them cached only costs bookkeeping (a visible share of
+  // the check of a small rank's file).
   H5Pset_evict_on_close(access.get(), true);
   // A small metadata cache: a merge may keep many ranks' files open.
   H5AC_cache_config_t cache{};

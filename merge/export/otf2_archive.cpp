@@ -288,9 +288,10 @@ OTF2_LocationRef location_id(std::int32_t rank, std::size_t index) {
 // fills only in a file of more than 4 MiB written in smaller chunks.
 constexpr std::uint64_t kGatheredBytes = std::uint64_t{4} << 20;
 
-// The event chunk size: 1 MiB (what filling and clearing a chunk per location costs: 4 MiB
-// made 1024 x 10 k 40 % slower here), unless a location may hold more than 4 MiB of events,
-// counted from its rank's rows at a generous 256 bytes each (some 15 in these archives).
+// The event chunk size: 1 MiB (every location fills and clears a chunk of its own, so larger
+// chunks slow archives of many locations down), unless a location may hold more than 4 MiB
+// of events, counted from its rank's rows at a generous 256 bytes each (far more than a row
+// takes in these archives).
 // Every process counts every rank: they open the archive with the same sizes.
 std::uint64_t event_chunk_bytes(const std::vector<const AlignedRank*>& ranks) {
   constexpr std::uint64_t kBytesPerRowAtMost = 256;

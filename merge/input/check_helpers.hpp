@@ -5,7 +5,7 @@
 // (RankFileReader::Layout: every table's chunks located) or its problem. A reader made from
 // that reads the file with pread(), never through HDF5 in the merge process (except a table
 // whose filters the merge's decoder does not know). Helpers also spread the checking, HDF5's
-// own work of 0.2-0.5 ms a file, over several processes.
+// own work on each file, over several processes.
 //
 // A helper that greeted and then ended abnormally before its finding on a file died reading
 // that file: the file is damaged (its problem says so) and a new helper takes the files after

@@ -55,8 +55,8 @@ std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
 }
 
 std::vector<std::uint64_t> RankSet::weights() const {
-  // Measured writing a .pftrace here: a rank of 400 k markers and 600 k MPI calls took 0.088 s,
-  // one with 6 M more markers 0.32 s: an MPI call row cost three marker rows.
+  // Writing a .pftrace, an MPI call row costs about three marker rows (a rank of markers and
+  // calls timed against one with many more markers).
   constexpr std::uint64_t kSliceRow = 3;
   std::vector<std::uint64_t> all;
   all.reserve(ranks_.size());

@@ -1,10 +1,9 @@
 // A parallel merge's share of the rank-file check, started before MPI: starting MPI mostly
-// waits (Open MPI took a quarter of a second on one node here, mostly probing a network layer
-// that merge/parallel/mpi_start.hpp now leaves out on one node; starting takes longer across
-// many nodes), and checking a share of many rank files can fill that
-// wait. The share comes from the launcher's environment (launch_place_from_environment);
-// once MPI has started, MPI's answer decides: a share checked for another place is dropped,
-// and the check is done again.
+// waits (on one node, mostly probing a network layer that merge/parallel/mpi_start.hpp now
+// leaves out; starting takes longer across many nodes), and checking a share of many rank
+// files can fill that wait. The share comes from the launcher's environment
+// (launch_place_from_environment); once MPI has started, MPI's answer decides: a share
+// checked for another place is dropped, and the check is done again.
 #pragma once
 
 #include <atomic>

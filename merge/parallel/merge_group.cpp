@@ -152,7 +152,7 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
     MPI_Query_thread(&provided);
   }
   mpi_ = true;
-  // MPI_Finalize's last messages to mpirun's daemon went 40 ms late over its TCP link
+  // MPI_Finalize's last messages to mpirun's daemon went late over its TCP link
   // (merge/parallel/process_manager_link.hpp).
   send_without_delay_to_process_manager();
   sending_thread_ = wanted == MPI_THREAD_MULTIPLE && provided >= MPI_THREAD_MULTIPLE;

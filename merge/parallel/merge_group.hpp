@@ -63,8 +63,8 @@ class MergeGroup {
   int processes_on_node() const noexcept { return on_node_; }
   int size() const noexcept { return size_; }
   bool leader() const noexcept { return index_ == 0; }
-  // Seconds this process spent starting MPI (0 outside an MPI launch): Open MPI's start alone
-  // took a quarter of a second here (merge/parallel/mpi_start.hpp says why).
+  // Seconds this process spent starting MPI (0 outside an MPI launch): a visible part of a
+  // parallel merge (merge/parallel/mpi_start.hpp says why).
   double start_seconds() const noexcept { return start_seconds_; }
 
   // The block of ranks this process writes, by their weights (weighted_block).

@@ -1,9 +1,8 @@
 // What a parallel merge asks of MPI before it starts it. Open MPI probes every point-to-point
 // layer it has when it starts; its network-only one (pml "cm", over PSM, PSM2 or OFI) is of
 // no use when every merge process runs on one node, where shared memory carries the messages,
-// yet probing it took 0.2 s of each process's start here (0.25 s in all: the PSM2 library
-// calibrates a timer with short sleeps when it is loaded). A merge of thousands of small ranks
-// takes about a second, so that is a fifth of it.
+// yet probing it took most of each process's start (the PSM2 library calibrates a timer with
+// short sleeps when it is loaded): a sizeable part of a merge of thousands of small ranks.
 #pragma once
 
 #include <optional>
