@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "lib/format/compression.hpp"
-#include "lib/recorder/config.hpp"
-#include "lib/recorder/identity.hpp"
+#include "lib/settings/config.hpp"
+#include "lib/settings/identity.hpp"
 
 namespace rocprof::cli {
 namespace {
@@ -30,7 +30,7 @@ std::string validate(const LaunchOptions& o) {
   if (!format::Compression::parse(o.compression, compression, error))
     return "--compression: " + error;
   std::uint32_t ms = 0;
-  if (!recorder::parse_duration_ms(o.flush_interval, ms))
+  if (!settings::parse_duration_ms(o.flush_interval, ms))
     return fmt::format(
         "--flush-interval '{}' is not a duration between 1ms and 3600s (e.g. 500ms, 2s)",
         o.flush_interval);
@@ -43,20 +43,20 @@ std::string validate(const LaunchOptions& o) {
                          text);
   }
   if (!o.mpi_ranks.empty()) {
-    recorder::RankList ranks;
-    if (!recorder::parse_rank_list(o.mpi_ranks, ranks, error)) return "--mpi-ranks: " + error;
+    settings::RankList ranks;
+    if (!settings::parse_rank_list(o.mpi_ranks, ranks, error)) return "--mpi-ranks: " + error;
   }
   // Placeholders: expanded here with a sample identity only to find mistakes early.
-  recorder::Identity sample;
+  settings::Identity sample;
   sample.rank = 0;
   sample.size = 1;
   sample.pid = 1;
   if (o.output_directory.empty()) return "--output-directory is empty: give a directory";
   if (o.output_file.empty()) return "--output-file is empty: give a file name";
   std::string expanded;
-  if (!recorder::expand_placeholders(o.output_directory, sample, expanded, error))
+  if (!settings::expand_placeholders(o.output_directory, sample, expanded, error))
     return "--output-directory: " + error;
-  if (!recorder::expand_placeholders(o.output_file, sample, expanded, error))
+  if (!settings::expand_placeholders(o.output_file, sample, expanded, error))
     return "--output-file: " + error;
   if (o.output_file.find('/') != std::string::npos)
     return fmt::format(

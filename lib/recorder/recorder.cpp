@@ -32,22 +32,30 @@
 #include <roctracer/roctracer_hip.h>
 
 #include "lib/format/rank_file_writer.hpp"
-#include "lib/recorder/config.hpp"
 #include "lib/recorder/crash_signals.hpp"
 #include "lib/recorder/helper_threads.hpp"
 #include "lib/recorder/tick_clock.hpp"
+#include "lib/settings/config.hpp"
 #ifdef ROCPROF_HAVE_CUDA
 #include "lib/recorder/cuda_binding.hpp"
 #endif
 #include "lib/recorder/descriptor_guard.hpp"
 #include "lib/recorder/hip_args.hpp"
-#include "lib/recorder/identity.hpp"
 #include "lib/recorder/private_write.hpp"
 #include "lib/recorder/record_sink.hpp"
+#include "lib/settings/identity.hpp"
 #include "lib/util/environment.hpp"
 
 namespace rocprof::recorder {
 namespace {
+
+using settings::Config;
+using settings::Domains;
+using settings::expand_placeholders;
+using settings::Identity;
+using settings::identity_from_environment;
+using settings::read_config;
+using settings::Timestamps;
 
 constexpr const char* kToolVersion = "0.1.0";
 constexpr int kMaxUniqueSuffix = 1000;

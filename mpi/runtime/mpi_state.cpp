@@ -1,6 +1,6 @@
 #include "mpi/runtime/mpi_state.hpp"
 
-#include "lib/recorder/identity.hpp"
+#include "lib/settings/identity.hpp"
 
 namespace rocprof::mpi {
 
@@ -12,7 +12,7 @@ MpiState& mpi_state() noexcept {
 std::int32_t rank_from_environment() noexcept {
   // The recorder's reading of the launcher's variables: file names and external ids agree.
   try {
-    return recorder::identity_from_environment().rank;
+    return settings::identity_from_environment().rank;
   } catch (...) {
     return -1;
   }

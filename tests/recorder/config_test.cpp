@@ -10,13 +10,14 @@
 
 #include <gtest/gtest.h>
 
-#include "lib/recorder/config.hpp"
 #include "lib/recorder/helper_threads.hpp"
-#include "lib/recorder/identity.hpp"
+#include "lib/settings/config.hpp"
+#include "lib/settings/identity.hpp"
 
 namespace {
 
 using namespace rocprof::recorder;
+using namespace rocprof::settings;
 
 TEST(RecorderConfig, Durations) {
   std::uint32_t ms = 0;

@@ -1,4 +1,4 @@
-#include "lib/recorder/config.hpp"
+#include "lib/settings/config.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace rocprof::recorder {
+namespace rocprof::settings {
 namespace {
 
 // Read once at start, before the recorder starts threads; nothing in the library calls setenv.
@@ -183,4 +183,4 @@ bool read_config(Config& config, std::string& error) {
   return true;
 }
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::settings

@@ -10,7 +10,7 @@
 #include "lib/format/compression.hpp"
 #include "lib/format/rank_list.hpp"
 
-namespace rocprof::recorder {
+namespace rocprof::settings {
 
 // Which record sources are recorded.
 struct Domains {
@@ -62,4 +62,4 @@ bool parse_duration_ms(const std::string& text, std::uint32_t& out);
 bool parse_bytes(const std::string& text, std::uint64_t& out);
 bool parse_domains(const std::string& text, Domains& out, std::string& error);
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::settings

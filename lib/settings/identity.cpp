@@ -1,4 +1,4 @@
-#include "lib/recorder/identity.hpp"
+#include "lib/settings/identity.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace rocprof::recorder {
+namespace rocprof::settings {
 namespace {
 
 // Read at start only; the library never calls setenv.
@@ -142,4 +142,4 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
   return true;
 }
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::settings

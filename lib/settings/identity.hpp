@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace rocprof::recorder {
+namespace rocprof::settings {
 
 struct Identity {
   std::int32_t rank = -1;  // -1: not launched as part of a parallel job
@@ -25,4 +25,4 @@ Identity identity_from_environment();
 bool expand_placeholders(const std::string& pattern, const Identity& identity, std::string& out,
                          std::string& error);
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::settings
