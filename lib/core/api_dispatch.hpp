@@ -8,7 +8,7 @@
 
 #include "lib/core/callback_table.hpp"
 #include "lib/core/clock.hpp"
-#include "lib/core/recorder.hpp"
+#include "lib/core/record_activity.hpp"
 #include "lib/core/tracer_state.hpp"
 
 namespace rocprof::core {

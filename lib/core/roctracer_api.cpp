@@ -16,7 +16,7 @@
 #include "lib/core/domain_backends.hpp"
 #include "lib/core/domain_table.hpp"
 #include "lib/core/last_error.hpp"
-#include "lib/core/recorder.hpp"
+#include "lib/core/record_activity.hpp"
 #include "lib/core/roctx_bridge.hpp"
 #include "lib/core/tracer_state.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "lib/core/api_dispatch.hpp"
 #include "lib/core/clock.hpp"
-#include "lib/core/recorder.hpp"
+#include "lib/core/record_activity.hpp"
 #include "lib/core/tracer_state.hpp"
 #include "lib/runtime/cuda/cuda_activity.hpp"
 #include "lib/runtime/cuda/cuda_api_args.hpp"

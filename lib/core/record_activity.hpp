@@ -1,4 +1,5 @@
-// The recording hot path shared by every event source (ROC-TX today, runtimes later).
+// Writing one activity record into the pools routed for it: the recording hot path shared by
+// every event source (ROC-TX, the runtimes), and the thread's external-id stack it reads.
 #pragma once
 
 #include <cstdint>
