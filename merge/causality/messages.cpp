@@ -413,11 +413,14 @@ struct InFlight {
     claimed_by[given_up] = place;
   }
   bool has(std::uint32_t ordinal) const { return ordinal < first + sends.size(); }
-  // The earliest message before `before` not taken yet and sent at or before `time`.
+  // The earliest message before `before` not taken yet and sent at or before `time`. A
+  // stream's sends come in the order they were posted, so the search ends at the first one
+  // sent later (sends.front() is never taken: the search is short).
   std::optional<std::uint32_t> untaken_sent_by(std::uint32_t before, std::uint64_t time) const {
     for (std::uint32_t ordinal = first; ordinal < before; ++ordinal) {
       const auto index = static_cast<std::size_t>(ordinal - first);
-      if (!taken[index] && sends[index].first <= time) return ordinal;
+      if (sends[index].first > time) break;
+      if (!taken[index]) return ordinal;
     }
     return std::nullopt;
   }
