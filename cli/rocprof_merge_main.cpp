@@ -34,6 +34,7 @@
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/files/block_file.hpp"
 #include "merge/files/exclusive_file.hpp"
+#include "merge/files/output_format.hpp"
 #include "merge/files/staged_output.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/input/input_health.hpp"
@@ -94,7 +95,8 @@ std::string check_writable(const std::string& output, const std::vector<std::str
   }
   for (const std::string& path : written) {
     if (std::string problem = file_problem(path, rank_files); !problem.empty()) return problem;
-    if (path == output && fs::path(output).extension() == ".otf2")
+    if (path == output &&
+        rocprof::merge::output_format_of(output) == rocprof::merge::OutputFormat::kOtf2)
       if (std::string problem = rocprof::merge::otf2_archive_conflict(output); !problem.empty())
         return problem;
   }
@@ -206,9 +208,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError&) {
     parse_error = std::current_exception();
   }
-  const std::string extension = fs::path(output).extension().string();
-  const bool known_output =
-      extension == ".json" || extension == ".pftrace" || extension == ".h5" || extension == ".otf2";
+  using rocprof::merge::OutputFormat;
+  const std::optional<OutputFormat> format = rocprof::merge::output_format_of(output);
+  const bool known_output = format.has_value();
   // Each process spills the message endpoints of the ranks whose files it checked, next to
   // the output; the first matches them all and hands out the corrections. Each rank starts
   // on a helper as soon as its file is checked, while the next files are checked.
@@ -268,10 +270,8 @@ int run(int argc, char** argv) {
   if (!group.leader()) quiet = true;
   if (!known_output) {
     if (!group.leader()) return 2;
-    fmt::print(stderr,
-               "rocprof-merge: cannot write '{}': the outputs are .pftrace (Perfetto), .otf2 "
-               "(OTF2 archive), .h5 (merged tables) and .json (Chrome trace events)\n",
-               output);
+    fmt::print(stderr, "rocprof-merge: cannot write '{}': the outputs are {}\n", output,
+               rocprof::merge::known_formats());
     return 2;
   }
   // An output that cannot be written, or a misspelt setting: refused before any work.
@@ -432,7 +432,7 @@ int run(int argc, char** argv) {
       std::vector<std::byte> outcome;
       // Every process times this phase: the others wait for the first one's matching.
       bar.phase("matching MPI messages");
-      if (extension == ".pftrace") {
+      if (format == OutputFormat::kPerfetto) {
         // The matching takes one CPU of the first process (the others wait for it, idle):
         // the rest start encoding ranks as they are now, uncorrected.
         for (auto& rank : ranks) rank.set_streams(streams);
@@ -521,7 +521,7 @@ int run(int argc, char** argv) {
     std::uint64_t events = 0;
     bar.phase(fmt::format("writing {}", output));
     partial.arm();
-    if ((extension == ".pftrace" || extension == ".json") && group.size() > 1) {
+    if (rocprof::merge::written_in_parts(*format) && group.size() > 1) {
       // Each process writes its block of ranks; the parts, in order, are the serial output.
       // The first part starts the output: written in place; the others are copied after it.
       const std::string part = rocprof::merge::part_path(target, group.index());
@@ -529,7 +529,7 @@ int run(int argc, char** argv) {
       try {
         // A part is a new file, never one (or a link) already there.
         if (part != target) rocprof::merge::create_empty(part);
-        if (extension == ".pftrace") {
+        if (format == OutputFormat::kPerfetto) {
           // A part copied into the output right after is read back from the page cache:
           // direct I/O (past 64 MiB, by default) would send it to the disk and back.
           using DirectIo = rocprof::merge::BlockFile::DirectIo;
@@ -557,13 +557,13 @@ int run(int argc, char** argv) {
       // copy of one file gained nothing past 8 threads on the lent 16-core machine).
       constexpr unsigned kMostCopyThreads = 8;
       if (!rocprof::merge::join_parts(group, target, std::min(cpus, kMostCopyThreads))) return 1;
-    } else if ((extension == ".h5" || extension == ".otf2") && group.size() > 1) {
+    } else if (group.size() > 1) {
       // .h5: every process encodes its block's chunks and the first writes them all; .otf2:
       // each process writes its ranks' event files and the first the global definitions.
       const rocprof::merge::MergeShare share = group.share(rank_weights);
       try {
         events =
-            extension == ".h5"
+            format == OutputFormat::kHdf5
                 ? rocprof::merge::export_merged_hdf5(pointers, set.job_id(), target, progress,
                                                      &share, chunk_encoders, stagers)
                 : group.sum(rocprof::merge::export_otf2(pointers, target, progress, &share).events);
@@ -578,12 +578,12 @@ int run(int argc, char** argv) {
       }
     } else if (!group.leader()) {
       // Every output is written in parallel.
-    } else if (extension == ".otf2") {
+    } else if (format == OutputFormat::kOtf2) {
       events = rocprof::merge::export_otf2(pointers, target, progress).events;
-    } else if (extension == ".h5") {
+    } else if (format == OutputFormat::kHdf5) {
       events = rocprof::merge::export_merged_hdf5(pointers, set.job_id(), target, progress, nullptr,
                                                   chunk_encoders, stagers);
-    } else if (extension == ".pftrace") {
+    } else if (format == OutputFormat::kPerfetto) {
       const auto stats = rocprof::merge::export_perfetto(
           pointers, target, progress, helpers, direct_io, head_start ? &*head_start : nullptr);
       events = stats.slices + stats.instants;
@@ -592,7 +592,7 @@ int run(int argc, char** argv) {
     }
     partial.keep();  // written whole: what follows (the summary) cannot spoil it
     bar.clear();
-    if (!quiet && extension == ".json" && events > rocprof::merge::kLargeJsonEvents)
+    if (!quiet && format == OutputFormat::kChromeJson && events > rocprof::merge::kLargeJsonEvents)
       fmt::print(stderr,
                  "rocprof-merge: {} holds {} events: JSON this large loads slowly in viewers\n",
                  output, events);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/files/output_format.hpp"
 #include "merge/parallel/merge_group.hpp"
 
 namespace rocprof::cli {
@@ -20,7 +21,7 @@ std::vector<PartialOutput::Written> PartialOutput::written() const {
   if (!leader_) return {{merge::part_path(output_, static_cast<int>(process_index_)), false}};
   std::vector<Written> paths = {{output_, false}};
   const fs::path path(output_);
-  if (path.extension() == ".otf2") {
+  if (merge::output_format_of(output_) == merge::OutputFormat::kOtf2) {
     // The rest of the archive: its definitions and its directory of .evt/.def files (the
     // directory held nothing else, or the merge would have refused to start).
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");

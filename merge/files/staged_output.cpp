@@ -1,5 +1,7 @@
 #include "merge/files/staged_output.hpp"
 
+#include "merge/files/output_format.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -21,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_otf2(const std::string& output) { return fs::path(output).extension() == ".otf2"; }
+bool is_otf2(const std::string& output) { return output_format_of(output) == OutputFormat::kOtf2; }
 
 // The output's path without its extension: an OTF2 archive's stem (NAME of NAME.otf2).
 std::string stem_path(const std::string& path) {
