@@ -489,7 +489,9 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
           }
         } else {
           const std::uint32_t place = endpoint.ordinal();
-          const auto redirect = flight.redirected.find(place);
+          // Only a threaded rank's repaired receives redirect: most streams never look it up.
+          const auto redirect =
+              flight.redirected.empty() ? flight.redirected.end() : flight.redirected.find(place);
           std::uint32_t ordinal = redirect != flight.redirected.end() ? redirect->second : place;
           // ordinal < first: its send was taken already, a second receive in one place (a
           // damaged file); it is passed over.
