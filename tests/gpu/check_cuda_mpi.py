@@ -12,26 +12,19 @@ import collections
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
-from gpu_check import SKIP, Checks, compare_durations, no_gpu_reason
+from gpu_check import SKIP, Checks, compare_durations, ready
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
 
 
 def main():
     launcher, merge, halo, report, work = sys.argv[1:6]
     iterations = int(sys.argv[6]) if len(sys.argv) > 6 else 20
-    if (reason := no_gpu_reason()) is not None:
-        print(f"SKIPPED: {reason}")
+    if not ready(work, commands=("mpirun",)):
         return SKIP
-    if shutil.which("mpirun") is None:
-        print("SKIPPED: no mpirun on this machine")
-        return SKIP
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     check = Checks()
 

@@ -12,12 +12,11 @@ usage: check_cuda_trace.py LAUNCHER CUDA_STREAMS REPORT WORK_DIR [KERNELS_PER_ST
 import collections
 import glob
 import os
-import shutil
 import subprocess
 import sys
 import time
 
-from gpu_check import DEVICE, PAGEABLE, SKIP, Checks, compare_durations, no_gpu_reason
+from gpu_check import DEVICE, PAGEABLE, SKIP, Checks, compare_durations, ready
 
 BLOCKS, THREADS = 32, 256  # cuda_streams.cu's kBlocks, kThreads
 
@@ -25,11 +24,8 @@ BLOCKS, THREADS = 32, 256  # cuda_streams.cu's kBlocks, kThreads
 def main():
     launcher, program, report, work = sys.argv[1:5]
     kernels = int(sys.argv[5]) if len(sys.argv) > 5 else 50
-    if (reason := no_gpu_reason()) is not None:
-        print(f"SKIPPED: {reason}")
+    if not ready(work):
         return SKIP
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     check = Checks()
 
     started = time.monotonic()

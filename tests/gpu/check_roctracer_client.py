@@ -11,11 +11,10 @@ usage: check_roctracer_client.py LAUNCHER CLIENT REPORT WORK_DIR [KERNELS_PER_ST
 import collections
 import glob
 import os
-import shutil
 import subprocess
 import sys
 
-from gpu_check import DEVICE, PINNED, SKIP, Checks, no_gpu_reason
+from gpu_check import DEVICE, PINNED, SKIP, Checks, ready
 
 
 def report_of(report, out, check):
@@ -30,11 +29,8 @@ def report_of(report, out, check):
 def main():
     launcher, client, report, work = sys.argv[1:5]
     kernels = int(sys.argv[5]) if len(sys.argv) > 5 else 20
-    if (reason := no_gpu_reason()) is not None:
-        print(f"SKIPPED: {reason}")
+    if not ready(work):
         return SKIP
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     check = Checks()
     alone = subprocess.run([client, str(kernels)], capture_output=True, text=True)
     print(alone.stdout, end="")

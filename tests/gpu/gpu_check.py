@@ -1,6 +1,7 @@
 """What the GPU test scripts share: the skip rule (exit 77 with the reason where no NVIDIA GPU
 is) and the way a check is reported (one line each, a summary at the end)."""
 
+import os
 import shutil
 import subprocess
 
@@ -15,6 +16,21 @@ def no_gpu_reason():
             ["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         return "no NVIDIA GPU on this machine (nvidia-smi -L fails)"
     return None
+
+
+def ready(work, commands=()):
+    """True with `work` made empty, where a GPU answers and each of `commands` is on the PATH;
+    else False, with the reason printed as the skip line (the caller returns SKIP)."""
+    reason = no_gpu_reason()
+    for command in commands:
+        if reason is None and shutil.which(command) is None:
+            reason = f"no {command} on this machine"
+    if reason is not None:
+        print(f"SKIPPED: {reason}")
+        return False
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return True
 
 
 def compare_durations(traced, events):
