@@ -210,7 +210,6 @@ int run(int argc, char** argv) {
   }
   using rocprof::merge::OutputFormat;
   const std::optional<OutputFormat> format = rocprof::merge::output_format_of(output);
-  const bool known_output = format.has_value();
   // Each process spills the message endpoints of the ranks whose files it checked, next to
   // the output; the first matches them all and hands out the corrections. Each rank starts
   // on a helper as soon as its file is checked, while the next files are checked.
@@ -234,9 +233,8 @@ int run(int argc, char** argv) {
   // On one node, Open MPI's network-only layer is left out of MPI's start (before any thread).
   if (place && place->processes > 1) rocprof::merge::leave_out_network_layers(*place);
   std::optional<rocprof::merge::EarlyCheck> early;
-  if (parse_error == nullptr && known_output &&
-      check_writable(output, inputs, csv_prefix).empty() && setting_problem.empty() &&
-      rocprof::merge::send_thread_setting_problem().empty())
+  if (parse_error == nullptr && format && check_writable(output, inputs, csv_prefix).empty() &&
+      setting_problem.empty() && rocprof::merge::send_thread_setting_problem().empty())
     if (place && place->processes > 1) {
       try {
         // Its name ends at random (EndpointSpill): the place is the launcher's word, not yet
@@ -268,7 +266,7 @@ int run(int argc, char** argv) {
   // Under `srun -n K` every process runs this; only the first one talks.
   const bool user_quiet = quiet;
   if (!group.leader()) quiet = true;
-  if (!known_output) {
+  if (!format) {
     if (!group.leader()) return 2;
     fmt::print(stderr, "rocprof-merge: cannot write '{}': the outputs are {}\n", output,
                rocprof::merge::known_formats());

@@ -60,12 +60,10 @@ const char* from_list(const char* const (&names)[N], std::uint32_t op) noexcept 
   return op < N ? names[op] : nullptr;
 }
 
-bool is_backend_domain(std::uint32_t domain) noexcept { return domain_backend(domain) != nullptr; }
-
 }  // namespace
 
 bool is_known_domain(std::uint32_t domain) noexcept {
-  return domain < ACTIVITY_DOMAIN_NUMBER || is_backend_domain(domain);
+  return domain < ACTIVITY_DOMAIN_NUMBER || domain_backend(domain) != nullptr;
 }
 
 bool is_supported_domain(std::uint32_t domain) noexcept {

@@ -12,6 +12,11 @@
 
 namespace rocprof::core {
 
+// The thread's innermost external id, 0 when its stack is empty.
+inline std::uint64_t innermost_external_id(const ThreadState& state) noexcept {
+  return rocprof_mpi_external_id_top(&state.external);
+}
+
 // Records one activity of (domain, op) if a pool is routed for it: `fill(record)` then
 // completes the record (so timestamps and copies cost nothing when nobody listens), and the
 // record is written preceded by an EXT_API record carrying the thread's innermost external id
@@ -50,7 +55,7 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
         external.domain = ACTIVITY_DOMAIN_EXT_API;
         external.op = ACTIVITY_EXT_OP_EXTERN_ID;
         external.correlation_id = record.correlation_id;
-        external.external_id = state.external.ids[state.external.depth - 1];
+        external.external_id = innermost_external_id(state);
       }
       if (lasting != nullptr) {
         record.mark_message = lasting;
@@ -63,24 +68,6 @@ inline void record_activity(ThreadState& state, std::uint32_t domain, std::uint3
     }
   }
   leave_hot_path(state);
-}
-
-// The thread's innermost external id, 0 when its stack is empty.
-inline std::uint64_t innermost_external_id(const ThreadState& state) noexcept {
-  return state.external.depth == 0 ? 0 : state.external.ids[state.external.depth - 1];
-}
-
-// The calling thread's external-id stack.
-inline bool push_external_id(ThreadState& state, std::uint64_t id) noexcept {
-  if (state.external.depth == kExternalIdDepth) return false;
-  state.external.ids[state.external.depth++] = id;
-  return true;
-}
-inline bool pop_external_id(ThreadState& state, std::uint64_t* id) noexcept {
-  if (state.external.depth == 0) return false;
-  const std::uint64_t top = state.external.ids[--state.external.depth];
-  if (id != nullptr) *id = top;
-  return true;
 }
 
 }  // namespace rocprof::core

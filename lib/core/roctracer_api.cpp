@@ -341,15 +341,15 @@ ROCTRACER_API void roctracer_stop(void) { set_tracing_running(false); }
 
 ROCTRACER_API roctracer_status_t
 roctracer_activity_push_external_correlation_id(activity_correlation_id_t id) {
-  if (!push_external_id(this_thread_state(), id))
+  if (rocprof_mpi_external_id_push(&this_thread_state().external, id) == 0)
     return fail(ROCTRACER_STATUS_ERROR, "external correlation id stack is full ({} entries)",
-                kExternalIdDepth);
+                ROCPROF_MPI_EXTERNAL_ID_DEPTH);
   return ROCTRACER_STATUS_SUCCESS;
 }
 
 ROCTRACER_API roctracer_status_t
 roctracer_activity_pop_external_correlation_id(activity_correlation_id_t* last_id) {
-  if (!pop_external_id(this_thread_state(), last_id))
+  if (rocprof_mpi_external_id_pop(&this_thread_state().external, last_id) == 0)
     return fail(ROCTRACER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID,
                 "pop without a matching push: the external correlation id stack is empty");
   return ROCTRACER_STATUS_SUCCESS;

@@ -14,7 +14,6 @@ namespace rocprof::core {
 class ProducerSlot;
 
 inline constexpr std::uint32_t kMaxPools = 64;
-inline constexpr std::uint32_t kExternalIdDepth = ROCPROF_MPI_EXTERNAL_ID_DEPTH;
 inline constexpr std::uint32_t kRangeDepth = 256;
 
 struct ThreadState {

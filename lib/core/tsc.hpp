@@ -11,8 +11,8 @@ namespace rocprof::core {
 
 // Ordered as clock_gettime's own read is: the fence keeps the counter from being read before
 // the instructions ahead of it have finished. Without it a call's begin could be stamped
-// before the thread's previous call ended, and posts of two threads swap order (the merge
-// pairs messages in posting order).
+// before the thread's previous record, or its end before a record made inside the call, and
+// a thread's records would no longer nest.
 inline std::uint64_t read_tsc() noexcept {
   _mm_lfence();
   return __rdtsc();

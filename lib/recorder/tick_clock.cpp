@@ -91,6 +91,11 @@ bool TickConverter::observe(TickPair pair, bool keep) {
   return true;
 }
 
+std::uint64_t TickConverter::Span::at(std::uint64_t tick) const noexcept {
+  return low.ns +
+         static_cast<std::uint64_t>(std::llround(static_cast<double>(tick - low.tick) * slope));
+}
+
 std::uint64_t TickConverter::between(const TickPair& low, const TickPair& high,
                                      std::uint64_t tick) const noexcept {
   if (high.tick == low.tick) return along(low, low, high, tick);
@@ -98,13 +103,11 @@ std::uint64_t TickConverter::between(const TickPair& low, const TickPair& high,
            (static_cast<double>(high.ns) - static_cast<double>(low.ns)) /
                (static_cast<double>(high.tick) - static_cast<double>(low.tick)),
            true};
-  return along(low, low, high, tick);
+  return span_.at(tick);
 }
 
 std::uint64_t TickConverter::to_ns(std::uint64_t tick) const noexcept {
-  if (span_.valid && tick >= span_.low.tick && tick <= span_.high_tick)
-    return span_.low.ns + static_cast<std::uint64_t>(std::llround(
-                              static_cast<double>(tick - span_.low.tick) * span_.slope));
+  if (span_.valid && tick >= span_.low.tick && tick <= span_.high_tick) return span_.at(tick);
   if (kept_.empty()) return tick;
   const auto later = [](std::uint64_t t, const TickPair& p) { return t < p.tick; };
   const auto above = std::upper_bound(kept_.begin(), kept_.end(), tick, later);

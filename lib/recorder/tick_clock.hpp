@@ -57,6 +57,8 @@ class TickConverter {
     std::uint64_t high_tick = 0;
     double slope = 0;  // ns per tick
     bool valid = false;
+    // ns for a tick in [low.tick, high_tick]
+    std::uint64_t at(std::uint64_t tick) const noexcept;
   };
   mutable Span span_;
 };

@@ -132,15 +132,16 @@ struct CausalityReport {
   }
 };
 
+// Less than any MPI message takes from its send to its receive.
+inline constexpr std::uint64_t kLeastLatencyNs = 100;
+
 // Matches every spill's endpoints by stream, in order (MPI's non-overtaking rule), counts
 // violations and, with `correct`, computes the correction. On a rank whose calls come from
 // several threads, an unordered receive (SpilledEndpoint::unordered) that would end sooner
 // than kLeastLatencyNs after its send began is paired instead with the earliest message of
 // its stream not yet taken that was sent at least that long before it ended (see
 // RepairedReceive); the receive whose place that message had gets the one given up.
-inline constexpr std::uint64_t kLeastLatencyNs =
-    100;  // below any MPI message's latency Deterministic: every process
-// would compute the same, so only the first one does.
+// Deterministic: every process would compute the same, so only the first one does.
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct);
 

@@ -57,15 +57,13 @@ CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
   call_.row.peer = -1;
   call_.row.tag = -1;
   call_.row.external_id = next_external_id();
-  rocprof_mpi_external_id_stack_t& ids = external_ids();
-  pushed_ = ids.depth < ROCPROF_MPI_EXTERNAL_ID_DEPTH;
-  if (pushed_) ids.ids[ids.depth++] = call_.row.external_id;
+  pushed_ = rocprof_mpi_external_id_push(&external_ids(), call_.row.external_id) != 0;
   call_.row.begin_ns = call_stamp();
 }
 
 CallScope::~CallScope() {
   if (!active_) return;
-  if (pushed_) --external_ids().depth;
+  if (pushed_) rocprof_mpi_external_id_pop(&external_ids(), nullptr);
   if (call_.row.end_ns == 0) call_.row.end_ns = call_stamp();
   call_.emit(call_.row);
 }

@@ -53,6 +53,7 @@ struct RecorderApi {
   decltype(&rocprof_mpi_record_counter_sample) counter = nullptr;
   decltype(&rocprof_mpi_record_clock_sample) clock = nullptr;
   decltype(&rocprof_mpi_record_counter_session) session = nullptr;
+  decltype(&rocprof_mpi_recorder_flush) flush = nullptr;
   RecorderApi() {
     mpi_call =
         reinterpret_cast<decltype(mpi_call)>(dlsym(RTLD_DEFAULT, "rocprof_mpi_record_mpi_call"));
@@ -62,6 +63,7 @@ struct RecorderApi {
         reinterpret_cast<decltype(clock)>(dlsym(RTLD_DEFAULT, "rocprof_mpi_record_clock_sample"));
     session = reinterpret_cast<decltype(session)>(
         dlsym(RTLD_DEFAULT, "rocprof_mpi_record_counter_session"));
+    flush = reinterpret_cast<decltype(flush)>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush"));
   }
 };
 const RecorderApi api;
@@ -163,9 +165,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "quick-exit") {
     record(iterations);
-    using FlushFn = void (*)();
-    if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
-      flush();
+    if (api.flush != nullptr) api.flush();
     _exit(arg);
   }
   if (mode == "exec-wrap" || mode == "exec-after") {
@@ -247,9 +247,7 @@ int main(int argc, char** argv) {
       // Everything so far on disk before the child exits, whatever the load on the machine
       // (the writer runs at nice 10): a child that wrote the file's state at the fork over it
       // would lose these records.
-      using FlushFn = void (*)();
-      if (auto flush = reinterpret_cast<FlushFn>(dlsym(RTLD_DEFAULT, "rocprof_mpi_recorder_flush")))
-        flush();
+      if (api.flush != nullptr) api.flush();
     }
     int status = 0;
     waitpid(child, &status, 0);

@@ -6,6 +6,7 @@
 #ifndef ROCPROF_MPI_EXTERNAL_ID_H
 #define ROCPROF_MPI_EXTERNAL_ID_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <roctracer/roctracer.h>
@@ -34,6 +35,26 @@ typedef struct rocprof_mpi_external_id_stack_s {
  * it keeps the address per thread and pushes and pops in place, on its own thread only,
  * with no call across libraries. */
 ROCTRACER_API rocprof_mpi_external_id_stack_t* rocprof_mpi_thread_external_ids(void);
+
+/* In-place operations on a stack (what the push/pop API calls do). Push: 1, or 0 when the
+ * stack is full and nothing was pushed. Pop: 1 with the innermost id in *id (when not NULL),
+ * or 0 when the stack is empty. Top: the innermost id, 0 when the stack is empty. */
+static inline int rocprof_mpi_external_id_push(rocprof_mpi_external_id_stack_t* stack,
+                                               uint64_t id) {
+  if (stack->depth >= ROCPROF_MPI_EXTERNAL_ID_DEPTH) return 0;
+  stack->ids[stack->depth++] = id;
+  return 1;
+}
+static inline int rocprof_mpi_external_id_pop(rocprof_mpi_external_id_stack_t* stack,
+                                              uint64_t* id) {
+  if (stack->depth == 0) return 0;
+  --stack->depth;
+  if (id != NULL) *id = stack->ids[stack->depth];
+  return 1;
+}
+static inline uint64_t rocprof_mpi_external_id_top(const rocprof_mpi_external_id_stack_t* stack) {
+  return stack->depth == 0 ? 0 : stack->ids[stack->depth - 1];
+}
 
 #ifdef __cplusplus
 }
