@@ -48,7 +48,7 @@ class EncodeAhead {
   void written(std::size_t item);
 
   // Helper threads worth running for a writer with `cores` CPUs (the front end counts them:
-  // cli/merge/cpu_budget.hpp).
+  // merge/pipeline/cpu_budget.hpp).
   static std::size_t helpers_for(unsigned cores) noexcept;
 
  private:

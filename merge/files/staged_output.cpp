@@ -1,7 +1,5 @@
 #include "merge/files/staged_output.hpp"
 
-#include "merge/files/output_format.hpp"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -23,9 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_otf2(const std::string& output) { return output_format_of(output) == OutputFormat::kOtf2; }
-
-// The output's path without its extension: an OTF2 archive's stem (NAME of NAME.otf2).
+// The output's path without its extension: an archive's stem (NAME of NAME.otf2).
 std::string stem_path(const std::string& path) {
   const fs::path p(path);
   return (p.parent_path() / p.stem()).string();
@@ -41,13 +37,14 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-StagedOutput::StagedOutput(std::string output) : output_(std::move(output)), owner_(true) {
+StagedOutput::StagedOutput(std::string output, bool archive)
+    : output_(std::move(output)), owner_(true) {
   const fs::path path(output_);
-  const bool otf2 = is_otf2(output_);
-  // Hidden, and not named *.h5: a directory of rank files merged meanwhile leaves it out.
+  // Hidden, and not named *.h5: a directory of rank files merged meanwhile leaves it out. An
+  // archive keeps its extension (its anchor file names its directory).
   const std::string prefix =
-      (path.parent_path() / ("." + (otf2 ? path.stem() : path.filename()).string())).string();
-  const std::string suffix = otf2 ? ".otf2" : ".tmp";
+      (path.parent_path() / ("." + (archive ? path.stem() : path.filename()).string())).string();
+  const std::string suffix = archive ? path.extension().string() : ".tmp";
   for (int attempt = 0;; ++attempt) {
     staged_ = unique_name(prefix, suffix);
     // Named for removal before it exists: a signal in between must not leave it.
@@ -61,15 +58,15 @@ StagedOutput::StagedOutput(std::string output) : output_(std::move(output)), own
       throw std::runtime_error(fmt::format("cannot create {} beside {}: {}", staged_, output_,
                                            std::generic_category().message(errno)));
   }
-  if (otf2) {
+  if (archive) {
     staged_stem_ = stem_path(staged_);
     output_stem_ = stem_path(output_);
   }
 }
 
-StagedOutput::StagedOutput(std::string output, std::string staged)
+StagedOutput::StagedOutput(std::string output, bool archive, std::string staged)
     : output_(std::move(output)), staged_(std::move(staged)) {
-  if (is_otf2(output_)) {
+  if (archive) {
     staged_stem_ = stem_path(staged_);
     output_stem_ = stem_path(output_);
   }

@@ -1,8 +1,8 @@
 // A merge's output is written under a staging name beside it (created exclusively, named at
 // random) and moved into place once whole: a merge that exits 0 leaves a complete file, and
 // two merges writing one output each leave a complete one (the last to finish) instead of
-// one file both wrote into. An OTF2 archive (NAME.otf2, NAME.def, NAME/) is staged as
-// .NAME.XXXXXXXXXXXX.otf2 etc. and moved piece by piece, its anchor file last.
+// one file both wrote into. An archive (an OTF2 archive: NAME.otf2, NAME.def, NAME/) is staged
+// as .NAME.XXXXXXXXXXXX.otf2 etc. and moved piece by piece, its anchor file last.
 #pragma once
 
 #include <memory>
@@ -16,10 +16,11 @@ class StagedOutput {
  public:
   // Creates the staging file beside `output` (removed on SIGINT/SIGTERM/SIGHUP, and when this
   // goes uncommitted). Throws std::runtime_error naming it and the reason.
-  explicit StagedOutput(std::string output);
+  // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
+  StagedOutput(std::string output, bool archive);
   // Another merge process's view of the staging file the first one created: it writes there
   // (or beside it) but neither moves nor removes it.
-  StagedOutput(std::string output, std::string staged);
+  StagedOutput(std::string output, bool archive, std::string staged);
   ~StagedOutput();
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;

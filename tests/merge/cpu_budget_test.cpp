@@ -4,11 +4,11 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "cli/merge/cpu_budget.hpp"
+#include "merge/pipeline/cpu_budget.hpp"
 
 namespace {
 
-using rocprof::cli::cpus_per_process;
+using rocprof::merge::cpus_per_process;
 
 unsigned allowed_cpus() {
   cpu_set_t allowed;

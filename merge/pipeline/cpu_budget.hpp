@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace rocprof::cli {
+namespace rocprof::merge {
 
 // A line advising more CPUs per merge process when this process may run on only one of
 // several (its affinity mask, as the launcher set it); empty otherwise.
@@ -16,4 +16,4 @@ std::string one_cpu_advice();
 // gives each one every CPU).
 unsigned cpus_per_process(int processes);
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

@@ -11,12 +11,13 @@
 
 #include "merge/files/remove_on_signal.hpp"
 
-namespace rocprof::cli {
+namespace rocprof::merge {
 
 class PartialOutput {
  public:
   // `leader`: this process writes the output itself (the others write only their parts).
-  PartialOutput(std::string output, bool leader, std::size_t process_index);
+  // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
+  PartialOutput(std::string output, bool archive, bool leader, std::size_t process_index);
   ~PartialOutput();
   PartialOutput(const PartialOutput&) = delete;
   PartialOutput& operator=(const PartialOutput&) = delete;
@@ -40,10 +41,11 @@ class PartialOutput {
   std::vector<Written> written() const;
 
   std::string output_;
+  bool archive_;
   bool leader_;
   std::size_t process_index_;
   bool armed_ = false;
-  std::vector<std::unique_ptr<merge::RemoveOnSignal>> on_signal_;
+  std::vector<std::unique_ptr<RemoveOnSignal>> on_signal_;
 };
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "merge/parallel/merge_group.hpp"
+#include "merge/pipeline/phase_report.hpp"
 
-namespace rocprof::cli {
-
-using PhaseTimes = std::vector<std::pair<std::string, double>>;  // label, seconds
+namespace rocprof::merge {
 
 // Collective in a parallel merge. The lines to print, on the first process (empty on the
 // others): one a phase, "0.364 s checking rank files", with every process's seconds after
 // it in process order when there are several. Starting MPI counts as a phase.
-std::vector<std::string> timing_lines(const merge::MergeGroup& group, PhaseTimes phases);
+std::vector<std::string> timing_lines(const MergeGroup& group, PhaseTimes phases);
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

@@ -1,4 +1,4 @@
-#include "cli/merge/cpu_budget.hpp"
+#include "merge/pipeline/cpu_budget.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace rocprof::cli {
+namespace rocprof::merge {
 namespace {
 
 // The CPUs of this process's affinity mask, if it can be read.
@@ -38,4 +38,4 @@ unsigned cpus_per_process(int processes) {
   return std::max(1U, std::min(*mine, static_cast<unsigned>(online / processes)));
 }
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

@@ -1,13 +1,13 @@
-#include "cli/merge/phase_timings.hpp"
+#include "merge/pipeline/phase_timings.hpp"
 
 #include <cstddef>
 #include <cstring>
 
 #include <fmt/format.h>
 
-namespace rocprof::cli {
+namespace rocprof::merge {
 
-std::vector<std::string> timing_lines(const merge::MergeGroup& group, PhaseTimes phases) {
+std::vector<std::string> timing_lines(const MergeGroup& group, PhaseTimes phases) {
   if (group.size() > 1) phases.insert(phases.begin(), {"starting MPI", group.start_seconds()});
   // Every process's seconds, as raw doubles (the processes run the same binary).
   std::vector<std::byte> mine(phases.size() * sizeof(double));
@@ -37,4 +37,4 @@ std::vector<std::string> timing_lines(const merge::MergeGroup& group, PhaseTimes
   return lines;
 }
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

@@ -1,4 +1,4 @@
-#include "cli/merge/partial_output.hpp"
+#include "merge/pipeline/partial_output.hpp"
 
 #include <filesystem>
 #include <system_error>
@@ -6,22 +6,25 @@
 
 #include <fmt/format.h>
 
-#include "merge/files/output_format.hpp"
 #include "merge/parallel/merge_group.hpp"
 
-namespace rocprof::cli {
+namespace rocprof::merge {
 
 namespace fs = std::filesystem;
 
-PartialOutput::PartialOutput(std::string output, bool leader, std::size_t process_index)
-    : output_(std::move(output)), leader_(leader), process_index_(process_index) {}
+PartialOutput::PartialOutput(std::string output, bool archive, bool leader,
+                             std::size_t process_index)
+    : output_(std::move(output)),
+      archive_(archive),
+      leader_(leader),
+      process_index_(process_index) {}
 
 std::vector<PartialOutput::Written> PartialOutput::written() const {
   // Only its part of a parallel .pftrace/.json (the first writes its part as the output).
-  if (!leader_) return {{merge::part_path(output_, static_cast<int>(process_index_)), false}};
+  if (!leader_) return {{part_path(output_, static_cast<int>(process_index_)), false}};
   std::vector<Written> paths = {{output_, false}};
   const fs::path path(output_);
-  if (merge::output_format_of(output_) == merge::OutputFormat::kOtf2) {
+  if (archive_) {
     // The rest of the archive: its definitions and its directory of .evt/.def files (the
     // directory held nothing else, or the merge would have refused to start).
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
@@ -34,7 +37,7 @@ std::vector<PartialOutput::Written> PartialOutput::written() const {
 void PartialOutput::arm() {
   armed_ = true;
   for (const Written& file : written())
-    on_signal_.push_back(std::make_unique<merge::RemoveOnSignal>(file.path, file.directory));
+    on_signal_.push_back(std::make_unique<RemoveOnSignal>(file.path, file.directory));
 }
 
 void PartialOutput::keep() noexcept {
@@ -67,4 +70,4 @@ void PartialOutput::discard() noexcept {
   }
 }
 
-}  // namespace rocprof::cli
+}  // namespace rocprof::merge

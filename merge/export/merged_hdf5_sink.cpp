@@ -1,0 +1,27 @@
+// .h5: every process encodes its block's chunks, the first writes them all.
+#include <algorithm>
+#include <memory>
+
+#include "merge/export/merged_hdf5.hpp"
+#include "merge/export/sink_registry.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+class MergedHdf5Sink final : public Sink {
+ public:
+  Parallel parallel() const noexcept override { return Parallel::kTogether; }
+  std::uint64_t write(const SinkJob& job) override {
+    // Chunks compressed at once: one helper at least; the next ranks' rows made ready on the
+    // rest.
+    const std::size_t encoders = std::max<std::size_t>(job.helpers, 1);
+    return export_merged_hdf5(*job.ranks, *job.job_id, job.path, job.progress, job.share, encoders,
+                              job.helpers);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_merged_hdf5_sink() { return std::make_unique<MergedHdf5Sink>(); }
+
+}  // namespace rocprof::merge

@@ -1,0 +1,53 @@
+// .pftrace: written in parts (each rank is a packet sequence of its own), with the first
+// ranks encoded while the messages are matched.
+#include <memory>
+#include <optional>
+
+#include "merge/export/perfetto_trace.hpp"
+#include "merge/export/sink_registry.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+class PerfettoSink final : public Sink {
+ public:
+  Parallel parallel() const noexcept override { return Parallel::kParts; }
+
+  void begin_early(const std::vector<const AlignedRank*>& block, std::size_t threads) override {
+    if (threads == 0) return;
+    head_start_.emplace(block, threads);
+    block_size_ = block.size();
+  }
+
+  void stop_early() noexcept override {
+    if (head_start_) head_start_->stop();
+  }
+
+  std::vector<std::size_t> drop_early(const std::function<bool(std::size_t)>& stale) override {
+    std::vector<std::size_t> read_again;
+    if (!head_start_) return read_again;
+    head_start_->drop(stale);
+    for (std::size_t i = 0; i < block_size_; ++i)
+      if (head_start_->started(i) && !head_start_->kept(i)) read_again.push_back(i);
+    return read_again;
+  }
+
+  std::uint64_t write(const SinkJob& job) override {
+    using DirectIo = BlockFile::DirectIo;
+    const DirectIo direct_io =
+        job.part_copied_after && job.direct_io == DirectIo::kAuto ? DirectIo::kOff : job.direct_io;
+    const PerfettoStats stats = export_perfetto(job.block(), job.path, job.progress, job.helpers,
+                                                direct_io, head_start_ ? &*head_start_ : nullptr);
+    return stats.slices + stats.instants;
+  }
+
+ private:
+  std::optional<PerfettoHeadStart> head_start_;
+  std::size_t block_size_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_perfetto_sink() { return std::make_unique<PerfettoSink>(); }
+
+}  // namespace rocprof::merge

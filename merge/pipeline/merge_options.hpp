@@ -1,0 +1,48 @@
+// What a merge is asked to do: the command line's choices, and the settings read from the
+// environment (read before MPI starts, so that a parallel merge can start early).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "merge/files/block_file.hpp"
+#include "merge/input/check_helpers.hpp"
+
+namespace rocprof::merge {
+
+struct MergeOptions {
+  std::vector<std::string> inputs;  // a directory of rank files, or rank files
+  std::string output;               // the timeline; its extension names the format
+  std::string csv_prefix;           // the summary's CSV files, or none
+  bool allow_missing = false;
+  bool skip_bad = false;
+  bool quiet = false;  // nothing but errors
+  bool print_summary = true;
+  bool correct_causality = true;
+  bool timings = false;  // each phase's time, on stderr
+};
+
+struct MergeSettings {
+  BlockFile::DirectIo direct_io = BlockFile::DirectIo::kAuto;  // ROCPROF_MERGE_DIRECT_IO
+  // ROCPROF_MERGE_CHECK_HELPERS and ROCPROF_MERGE_ENCODE_HELPERS: nullopt for auto.
+  std::optional<std::size_t> check_helpers;
+  std::optional<std::size_t> encode_helpers;
+  // The first misspelt setting, or "": the merge then stops before any work.
+  std::string problem;
+};
+
+MergeSettings merge_settings_from_environment();
+
+// Check helpers for a process sharing its node with `processes_on_node` merge processes:
+// as asked, or one per CPU it may count on, at most eight (the merge's thread only waits for
+// their findings).
+CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
+                                        std::size_t processes_on_node);
+
+// Ranks whose message endpoints are spilled at once beside the check of the files: one per
+// CPU the process may count on, up to eight.
+std::size_t spill_helpers(std::size_t processes_on_node);
+
+}  // namespace rocprof::merge

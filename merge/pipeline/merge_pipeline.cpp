@@ -1,0 +1,244 @@
+#include "merge/pipeline/merge_pipeline.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "merge/export/encode_ahead.hpp"
+#include "merge/files/staged_output.hpp"
+#include "merge/pipeline/cpu_budget.hpp"
+#include "merge/pipeline/merge_steps.hpp"
+#include "merge/pipeline/merge_strategy.hpp"
+#include "merge/pipeline/output_checks.hpp"
+#include "merge/pipeline/partial_output.hpp"
+#include "merge/pipeline/phase_timings.hpp"
+#include "merge/summary/summary.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+// The output's staging file: the first process creates it and tells the others its name.
+// False after a failure told.
+bool stage_output(const MergeGroup& group, const std::string& output, bool archive,
+                  std::optional<StagedOutput>& staged) {
+  std::string problem;
+  std::vector<std::byte> name;
+  if (group.leader()) {
+    try {
+      staged.emplace(output, archive);
+      const auto* bytes = reinterpret_cast<const std::byte*>(staged->path().data());
+      name.assign(bytes, bytes + staged->path().size());
+    } catch (const std::exception& error) {
+      problem = error.what();
+    }
+  }
+  group.broadcast(name);
+  if (name.empty()) {
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    return false;
+  }
+  if (!group.leader())
+    staged.emplace(output, archive,
+                   std::string(reinterpret_cast<const char*>(name.data()), name.size()));
+  return true;
+}
+
+void print_matching(const MatchedJob& matched, bool correct) {
+  const CausalityReport& report = matched.report;
+  fmt::print(
+      "rocprof-merge: {} messages matched; receives before their send: {} after clock "
+      "alignment, {} {} (largest shift {:.3f} us)\n",
+      report.messages, report.violations_before, report.violations_after,
+      correct ? "after correction" : "(correction off)",
+      static_cast<double>(report.max_shift_ns) / 1000.0);
+  // What stayed unmatched, and why (streams given up have no flows and no correction).
+  if (const auto unmatched = matched.streams->unmatched(report.given_up); unmatched.total() > 0)
+    fmt::print(stderr,
+               "rocprof-merge: {} messages left unmatched: {} in streams whose sends and "
+               "receives differ in number (a rank's file missing or cut short?), {} received "
+               "from an unknown source (MPI_Sendrecv in files before format 1.1), {} in "
+               "streams whose order contradicts itself\n",
+               unmatched.total(), unmatched.uneven, unmatched.unknown_source, unmatched.given_up);
+}
+
+}  // namespace
+
+MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
+    : options_(std::move(options)),
+      settings_(merge_settings_from_environment()),
+      format_(sinks().find(options_.output)) {
+  bool may_start = command_line_read && format_ != nullptr && settings_.problem.empty();
+  if (may_start) may_start = output_problem(options_, *format_->make()).empty();
+  early_.begin(options_, settings_, may_start);
+}
+
+int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
+  // Under `srun -n K` every process runs this; only the first one talks.
+  const bool quiet = options_.quiet || !group.leader();
+  if (format_ == nullptr) {
+    if (group.leader())
+      fmt::print(stderr, "rocprof-merge: cannot write '{}': the outputs are {}\n", options_.output,
+                 sinks().known());
+    return 2;
+  }
+  const std::unique_ptr<Sink> sink = format_->make();
+  // An output that cannot be written, or a misspelt setting: refused before any work. Each
+  // process checks what it sees (nodes may differ: a directory of one node's own, a setting
+  // exported to some), and all stop together: one that stopped alone would leave the others
+  // waiting for it for ever. The first one that refused says why.
+  std::string refusal = output_problem(options_, *sink);
+  if (refusal.empty()) refusal = settings_.problem;
+  if (refusal.empty()) refusal = group.setting_problem();
+  if (const int first = group.first_failed(!refusal.empty()); first >= 0) {
+    if (group.index() == first)
+      fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
+                 first > 0 ? fmt::format(" (as merge process {} sees it)", first) : "");
+    return 2;
+  }
+  if (!quiet)
+    if (const std::string advice = one_cpu_advice(); !advice.empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", advice);
+  // Written under a staging name beside the output, moved into place once whole.
+  std::optional<StagedOutput> staged;
+  if (!stage_output(group, options_.output, sink->archive(), staged)) return 1;
+  PartialOutput partial(staged->path(), sink->archive(), group.leader(),
+                        static_cast<std::size_t>(group.index()));
+  const std::unique_ptr<MergeStrategy> strategy =
+      group.size() == 1 ? serial_strategy(group) : parallel_strategy(group);
+  try {
+    // check
+    RankSetOptions set_options;
+    set_options.allow_missing = options_.allow_missing;
+    set_options.skip_bad = options_.skip_bad;
+    set_options.check_helpers =
+        check_helper_setting(settings_.check_helpers, group.processes_on_node());
+    report.phase("checking rank files");
+    CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
+    if (group.leader())
+      for (const std::string& line : checked.set.skipped())
+        fmt::print(stderr, "rocprof-merge: {}\n", line);
+    if (!quiet && !checked.set.untraced().empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", checked.set.untraced());
+    // Incomplete files and dropped records: what the timeline lacks, told even when quiet.
+    if (group.leader())
+      for (const std::string& line : checked.health.warnings())
+        fmt::print(stderr, "rocprof-merge: warning: {}\n", line);
+
+    // align
+    report.phase("reading clock models");
+    AlignedJob job = align_ranks(checked);
+    // The summary: gathered from the rows the sink reads, not in a pass of its own.
+    Summary summary;
+    const bool want_summary =
+        (!options_.quiet && options_.print_summary) || !options_.csv_prefix.empty();
+    if (want_summary)
+      for (const AlignedRank* rank : job.block()) summary.watch(*rank);
+
+    // match
+    const unsigned cpus = cpus_per_process(group.processes_on_node());
+    const std::optional<MatchedJob> matched =
+        match_messages(job, checked.checked_here,
+                       {group, early_, *sink, report, *staged, options_.correct_causality, cpus});
+    if (!matched) return 1;
+
+    // correct
+    const Corrected corrected = correct_times(job, *matched);
+    if (corrected.rebased && !quiet)
+      fmt::print(stderr,
+                 "rocprof-merge: some records fall {:.3f} s before the reference clock's zero "
+                 "even after correction (a wrong clock sample?): every time is moved that much "
+                 "later\n",
+                 static_cast<double>(corrected.moved_ns) / 1e9);
+    // Early work on ranks the matching changed is done again in its turn, and summed up again.
+    const std::vector<const AlignedRank*> block = job.block();
+    const std::vector<std::size_t> read_again = sink->drop_early([&](std::size_t i) {
+      return corrected.rebased || matched->report.changes(block[i]->rank());
+    });
+    if (want_summary)
+      for (const std::size_t i : read_again) summary.watch_again(*block[i]);
+    report.clear();
+    if (!quiet) print_matching(*matched, options_.correct_causality);
+    early_.drop_spill();  // matched (the first process read every spill before the broadcast)
+
+    // emit
+    report.phase(fmt::format("writing {}", options_.output));
+    partial.arm();
+    SinkJob sink_job;
+    sink_job.ranks = &job.all;
+    sink_job.first_rank = job.first_rank;
+    sink_job.last_rank = job.last_rank;
+    sink_job.job_id = &checked.set.job_id();
+    sink_job.path = staged->path();
+    sink_job.progress = [&report](std::size_t done, std::size_t total) {
+      report.update(done, total);
+    };
+    sink_job.helpers =
+        settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus);
+    sink_job.direct_io = settings_.direct_io;
+    const std::optional<std::uint64_t> events = strategy->emit(
+        *sink, std::move(sink_job), checked.weights, {*staged, partial, report, cpus});
+    if (!events) return 1;
+    partial.keep();  // written whole: what follows (the summary) cannot spoil it
+    report.clear();
+    if (!quiet)
+      if (const std::string advice = sink->advice(options_.output, *events); !advice.empty())
+        fmt::print(stderr, "rocprof-merge: {}\n", advice);
+
+    // summarise: each process its ranks; the first adds up everyone's.
+    if (want_summary) {
+      report.phase("summarising");
+      for (const AlignedRank* rank : block) rank->watch({});
+      summary.end_watch();
+      if (group.size() > 1) {
+        const auto parts = group.all_gather(summary.serialize());
+        summary = Summary();
+        for (const auto& part : parts) summary.merge(part);
+      }
+      report.clear();
+    }
+    std::vector<std::string> timing_report;
+    if (options_.timings) timing_report = timing_lines(group, report.timings());
+    if (!group.leader()) return 0;
+    if (!quiet && options_.print_summary) {
+      summary.print(stdout);
+      checked.health.print(stdout);
+    }
+    if (!options_.csv_prefix.empty()) {
+      std::string error;
+      if (!summary.write_csv(options_.csv_prefix, error)) {
+        fmt::print(stderr, "rocprof-merge: {}\n", error);
+        return 1;
+      }
+    }
+    // The summary and CSV files stand on their own; a timeline written to a file that is
+    // gone is not a success.
+    if (const std::string missing = partial.missing(); !missing.empty()) {
+      fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(missing));
+      return 1;
+    }
+    if (const std::string problem = staged->commit(); !problem.empty()) {
+      fmt::print(stderr, "rocprof-merge: {}\n", problem);
+      return 1;
+    }
+    if (!quiet)
+      fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", job.ranks.size(), *events,
+                 options_.output,
+                 group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
+    for (const std::string& line : timing_report) fmt::print(stderr, "rocprof-merge: {}\n", line);
+  } catch (const InputError& error) {
+    // Every process of a parallel merge finds the same problem: the first says it.
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error.what()));
+    return 1;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error.what()));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rocprof::merge

@@ -1,0 +1,36 @@
+// The merge as one pipeline: check -> align -> match -> correct -> emit -> summarise. Each
+// step takes what the one before produced (merge_steps.hpp); a strategy (merge_strategy.hpp)
+// spreads the steps over one process or a parallel merge's processes, and a sink
+// (merge/export/sink.hpp), chosen by the output's extension, writes the output. The front
+// end (cli/rocprof_merge_main.cpp) only reads the command line and runs this.
+#pragma once
+
+#include "merge/export/sink_registry.hpp"
+#include "merge/parallel/merge_group.hpp"
+#include "merge/pipeline/early_start.hpp"
+#include "merge/pipeline/merge_options.hpp"
+#include "merge/pipeline/phase_report.hpp"
+
+namespace rocprof::merge {
+
+class MergePipeline {
+ public:
+  // Before MPI starts (and before any thread): reads the settings, and starts what may start
+  // early when `command_line_read` and nothing will refuse the merge.
+  MergePipeline(MergeOptions options, bool command_line_read);
+
+  // Once MPI has started (a group of one outside an MPI launch). Every process runs it; only
+  // the first one prints, but errors. Returns the exit status: 0 merged, 1 bad input or a
+  // failed write, 2 an output or setting refused before any work.
+  int run(MergeGroup& group, PhaseReport& report);
+
+  const MergeOptions& options() const noexcept { return options_; }
+
+ private:
+  MergeOptions options_;
+  MergeSettings settings_;
+  const SinkEntry* format_;  // nullptr: no sink writes the output's extension
+  EarlyStart early_;
+};
+
+}  // namespace rocprof::merge

@@ -1,0 +1,70 @@
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "merge/parallel/merge_group.hpp"
+#include "merge/parallel/mpi_start.hpp"
+#include "merge/pipeline/cpu_budget.hpp"
+#include "merge/pipeline/merge_options.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+// A count of helpers from the environment (`name`=auto|N, N up to 64): nullopt for auto (or
+// unset). `problem` says why if misspelt.
+std::optional<std::size_t> helpers_asked(const char* name, std::string_view helpers,
+                                         std::string& problem) {
+  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  const std::string text = value == nullptr ? "auto" : value;
+  if (text == "auto") return std::nullopt;
+  std::size_t count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (error != std::errc{} || end != text.data() + text.size() || count > 64) {
+    if (problem.empty())
+      problem =
+          fmt::format("{} is '{}': give auto or a number of {} (0 to 64)", name, text, helpers);
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace
+
+MergeSettings merge_settings_from_environment() {
+  MergeSettings settings;
+  try {
+    settings.direct_io = BlockFile::direct_io_from_environment();
+  } catch (const std::exception& error) {
+    settings.problem = error.what();
+  }
+  settings.check_helpers =
+      helpers_asked("ROCPROF_MERGE_CHECK_HELPERS", "helper processes", settings.problem);
+  settings.encode_helpers =
+      helpers_asked("ROCPROF_MERGE_ENCODE_HELPERS", "helper threads", settings.problem);
+  if (settings.problem.empty()) settings.problem = one_node_mpi_setting_problem();
+  if (settings.problem.empty()) settings.problem = send_thread_setting_problem();
+  return settings;
+}
+
+CheckHelperSetting check_helper_setting(std::optional<std::size_t> asked,
+                                        std::size_t processes_on_node) {
+  CheckHelperSetting setting;
+  std::error_code code;
+  setting.executable = std::filesystem::read_symlink("/proc/self/exe", code).string();
+  if (code) setting.executable.clear();  // none then: every file is checked here
+  const unsigned cpus = cpus_per_process(static_cast<int>(processes_on_node));
+  setting.count = asked ? *asked : std::clamp<std::size_t>(cpus, 1, 8);
+  return setting;
+}
+
+std::size_t spill_helpers(std::size_t processes_on_node) {
+  const unsigned cpus = cpus_per_process(static_cast<int>(processes_on_node));
+  return std::clamp<std::size_t>(cpus, 1, 8);
+}
+
+}  // namespace rocprof::merge

@@ -1,0 +1,70 @@
+#include "merge/pipeline/output_checks.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "merge/input/rank_set.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Why `written` (the output, or a summary CSV file) could not be written, or empty. It must
+// not be one of `rank_files` either (an input named again as the output: merging would
+// truncate it before reading it).
+std::string file_problem(const std::string& written, const std::vector<std::string>& rank_files) {
+  const bool an_input = std::any_of(rank_files.begin(), rank_files.end(), [&](const auto& file) {
+    std::error_code ignored;
+    return fs::equivalent(written, file, ignored);
+  });
+  if (an_input)
+    return fmt::format("cannot write {}: it is one of the rank files to merge", written);
+  const fs::path path(written);
+  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code code;
+  if (!fs::is_directory(directory, code))
+    return fmt::format("cannot write {}: directory {} does not exist", written, directory.string());
+  if (::access(directory.c_str(), W_OK) != 0)
+    return fmt::format("cannot write {}: directory {} is not writable", written,
+                       directory.string());
+  if (fs::is_directory(path, code))
+    return fmt::format("cannot write {}: a directory has that name", written);
+  if (fs::exists(path, code) && ::access(path.c_str(), W_OK) != 0)
+    return fmt::format("cannot write {}: the file is not writable", written);
+  return {};
+}
+
+}  // namespace
+
+std::string output_problem(const MergeOptions& options, const Sink& sink) {
+  std::vector<std::string> written = {options.output};
+  if (!options.csv_prefix.empty())
+    for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv"})
+      written.push_back(options.csv_prefix + table);
+  // The rank files, listed only if one of those exists already (missing inputs are told later).
+  std::vector<std::string> rank_files;
+  if (std::any_of(written.begin(), written.end(), [](const std::string& path) {
+        std::error_code ignored;
+        return fs::exists(path, ignored);
+      })) {
+    try {
+      rank_files = RankSet::list(options.inputs);
+    } catch (const std::exception&) {
+    }
+  }
+  for (const std::string& path : written) {
+    if (std::string problem = file_problem(path, rank_files); !problem.empty()) return problem;
+    if (path == options.output)
+      if (std::string problem = sink.target_problem(path); !problem.empty()) return problem;
+  }
+  return {};
+}
+
+}  // namespace rocprof::merge

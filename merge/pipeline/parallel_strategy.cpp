@@ -1,0 +1,96 @@
+// A parallel merge (MPI): each process checks its share of the files (begun before MPI
+// started, where it could be) and writes its block of ranks: as a part of the output, the
+// parts then joined in process order, or into one output together.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "merge/files/exclusive_file.hpp"
+#include "merge/parallel/shared_check.hpp"
+#include "merge/pipeline/merge_strategy.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+// The copy of one file gained nothing past 8 threads on the lent 16-core machine.
+constexpr unsigned kMostCopyThreads = 8;
+
+class ParallelStrategy final : public MergeStrategy {
+ public:
+  explicit ParallelStrategy(MergeGroup& group) : group_(group) {}
+
+  RankSet check(const MergeOptions& options, const RankSetOptions& set_options,
+                EarlyStart& early) override {
+    std::optional<CheckedShare> share = early.take_share(group_);
+    early.make_spill(group_, options.output);
+    // Each process checks a share of the files and the others take its word.
+    if (share) return join_shares(group_, std::move(*share), set_options, early.on_refused());
+    return check_shared(group_, options.inputs, set_options, early.on_checked(),
+                        early.on_refused());
+  }
+
+  std::optional<std::uint64_t> emit(Sink& sink, SinkJob job,
+                                    const std::vector<std::uint64_t>& weights,
+                                    EmitContext context) override {
+    const MergeShare share = group_.share(weights);
+    job.share = &share;
+    return sink.parallel() == Sink::Parallel::kParts ? emit_parts(sink, job, context)
+                                                     : emit_together(sink, job, context);
+  }
+
+ private:
+  // Each process writes its block as a part; the first part is the output itself, the others
+  // are copied after it by every process.
+  std::optional<std::uint64_t> emit_parts(Sink& sink, SinkJob job, EmitContext context) {
+    const std::string target = job.path;
+    const std::string part = part_path(target, group_.index());
+    bool failed = false;
+    std::uint64_t events = 0;
+    try {
+      // A part is a new file, never one (or a link) already there.
+      if (part != target) create_empty(part);
+      job.path = part;
+      job.part_copied_after = part != target;
+      events = sink.write(job);
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+      failed = true;
+    }
+    // A phase of its own: waiting for the other processes' parts, and copying this one.
+    context.report.phase("joining the parts");
+    if (group_.any(failed)) return std::nullopt;
+    events = group_.sum(events);
+    if (!join_parts(group_, target, std::min(context.cpus, kMostCopyThreads))) return std::nullopt;
+    return events;
+  }
+
+  // The processes write one output together (the sink uses the share's collectives).
+  std::optional<std::uint64_t> emit_together(Sink& sink, const SinkJob& job, EmitContext context) {
+    std::uint64_t events = 0;
+    try {
+      events = sink.write(job);
+      group_.finish_sends();
+    } catch (const std::exception& error) {
+      // The others may be waiting for this process (its chunks, or a collective call): the
+      // job is aborted, after this process removed what it wrote (mpirun then stops the
+      // others with SIGTERM, and each removes its own files).
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+      context.partial.discard();
+      group_.abort(1);
+    }
+    return group_.sum(events);
+  }
+
+  MergeGroup& group_;
+};
+
+}  // namespace
+
+std::unique_ptr<MergeStrategy> parallel_strategy(MergeGroup& group) {
+  return std::make_unique<ParallelStrategy>(group);
+}
+
+}  // namespace rocprof::merge
