@@ -611,6 +611,301 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
   }
 }
 
+// One process's side of the merged file, phase by phase: its ranks' rows of every table,
+// then their ranges, then (the writer) the file's attributes and strings.
+class MergedHdf5Export {
+ public:
+  MergedHdf5Export(const std::vector<const AlignedRank*>& ranks, const std::string& path,
+                   const ProgressReport& progress, const MergeShare& me, std::size_t encoders,
+                   std::size_t stagers)
+      : ranks_(ranks),
+        path_(path),
+        me_(me),
+        stagers_(stagers),
+        specs_{spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
+               spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
+               spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
+               spec<ThreadRow>(),        spec<AnnotationRow>()},
+        strings_(ranks),
+        steps_(progress, (specs_.size() + 1) * (me.last_rank - me.first_rank)) {
+    layouts_.reserve(specs_.size());
+    for (const TableSpec& table : specs_) layouts_.push_back(with_rank(*table.table));
+    for (std::size_t t = 0; t < specs_.size(); ++t) {
+      all_layouts_.push_back(&layouts_[t]);
+      named_.emplace_back(specs_[t].table->name, &layouts_[t]);
+    }
+    all_layouts_.push_back(&kRangeLayout);
+    named_.emplace_back("ranges", &kRangeLayout);
+    totals_.assign(named_.size(), 0);
+    if (me_.leader()) open_file();
+    producer_.emplace(
+        file_ ? &*file_ : nullptr, &me_, encoder_, [this] { drain(false); }, encoders);
+  }
+
+  // Returns the rows written (on the writer; 0 elsewhere).
+  std::uint64_t run(const std::string& job_id) {
+    count_rows();
+    copy_tables();
+    copy_ranges();
+    if (!me_.leader()) {
+      ByteWriter message;
+      message.put(MessageHeader{MessageKind::kDone, 0, 0, 0, 0});
+      me_.send_to_leader(message.take());
+      return 0;
+    }
+    drain(true);
+    if (!file_->finish(totals_))
+      throw std::runtime_error(
+          fmt::format("rows of {} are missing from the merge processes", path_));
+    write_attributes(job_id);
+    write_strings();
+    close_file();
+    std::uint64_t rows = 0;
+    for (const std::uint64_t total : totals_) rows += total;
+    return rows;
+  }
+
+ private:
+  void open_file() {
+    // HDF5 opens without O_NOFOLLOW: a link put in place of the file the merge created for
+    // it (the staged output) is refused here instead of written through.
+    struct stat about {};
+    if (::lstat(path_.c_str(), &about) == 0 && S_ISLNK(about.st_mode))
+      throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path_));
+    file_handle_.emplace(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    if (!file_handle_->valid()) throw std::runtime_error(fmt::format("cannot create {}", path_));
+    file_.emplace(file_handle_->get(), path_, named_);
+  }
+
+  // The writer takes what the others sent between its own chunks and ranks: a sender waits
+  // once it has a few chunks in flight, and a big rank takes many chunks.
+  void drain(bool wait, bool until_tables_done = false) {
+    if (me_.leader() && me_.processes > 1)
+      receive_chunks(me_, *file_, receiving_encoder_, totals_, all_layouts_, senders_, wait,
+                     until_tables_done);
+  }
+
+  bool last_block() const noexcept { return me_.last_rank == ranks_.size(); }
+
+  // Where each table's rows from this process start, and how many there are in all: known
+  // before anything is sent, since the writer needs the totals for any table at any time.
+  void count_rows() {
+    firsts_.assign(specs_.size(), 0);
+    for (std::size_t t = 0; t < specs_.size(); ++t)
+      for (std::size_t r = 0; r < ranks_.size(); ++r) {
+        const std::uint64_t rows = ranks_[r]->reader().row_count(*specs_[t].table);
+        if (r < me_.first_rank) firsts_[t] += rows;
+        totals_[t] += rows;
+      }
+  }
+
+  // Whether rank r's rows of `source` are made ready on a helper.
+  bool staged_from(std::size_t r, const Table& source) const {
+    return stagers_ > 0 && stageable(ranks_[r]->reader(), source);
+  }
+
+  using Stage = std::function<std::uint64_t(std::size_t, std::vector<std::byte>&)>;
+  using Copy = std::function<std::uint64_t(std::size_t)>;
+  // Copies this process's ranks into the table begun in the producer, in rank order, from
+  // their table `source`. The ranks staged_from() that table are made ready on helpers by
+  // `stage` while the merge's thread copies the ranks before them; the others are copied by
+  // `copy` on the merge's thread, which alone calls HDF5. Returns the ranges the ranks' rows
+  // pair into (produce_rows).
+  std::uint64_t copy_block(const Table& source, const Stage& stage, const Copy& copy,
+                           std::size_t row_size) {
+    const std::size_t first = me_.first_rank;
+    EncodeAhead::Plan plan;
+    plan.helpers = stagers_;
+    plan.budget = kStagedRows;
+    plan.window = 2 * stagers_ + 2;
+    for (std::size_t r = first; r < me_.last_rank; ++r)  // weight: the rows read
+      plan.weights.push_back(staged_from(r, source)
+                                 ? std::max<std::uint64_t>(ranks_[r]->reader().row_count(source), 1)
+                                 : 0);
+    if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
+      plan.helpers = 0;  // nothing to stage: no threads
+    std::vector<std::vector<std::byte>> staged(me_.last_rank - first);
+    std::vector<std::uint64_t> staged_ranges(staged.size(), 0);  // each helper its own
+    std::uint64_t ranges = 0;
+    EncodeAhead ahead(
+        std::move(plan), [&](std::size_t i) { staged_ranges[i] = stage(first + i, staged[i]); },
+        [](std::size_t) {});
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+      if (ahead.take(i)) {
+        producer_->append(staged[i], row_size);
+        std::vector<std::byte>().swap(staged[i]);
+        ranges += staged_ranges[i];
+      } else {
+        ranges += copy(first + i);
+      }
+      ahead.written(i);
+      steps_.step();
+      drain(false);
+    }
+    return ranges;
+  }
+
+  // Every table, this process's ranks' rows of it; counts the ranges they pair into.
+  void copy_tables() {
+    // Whose ranges are counted before the tables (a pass over the markers of its own, spread
+    // over helpers), and whose as their markers are copied: the small ranks, whose markers
+    // are made ready on helpers then (counted on the merge's thread, the pairing cost a big
+    // rank's copy a third more time).
+    std::vector<bool> counted_ahead(me_.last_rank - me_.first_rank, true);
+    for (std::size_t r = me_.first_rank; r < me_.last_rank; ++r)
+      counted_ahead[r - me_.first_rank] = !staged_from(r, table_of<MarkerRow>());
+    if (me_.gather)
+      my_ranges_ = count_ranges(ranks_, me_.first_rank, me_.last_rank, counted_ahead, stagers_);
+    auto counts_ranges = [&](std::size_t t, std::size_t r) {
+      return me_.gather && specs_[t].table == &table_of<MarkerRow>() &&
+             !counted_ahead[r - me_.first_rank];
+    };
+    for (std::size_t t = 0; t < specs_.size(); ++t) {
+      producer_->begin(t, layouts_[t], firsts_[t], totals_[t]);
+      my_ranges_ += copy_block(
+          *specs_[t].table,
+          [&](std::size_t r, std::vector<std::byte>& staged) {
+            return specs_[t].stage(*ranks_[r], strings_.remap(r), counts_ranges(t, r), staged,
+                                   layouts_[t].row_size);
+          },
+          [&](std::size_t r) {
+            return specs_[t].copy(*ranks_[r], strings_.remap(r), counts_ranges(t, r), *producer_);
+          },
+          layouts_[t].row_size);
+      producer_->end(last_block());
+    }
+  }
+
+  // Where this process's ranges start: how many each process pairs is known only now, and
+  // the processes agree on it before any sends a range. The first process takes every row
+  // of the tables before (a collective call while another waits to send to it would never
+  // return).
+  std::uint64_t first_range() {
+    std::uint64_t first = 0;
+    if (!me_.gather) return first;
+    if (!me_.leader()) {
+      ByteWriter message;
+      message.put(MessageHeader{MessageKind::kTablesDone, 0, 0, 0, 0});
+      me_.send_to_leader(message.take());
+    }
+    drain(true, true);
+    const std::vector<std::uint64_t> counts = me_.gather(my_ranges_);
+    // Blocks are in process order: the processes before this one hold the ranges before.
+    for (std::size_t p = 0; p < counts.size(); ++p) {
+      totals_[range_table()] += counts[p];
+      if (p < me_.index) first += counts[p];
+    }
+    return first;
+  }
+
+  std::size_t range_table() const noexcept { return specs_.size(); }
+
+  // A rank's ranges, paired from its markers, as rows of the table.
+  void range_rows(std::size_t r, const std::function<void(const RangeRow&)>& take) {
+    const std::int32_t rank_value = ranks_[r]->rank();
+    const std::vector<StringId>& remap = strings_.remap(r);
+    ranks_[r]->for_each_marker(
+        [](const MarkerRow&) {},
+        [&](const Range& range) {
+          take(RangeRow{range.begin_ns, range.end_ns, range.thread_id, range.level,
+                        range.name < remap.size() ? remap[range.name] : 0, rank_value});
+        });
+    ranks_[r]->done();
+  }
+
+  // The ranges table, staged like the tables: pairing a small rank's ranges reads its markers
+  // again.
+  void copy_ranges() {
+    const std::uint64_t first = first_range();
+    producer_->begin(range_table(), kRangeLayout, first,
+                     me_.gather ? totals_[range_table()] : ~std::uint64_t{0});
+    copy_block(
+        table_of<MarkerRow>(),
+        [&](std::size_t r, std::vector<std::byte>& staged) {
+          // A range takes two markers at least (its start and its end).
+          staged.resize(ranks_[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
+          std::size_t used = 0;
+          range_rows(r, [&](const RangeRow& row) {
+            if (used + sizeof row > staged.size()) staged.resize(used + sizeof row);  // never
+            std::memcpy(staged.data() + used, &row, sizeof row);
+            used += sizeof row;
+          });
+          staged.resize(used);
+          return std::uint64_t{0};
+        },
+        [&](std::size_t r) {
+          range_rows(r, [&](const RangeRow& row) {
+            std::memcpy(producer_->next_row(), &row, sizeof row);
+          });
+          return std::uint64_t{0};
+        },
+        sizeof(RangeRow));
+    producer_->end(last_block());
+    if (!me_.gather) totals_[range_table()] = producer_->rows_until_now();
+  }
+
+  void write_attributes(const std::string& job_id) {
+    const hid_t root = file_handle_->get();
+    write_attribute(root, "format", std::string(kMergedTraceFormatName));
+    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
+    write_attribute(root, "job_id", job_id);
+    write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
+    if (ranks_.empty()) return;
+    const auto& reference = ranks_.front()->reader().metadata();
+    write_attribute(root, "reference_rank", ranks_.front()->rank());
+    // Wall-clock anchor: reference clock `start_clock_ns` was `start_realtime_ns`.
+    write_attribute(root, "start_realtime_ns", reference.start_realtime_ns);
+    write_attribute(root, "start_clock_ns", ranks_.front()->align(reference.start_clock_ns));
+  }
+
+  // The shared string table.
+  void write_strings() {
+    const hsize_t count = strings_.texts().size();
+    const Handle space(H5Screate_simple(1, &count, nullptr));
+    const Handle type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(type.get(), H5T_VARIABLE);
+    H5Tset_cset(type.get(), H5T_CSET_UTF8);
+    const Handle dataset(H5Dcreate2(file_handle_->get(), "strings", type.get(), space.get(),
+                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    std::vector<const char*> texts;
+    texts.reserve(strings_.texts().size());
+    for (const auto& text : strings_.texts()) texts.push_back(text.c_str());
+    if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
+      throw std::runtime_error(fmt::format("cannot write the string table of {}", path_));
+  }
+
+  // Closed here, every dataset first, and the result checked: the file's last metadata is
+  // written now, and where the file system fills up at this point, a file that did not close
+  // is no merged trace (the handle would close it without a word).
+  void close_file() {
+    file_.reset();
+    errno = 0;
+    if (H5Fclose(file_handle_->release_without_close()) < 0)
+      throw std::runtime_error(fmt::format(
+          "cannot write {}: its last metadata could not be stored{}", path_, system_said(errno)));
+  }
+
+  const std::vector<const AlignedRank*>& ranks_;
+  const std::string& path_;
+  const MergeShare& me_;
+  std::size_t stagers_;
+  std::vector<TableSpec> specs_;
+  std::vector<Layout> layouts_;
+  std::vector<const Layout*> all_layouts_;
+  std::vector<std::pair<std::string, const Layout*>> named_;
+  const Strings strings_;
+  std::optional<Handle> file_handle_;
+  std::optional<FileTables> file_;
+  ChunkEncoder receiving_encoder_{Compression{}};
+  Senders senders_;
+  std::vector<std::uint64_t> totals_;
+  std::vector<std::uint64_t> firsts_;
+  std::uint64_t my_ranges_ = 0;
+  ChunkEncoder encoder_{Compression{}};
+  ProgressSteps steps_;
+  std::optional<ChunkProducer> producer_;  // last: its helpers use the members above
+};
+
 }  // namespace
 
 std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
@@ -621,240 +916,9 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   register_zstd_filter();
   MergeShare serial;
   serial.last_rank = ranks.size();
-  const MergeShare& me = share != nullptr ? *share : serial;
-  const std::vector<TableSpec> specs = {
-      spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
-      spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
-      spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
-      spec<ThreadRow>(),        spec<AnnotationRow>()};
-  std::vector<Layout> layouts;
-  layouts.reserve(specs.size());
-  for (const TableSpec& table : specs) layouts.push_back(with_rank(*table.table));
-  std::vector<const Layout*> all_layouts;
-  std::vector<std::pair<std::string, const Layout*>> named;
-  for (std::size_t t = 0; t < specs.size(); ++t) {
-    all_layouts.push_back(&layouts[t]);
-    named.emplace_back(specs[t].table->name, &layouts[t]);
-  }
-  all_layouts.push_back(&kRangeLayout);
-  named.emplace_back("ranges", &kRangeLayout);
-
-  const Strings strings(ranks);
-  std::optional<Handle> file_handle;
-  std::optional<FileTables> file;
-  if (me.leader()) {
-    // HDF5 opens without O_NOFOLLOW: a link put in place of the file the merge created for
-    // it (the staged output) is refused here instead of written through.
-    struct stat about {};
-    if (::lstat(path.c_str(), &about) == 0 && S_ISLNK(about.st_mode))
-      throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path));
-    file_handle.emplace(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-    if (!file_handle->valid()) throw std::runtime_error(fmt::format("cannot create {}", path));
-    file.emplace(file_handle->get(), path, named);
-  }
-  ChunkEncoder receiving_encoder(Compression{});
-  Senders senders;
-  std::vector<std::uint64_t> totals(named.size(), 0);
-  // The writer takes what the others sent between its own chunks and ranks: a sender waits
-  // once it has a few chunks in flight, and a big rank takes many chunks.
-  auto drain = [&](bool wait, bool until_tables_done = false) {
-    if (me.leader() && me.processes > 1)
-      receive_chunks(me, *file, receiving_encoder, totals, all_layouts, senders, wait,
-                     until_tables_done);
-  };
-  ChunkEncoder encoder(Compression{});
-  ChunkProducer producer(
-      file ? &*file : nullptr, &me, encoder, [&] { drain(false); }, encoders);
-  const bool last_block = me.last_rank == ranks.size();
-  const std::size_t range_table = specs.size();
-  auto for_each_range = [&](std::size_t r, const std::function<void(const Range&)>& visit) {
-    ranks[r]->for_each_marker([](const MarkerRow&) {}, visit);
-    ranks[r]->done();
-  };
-  // The tables copied rank by rank, then the ranges of each rank.
-  ProgressSteps steps(progress, (specs.size() + 1) * (me.last_rank - me.first_rank));
-  // Where each table's rows from this process start, and how many there are in all: known
-  // before anything is sent, since the writer needs the totals for any table at any time.
-  std::vector<std::uint64_t> firsts(specs.size(), 0);
-  for (std::size_t t = 0; t < specs.size(); ++t)
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const std::uint64_t rows = ranks[r]->reader().row_count(*specs[t].table);
-      if (r < me.first_rank) firsts[t] += rows;
-      totals[t] += rows;
-    }
-  // Whether rank r's rows of `source` are made ready on a helper.
-  auto staged_from = [&](std::size_t r, const Table& source) {
-    return stagers > 0 && stageable(ranks[r]->reader(), source);
-  };
-  // Copies this process's ranks into the table begun in `producer`, in rank order, from their
-  // table `source`. The ranks staged_from() that table are made ready on helpers by `stage` while
-  // the merge's thread copies the ranks before them; the others are copied by `copy` on the merge's
-  // thread, which alone calls HDF5. Returns the ranges the ranks' rows pair into (produce_rows).
-  auto copy_block =
-      [&](const Table& source,
-          const std::function<std::uint64_t(std::size_t, std::vector<std::byte>&)>& stage,
-          const std::function<std::uint64_t(std::size_t)>& copy, std::size_t row_size) {
-        const std::size_t first = me.first_rank;
-        EncodeAhead::Plan plan;
-        plan.helpers = stagers;
-        plan.budget = kStagedRows;
-        plan.window = 2 * stagers + 2;
-        for (std::size_t r = first; r < me.last_rank; ++r)  // weight: the rows read
-          plan.weights.push_back(
-              staged_from(r, source)
-                  ? std::max<std::uint64_t>(ranks[r]->reader().row_count(source), 1)
-                  : 0);
-        if (std::all_of(plan.weights.begin(), plan.weights.end(), [](auto w) { return w == 0; }))
-          plan.helpers = 0;  // nothing to stage: no threads
-        std::vector<std::vector<std::byte>> staged(me.last_rank - first);
-        std::vector<std::uint64_t> staged_ranges(staged.size(), 0);  // each helper its own
-        std::uint64_t ranges = 0;
-        EncodeAhead ahead(
-            std::move(plan), [&](std::size_t i) { staged_ranges[i] = stage(first + i, staged[i]); },
-            [](std::size_t) {});
-        for (std::size_t i = 0; i < staged.size(); ++i) {
-          if (ahead.take(i)) {
-            producer.append(staged[i], row_size);
-            std::vector<std::byte>().swap(staged[i]);
-            ranges += staged_ranges[i];
-          } else {
-            ranges += copy(first + i);
-          }
-          ahead.written(i);
-          steps.step();
-          drain(false);
-        }
-        return ranges;
-      };
-  // Whose ranges are counted before the tables (a pass over the markers of its own, spread
-  // over helpers), and whose as their markers are copied: the small ranks, whose markers are
-  // made ready on helpers then (counted on the merge's thread, the pairing cost a big rank's
-  // copy a third more time: 64 x 1 M on the lent machine).
-  std::vector<bool> counted_ahead(me.last_rank - me.first_rank, true);
-  for (std::size_t r = me.first_rank; r < me.last_rank; ++r)
-    counted_ahead[r - me.first_rank] = !staged_from(r, table_of<MarkerRow>());
-  std::uint64_t my_ranges = 0;
-  if (me.gather)
-    my_ranges = count_ranges(ranks, me.first_rank, me.last_rank, counted_ahead, stagers);
-  auto counts_ranges = [&](std::size_t t, std::size_t r) {
-    return me.gather && specs[t].table == &table_of<MarkerRow>() &&
-           !counted_ahead[r - me.first_rank];
-  };
-  for (std::size_t t = 0; t < specs.size(); ++t) {
-    producer.begin(t, layouts[t], firsts[t], totals[t]);
-    my_ranges += copy_block(
-        *specs[t].table,
-        [&](std::size_t r, std::vector<std::byte>& staged) {
-          return specs[t].stage(*ranks[r], strings.remap(r), counts_ranges(t, r), staged,
-                                layouts[t].row_size);
-        },
-        [&](std::size_t r) {
-          return specs[t].copy(*ranks[r], strings.remap(r), counts_ranges(t, r), producer);
-        },
-        layouts[t].row_size);
-    producer.end(last_block);
-  }
-
-  // Where each process's ranges start: how many each one pairs is known only now, and the
-  // processes agree on it before any sends a range. The first process takes every row of the
-  // tables before (a collective call while another waits to send to it would never return).
-  std::uint64_t first_range = 0;
-  if (me.gather) {
-    if (!me.leader()) {
-      ByteWriter message;
-      message.put(MessageHeader{MessageKind::kTablesDone, 0, 0, 0, 0});
-      me.send_to_leader(message.take());
-    }
-    drain(true, true);
-    const std::vector<std::uint64_t> counts = me.gather(my_ranges);
-    // Blocks are in process order: the processes before this one hold the ranges before.
-    for (std::size_t p = 0; p < counts.size(); ++p) {
-      totals[range_table] += counts[p];
-      if (p < me.index) first_range += counts[p];
-    }
-  }
-  producer.begin(range_table, kRangeLayout, first_range,
-                 me.gather ? totals[range_table] : ~std::uint64_t{0});
-  // A rank's ranges, paired from its markers, as rows of the table.
-  auto range_rows = [&](std::size_t r, const std::function<void(const RangeRow&)>& take) {
-    const std::int32_t rank_value = ranks[r]->rank();
-    const std::vector<StringId>& remap = strings.remap(r);
-    for_each_range(r, [&](const Range& range) {
-      take(RangeRow{range.begin_ns, range.end_ns, range.thread_id, range.level,
-                    range.name < remap.size() ? remap[range.name] : 0, rank_value});
-    });
-  };
-  // Staged like the tables: pairing a small rank's ranges reads its markers again (0.06-0.11
-  // s of 0.5 s writing 1024 x 10 k on the merge's thread here).
-  copy_block(
-      table_of<MarkerRow>(),
-      [&](std::size_t r, std::vector<std::byte>& staged) {
-        // A range takes two markers at least (its start and its end).
-        staged.resize(ranks[r]->reader().row_count<MarkerRow>() / 2 * sizeof(RangeRow));
-        std::size_t used = 0;
-        range_rows(r, [&](const RangeRow& row) {
-          if (used + sizeof row > staged.size()) staged.resize(used + sizeof row);  // never
-          std::memcpy(staged.data() + used, &row, sizeof row);
-          used += sizeof row;
-        });
-        staged.resize(used);
-        return std::uint64_t{0};
-      },
-      [&](std::size_t r) {
-        range_rows(
-            r, [&](const RangeRow& row) { std::memcpy(producer.next_row(), &row, sizeof row); });
-        return std::uint64_t{0};
-      },
-      sizeof(RangeRow));
-  producer.end(last_block);
-  if (!me.gather) totals[range_table] = producer.rows_until_now();
-  if (!me.leader()) {
-    ByteWriter message;
-    message.put(MessageHeader{MessageKind::kDone, 0, 0, 0, 0});
-    me.send_to_leader(message.take());
-    return 0;
-  }
-  drain(true);
-  if (!file->finish(totals))
-    throw std::runtime_error(fmt::format("rows of {} are missing from the merge processes", path));
-
-  const hid_t root = file_handle->get();
-  write_attribute(root, "format", std::string(kMergedTraceFormatName));
-  write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
-  write_attribute(root, "job_id", job_id);
-  write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
-  if (!ranks.empty()) {
-    const auto& reference = ranks.front()->reader().metadata();
-    write_attribute(root, "reference_rank", ranks.front()->rank());
-    // Wall-clock anchor: reference clock `start_clock_ns` was `start_realtime_ns`.
-    write_attribute(root, "start_realtime_ns", reference.start_realtime_ns);
-    write_attribute(root, "start_clock_ns", ranks.front()->align(reference.start_clock_ns));
-  }
-  {  // The shared string table.
-    const hsize_t count = strings.texts().size();
-    const Handle space(H5Screate_simple(1, &count, nullptr));
-    const Handle type(H5Tcopy(H5T_C_S1));
-    H5Tset_size(type.get(), H5T_VARIABLE);
-    H5Tset_cset(type.get(), H5T_CSET_UTF8);
-    const Handle dataset(H5Dcreate2(root, "strings", type.get(), space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT));
-    std::vector<const char*> texts;
-    texts.reserve(strings.texts().size());
-    for (const auto& text : strings.texts()) texts.push_back(text.c_str());
-    if (H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0)
-      throw std::runtime_error(fmt::format("cannot write the string table of {}", path));
-  }
-  // Closed here, every dataset first, and the result checked: the file's last metadata is
-  // written now, and where the file system fills up at this point, a file that did not close
-  // is no merged trace (the handle would close it without a word).
-  file.reset();
-  errno = 0;
-  if (H5Fclose(file_handle->release_without_close()) < 0)
-    throw std::runtime_error(fmt::format("cannot write {}: its last metadata could not be stored{}",
-                                         path, system_said(errno)));
-  std::uint64_t rows = 0;
-  for (const std::uint64_t total : totals) rows += total;
-  return rows;
+  MergedHdf5Export writer(ranks, path, progress, share != nullptr ? *share : serial, encoders,
+                          stagers);
+  return writer.run(job_id);
 }
 
 }  // namespace rocprof::merge

@@ -303,14 +303,11 @@ std::uint64_t event_chunk_bytes(const std::vector<const AlignedRank*>& ranks) {
   return std::uint64_t{1} << 20;
 }
 
-// The archive, written; export_otf2 below watches what libotf2 says meanwhile.
-Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
-                        const std::string& anchor_path, const ProgressReport& progress,
-                        const MergeShare* share) {
+// The archive opened for writing (every process opens it): a new one, what the output's name
+// held before removed by the first process.
+OTF2_Archive* open_archive(const std::vector<const AlignedRank*>& ranks,
+                           const std::string& anchor_path, const MergeShare& me) {
   namespace fs = std::filesystem;
-  MergeShare serial;
-  serial.last_rank = ranks.size();
-  const MergeShare& me = share != nullptr ? *share : serial;
   const fs::path anchor(anchor_path);
   const std::string directory = anchor.has_parent_path() ? anchor.parent_path().string() : ".";
   const std::string name = anchor.stem().string();
@@ -335,137 +332,141 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
   else
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "set collective callbacks",
           anchor_path);
-  check(OTF2_Archive_OpenEvtFiles(archive), "open event files", anchor_path);
+  return archive;
+}
 
-  Definitions defs;  // this process's regions (numbered as first met here)
-  ProcessReport mine;
-  const Otf2Communicators communicators(ranks);
-  auto event_writer = [&](OTF2_LocationRef location) {
-    OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location);
-    if (writer == nullptr)
-      throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
-    return writer;
+OTF2_EvtWriter* event_writer(OTF2_Archive* archive, OTF2_LocationRef location,
+                             const std::string& anchor_path) {
+  OTF2_EvtWriter* writer = OTF2_Archive_GetEvtWriter(archive, location);
+  if (writer == nullptr)
+    throw std::runtime_error(fmt::format("{}: cannot open an event writer", anchor_path));
+  return writer;
+}
+
+// A rank's enters and leaves, per location: (0 thread | 1 GPU queue, its id) -> events, not
+// yet in time order.
+struct RankEvents {
+  std::map<std::pair<int, std::uint64_t>, std::vector<Event>> per_location;
+  std::map<std::uint64_t, std::string> queue_names;
+};
+
+// Reads a rank's MPI calls, API calls, device work and ranges as regions entered and left
+// (numbered in `defs` as first met); widens `mine`'s time span to them.
+RankEvents collect_events(const AlignedRank& rank, Definitions& defs, Otf2MpiEventMaker& mpi_events,
+                          ProcessReport& mine) {
+  const RankFileReader& reader = rank.reader();
+  RankEvents collected;
+  auto add = [&](int kind, std::uint64_t id, std::uint32_t region, std::uint64_t begin,
+                 std::uint64_t end, std::uint32_t mpi = 0) {
+    end = std::max(begin, end);
+    auto& events = collected.per_location[{kind, id}];
+    events.push_back({begin, end, region, true, mpi});
+    events.push_back({end, begin, region, false, mpi});
+    mine.first = std::min(mine.first, begin);
+    mine.last = std::max(mine.last, end);
   };
-  Otf2Stats stats;
-  ProgressSteps steps(progress, me.last_rank - me.first_rank);
-  for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
-    const AlignedRank* rank = ranks[r];
-    if (r + 1 < me.last_rank) ranks[r + 1]->read_ahead();  // while this one is written
-    const RankFileReader& reader = rank->reader();
-    // Per location (thread, or GPU queue): its enters and leaves.
-    std::map<std::pair<int, std::uint64_t>, std::vector<Event>>
-        per_location;  // (0 thread|1 queue, id)
-    auto add = [&](int kind, std::uint64_t id, std::uint32_t region, std::uint64_t begin,
-                   std::uint64_t end, std::uint32_t mpi = 0) {
-      end = std::max(begin, end);
-      auto& events = per_location[{kind, id}];
-      events.push_back({begin, end, region, true, mpi});
-      events.push_back({end, begin, region, false, mpi});
-      mine.first = std::min(mine.first, begin);
-      mine.last = std::max(mine.last, end);
-    };
-    Otf2MpiEventMaker mpi_events(communicators);
-    MpiFunctions functions(reader);
-    rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      const std::string& function = reader.string(row.function);
-      const bool drawn = !functions.is_per_request_row(row);
-      const std::uint32_t mpi = mpi_events.advance(function, row, drawn);
-      if (!drawn) return;
-      add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
-          row.begin_ns, row.end_ns, mpi);
-    });
-    const OpNames op_name(reader);
-    rank->for_each_api_call([&](const ApiCallRow& row) {
-      add(0, row.thread_id,
-          defs.region(op_name(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
-          row.begin_ns, row.end_ns);
-    });
-    std::map<std::uint64_t, std::string> queue_names;
-    rank->for_each_activity([&](const ActivityRow& row) {
-      const std::string region = op_name.of_activity(row);
-      if (!queue_names.contains(row.queue_id))
-        queue_names.emplace(row.queue_id, gpu_track_name(row.domain, row.device_id, row.queue_id));
-      add(1, row.queue_id, defs.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
-          row.begin_ns, row.end_ns);
-    });
-    rank->for_each_marker(
-        [](const MarkerRow&) {},
-        [&](const Range& range) {
-          add(0, range.thread_id,
-              defs.region(reader.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
-              range.begin_ns, range.end_ns);
-        });
-    std::size_t index = 0;
-    for (auto& [key, events] : per_location) {
-      std::sort(events.begin(), events.end(), before);
-      Location location;
-      location.id = location_id(rank->rank(), index++);
-      location.rank = rank->rank();
-      location.type =
-          key.first == 0 ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
-      location.name = key.first == 0
-                          ? fmt::format("rank {} thread {}", rank->rank(), key.second)
-                          : fmt::format("rank {} {}", rank->rank(), queue_names[key.second]);
-      OTF2_EvtWriter* writer = event_writer(location.id);
-      std::uint64_t mpi_records = 0;
-      for (const Event& event : events) {
-        if (event.enter)
-          check(OTF2_EvtWriter_Enter(writer, nullptr, event.time, event.region), "write an event",
-                anchor_path);
-        if (event.mpi != 0) {
-          const Otf2MpiCallRecords& call = mpi_events.call(event.mpi);
-          for (const Otf2MpiRecord& record : event.enter ? call.at_begin : call.at_end)
-            write_mpi_record(writer, event.time, record, anchor_path);
-          mpi_records += (event.enter ? call.at_begin : call.at_end).size();
-        }
-        if (!event.enter)
-          check(OTF2_EvtWriter_Leave(writer, nullptr, event.time, event.region), "write an event",
-                anchor_path);
-      }
-      if (mpi_records != 0 && !mine.mpi_locations.contains(rank->rank()))
-        mine.mpi_locations[rank->rank()] = location.id;
-      if (key.first == 0) mine.first_thread.try_emplace(rank->rank(), location.id);
-      location.events = events.size() + mpi_records;
-      check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
-      stats.events += events.size();
-      stats.mpi_records += mpi_records;
-      mine.locations.push_back(std::move(location));
-    }
-    if (!mine.first_thread.contains(rank->rank())) {
-      // No host events at all: an empty thread location still stands for it in communicators.
-      Location location{location_id(rank->rank(), index++),
-                        fmt::format("rank {} thread", rank->rank()), OTF2_LOCATION_TYPE_CPU_THREAD,
-                        0, rank->rank()};
-      OTF2_EvtWriter* writer = event_writer(location.id);
-      check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
-      mine.first_thread[rank->rank()] = location.id;
-      mine.locations.push_back(std::move(location));
-    }
-    rank->done();
-    steps.step();
-  }
-  check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);
+  MpiFunctions functions(reader);
+  rank.for_each_mpi_call([&](const MpiCallRow& row) {
+    const std::string& function = reader.string(row.function);
+    const bool drawn = !functions.is_per_request_row(row);
+    const std::uint32_t mpi = mpi_events.advance(function, row, drawn);
+    if (!drawn) return;
+    add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns, mpi);
+  });
+  const OpNames op_name(reader);
+  rank.for_each_api_call([&](const ApiCallRow& row) {
+    add(0, row.thread_id,
+        defs.region(op_name(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns);
+  });
+  rank.for_each_activity([&](const ActivityRow& row) {
+    const std::string region = op_name.of_activity(row);
+    if (!collected.queue_names.contains(row.queue_id))
+      collected.queue_names.emplace(row.queue_id,
+                                    gpu_track_name(row.domain, row.device_id, row.queue_id));
+    add(1, row.queue_id, defs.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns);
+  });
+  rank.for_each_marker(
+      [](const MarkerRow&) {},
+      [&](const Range& range) {
+        add(0, range.thread_id,
+            defs.region(reader.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
+            range.begin_ns, range.end_ns);
+      });
+  return collected;
+}
 
-  // Everyone's regions, numbered as first met in process order (a serial merge's numbering):
-  // this process's own numbering maps onto it.
-  std::vector<std::pair<std::uint32_t, std::pair<std::string, OTF2_Paradigm>>> local;
-  for (const auto& [key, region] : defs.regions()) local.emplace_back(region.id, key);
-  std::sort(local.begin(), local.end());
-  for (const auto& [id, key] : local) mine.regions.emplace_back(key, defs.regions().at(key).role);
-  std::vector<ProcessReport> reports;
-  if (me.all_gather) {
-    for (const auto& bytes : me.all_gather(mine.serialize()))
-      reports.push_back(ProcessReport::deserialize(bytes));
-  } else {
-    reports.push_back(mine);
+// Writes a location's events in time order, with the MPI records of its calls; returns how
+// many MPI records it wrote.
+std::uint64_t write_location_events(OTF2_EvtWriter* writer, std::vector<Event>& events,
+                                    const Otf2MpiEventMaker& mpi_events,
+                                    const std::string& anchor_path) {
+  std::sort(events.begin(), events.end(), before);
+  std::uint64_t mpi_records = 0;
+  for (const Event& event : events) {
+    if (event.enter)
+      check(OTF2_EvtWriter_Enter(writer, nullptr, event.time, event.region), "write an event",
+            anchor_path);
+    if (event.mpi != 0) {
+      const Otf2MpiCallRecords& call = mpi_events.call(event.mpi);
+      for (const Otf2MpiRecord& record : event.enter ? call.at_begin : call.at_end)
+        write_mpi_record(writer, event.time, record, anchor_path);
+      mpi_records += (event.enter ? call.at_begin : call.at_end).size();
+    }
+    if (!event.enter)
+      check(OTF2_EvtWriter_Leave(writer, nullptr, event.time, event.region), "write an event",
+            anchor_path);
   }
-  Definitions global;
-  for (const ProcessReport& report : reports)
-    for (const auto& [key, role] : report.regions) global.region(key.first, key.second, role);
-  std::vector<std::uint32_t> to_global;
-  for (const auto& [key, role] : mine.regions) to_global.push_back(global.regions().at(key).id);
+  return mpi_records;
+}
 
-  // Local definition files: one per location, with the region mapping where it is needed.
+// One rank's event files: a location per thread and per GPU queue (an empty thread location
+// if the rank has no host events: it still stands for the rank in communicators), reported
+// in `mine`.
+void write_rank(OTF2_Archive* archive, const AlignedRank& rank, Definitions& defs,
+                const Otf2Communicators& communicators, ProcessReport& mine, Otf2Stats& stats,
+                const std::string& anchor_path) {
+  Otf2MpiEventMaker mpi_events(communicators);
+  RankEvents collected = collect_events(rank, defs, mpi_events, mine);
+  std::size_t index = 0;
+  for (auto& [key, events] : collected.per_location) {
+    Location location;
+    location.id = location_id(rank.rank(), index++);
+    location.rank = rank.rank();
+    location.type =
+        key.first == 0 ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+    location.name = key.first == 0
+                        ? fmt::format("rank {} thread {}", rank.rank(), key.second)
+                        : fmt::format("rank {} {}", rank.rank(), collected.queue_names[key.second]);
+    OTF2_EvtWriter* writer = event_writer(archive, location.id, anchor_path);
+    const std::uint64_t mpi_records =
+        write_location_events(writer, events, mpi_events, anchor_path);
+    if (mpi_records != 0 && !mine.mpi_locations.contains(rank.rank()))
+      mine.mpi_locations[rank.rank()] = location.id;
+    if (key.first == 0) mine.first_thread.try_emplace(rank.rank(), location.id);
+    location.events = events.size() + mpi_records;
+    check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
+    stats.events += events.size();
+    stats.mpi_records += mpi_records;
+    mine.locations.push_back(std::move(location));
+  }
+  if (!mine.first_thread.contains(rank.rank())) {
+    Location location{location_id(rank.rank(), index++), fmt::format("rank {} thread", rank.rank()),
+                      OTF2_LOCATION_TYPE_CPU_THREAD, 0, rank.rank()};
+    OTF2_EvtWriter* writer = event_writer(archive, location.id, anchor_path);
+    check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
+    mine.first_thread[rank.rank()] = location.id;
+    mine.locations.push_back(std::move(location));
+  }
+}
+
+// This process's locations' definition files: the mapping of its region numbers onto the
+// global ones, where it has regions.
+void write_local_definitions(OTF2_Archive* archive, const ProcessReport& mine,
+                             std::vector<std::uint32_t>& to_global,
+                             const std::string& anchor_path) {
   check(OTF2_Archive_OpenDefFiles(archive), "open definition files", anchor_path);
   OTF2_IdMap* mapping = to_global.empty() ? nullptr
                                           : OTF2_IdMap_CreateFromUint32Array(
@@ -479,34 +480,39 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
   }
   if (mapping != nullptr) OTF2_IdMap_Free(mapping);
   check(OTF2_Archive_CloseDefFiles(archive), "close definition files", anchor_path);
+}
 
+// Every process's locations together, and the job's time span.
+struct JobLocations {
   std::vector<Location> locations;
   std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
   std::map<std::int32_t, OTF2_LocationRef> first_thread;
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t last = 0;
-  for (const ProcessReport& report : reports) {
-    locations.insert(locations.end(), report.locations.begin(), report.locations.end());
-    mpi_locations.insert(report.mpi_locations.begin(), report.mpi_locations.end());
-    first_thread.insert(report.first_thread.begin(), report.first_thread.end());
-    first = std::min(first, report.first);
-    last = std::max(last, report.last);
-  }
-  stats.communicators = communicators.all().size();
-  stats.locations = locations.size();
-  stats.regions = global.regions().size();
-  if (!me.leader()) {
-    check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
-    return stats;
-  }
 
-  Definitions& names = global;
+  explicit JobLocations(const std::vector<ProcessReport>& reports) {
+    for (const ProcessReport& report : reports) {
+      locations.insert(locations.end(), report.locations.begin(), report.locations.end());
+      mpi_locations.insert(report.mpi_locations.begin(), report.mpi_locations.end());
+      first_thread.insert(report.first_thread.begin(), report.first_thread.end());
+      first = std::min(first, report.first);
+      last = std::max(last, report.last);
+    }
+    if (first > last) first = last = 0;
+  }
+};
+
+// The global definitions (the first process's): clock, strings, regions, the system tree
+// (a node per host), a location group per rank, the locations and the communicators.
+void write_global_definitions(OTF2_Archive* archive, const std::vector<const AlignedRank*>& ranks,
+                              Definitions& names, const JobLocations& job,
+                              const Otf2Communicators& communicators,
+                              const std::string& anchor_path) {
   OTF2_GlobalDefWriter* global_writer = OTF2_Archive_GetGlobalDefWriter(archive);
-  if (first > last) first = last = 0;
   const std::uint64_t realtime =
       ranks.empty() ? 0 : ranks.front()->reader().metadata().start_realtime_ns;
-  check(OTF2_GlobalDefWriter_WriteClockProperties(global_writer, 1'000'000'000ULL, first,
-                                                  last - first + 1, realtime),
+  check(OTF2_GlobalDefWriter_WriteClockProperties(global_writer, 1'000'000'000ULL, job.first,
+                                                  job.last - job.first + 1, realtime),
         "write clock properties", anchor_path);
   // Strings first (every name used below is interned before writing).
   const OTF2_StringRef machine = names.string("machine");
@@ -517,7 +523,7 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
   std::map<std::int32_t, OTF2_StringRef> rank_names;
   for (const AlignedRank* rank : ranks)
     rank_names[rank->rank()] = names.string(fmt::format("rank {}", rank->rank()));
-  for (const Location& location : locations) names.string(location.name);
+  for (const Location& location : job.locations) names.string(location.name);
   const OTF2_StringRef mpi_locations_name = names.string("MPI ranks");
   std::vector<OTF2_StringRef> comm_names;
   for (const auto& comm : communicators.all())
@@ -557,13 +563,65 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
               rank_names.at(rank->rank()), OTF2_LOCATION_GROUP_TYPE_PROCESS,
               host_nodes.at(rank->reader().metadata().hostname), OTF2_UNDEFINED_LOCATION_GROUP),
           "write a location group", anchor_path);
-  for (const Location& location : locations)
+  for (const Location& location : job.locations)
     check(OTF2_GlobalDefWriter_WriteLocation(
               global_writer, location.id, names.strings().at(location.name), location.type,
               location.events, static_cast<OTF2_LocationGroupRef>(location.rank)),
           "write a location", anchor_path);
-  write_communicators(global_writer, communicators, mpi_locations, first_thread, mpi_locations_name,
-                      comm_names, anchor_path);
+  write_communicators(global_writer, communicators, job.mpi_locations, job.first_thread,
+                      mpi_locations_name, comm_names, anchor_path);
+}
+
+// The archive, written; export_otf2 below watches what libotf2 says meanwhile.
+Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
+                        const std::string& anchor_path, const ProgressReport& progress,
+                        const MergeShare* share) {
+  MergeShare serial;
+  serial.last_rank = ranks.size();
+  const MergeShare& me = share != nullptr ? *share : serial;
+  OTF2_Archive* archive = open_archive(ranks, anchor_path, me);
+
+  // This process's ranks' event files, its regions numbered as first met here.
+  check(OTF2_Archive_OpenEvtFiles(archive), "open event files", anchor_path);
+  Definitions defs;
+  ProcessReport mine;
+  const Otf2Communicators communicators(ranks);
+  Otf2Stats stats;
+  ProgressSteps steps(progress, me.last_rank - me.first_rank);
+  for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
+    if (r + 1 < me.last_rank) ranks[r + 1]->read_ahead();  // while this one is written
+    write_rank(archive, *ranks[r], defs, communicators, mine, stats, anchor_path);
+    ranks[r]->done();
+    steps.step();
+  }
+  check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);
+
+  // Everyone's regions, numbered as first met in process order (a serial merge's numbering):
+  // this process's own numbering maps onto it.
+  std::vector<std::pair<std::uint32_t, std::pair<std::string, OTF2_Paradigm>>> local;
+  for (const auto& [key, region] : defs.regions()) local.emplace_back(region.id, key);
+  std::sort(local.begin(), local.end());
+  for (const auto& [id, key] : local) mine.regions.emplace_back(key, defs.regions().at(key).role);
+  std::vector<ProcessReport> reports;
+  if (me.all_gather) {
+    for (const auto& bytes : me.all_gather(mine.serialize()))
+      reports.push_back(ProcessReport::deserialize(bytes));
+  } else {
+    reports.push_back(mine);
+  }
+  Definitions global;
+  for (const ProcessReport& report : reports)
+    for (const auto& [key, role] : report.regions) global.region(key.first, key.second, role);
+  std::vector<std::uint32_t> to_global;
+  for (const auto& [key, role] : mine.regions) to_global.push_back(global.regions().at(key).id);
+  write_local_definitions(archive, mine, to_global, anchor_path);
+
+  const JobLocations job(reports);
+  stats.communicators = communicators.all().size();
+  stats.locations = job.locations.size();
+  stats.regions = global.regions().size();
+  if (me.leader())
+    write_global_definitions(archive, ranks, global, job, communicators, anchor_path);
   check(OTF2_Archive_Close(archive), "close the archive", anchor_path);
   return stats;
 }
