@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
-#include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,14 +15,12 @@
 
 #include <fmt/format.h>
 
-#include "merge/events/attribution_flows.hpp"
 #include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
-#include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
-#include "merge/events/user_annotations.hpp"
+#include "merge/timeline/rank_timeline.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -116,159 +114,168 @@ class JsonWriter {
   std::uint64_t count_ = 0;
 };
 
+// One rank's timeline as trace events.
+class RankEvents {
+ public:
+  RankEvents(JsonWriter& json, std::uint64_t origin_ns, const RankFileReader& reader)
+      : json_(json), origin_ns_(origin_ns), reader_(reader) {}
+
+  void process(const TimelineProcess& process) {
+    pid_ = process.rank;
+    json_.event(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {} ({})"}}}})J",
+                pid_, pid_, escape(process.hostname));
+    json_.event(R"J({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})J",
+                pid_, pid_);
+  }
+
+  void thread(std::uint32_t tid, const std::string& name) {
+    json_.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
+                pid_, tid, escape(name));
+  }
+
+  // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
+  void mpi_call(const TimelineMpiCall& call) {
+    if (!call.drawn) return;
+    const MpiCallRow& row = call.row;
+    json_.event(
+        R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
+        escape(reader_.string(row.function)), pid_, row.thread_id, us(row.begin_ns),
+        dur(row.begin_ns, row.end_ns), row.peer, row.tag, row.bytes_sent, row.bytes_received,
+        row.communicator, row.request, row.external_id);
+    // Inside the slice, so viewers bind the arrow's ends to it.
+    const std::uint64_t middle = row.begin_ns + (row.end_ns - row.begin_ns) / 2;
+    for (const MessageFlow& flow : call.messages)
+      json_.event(
+          R"J({{"name":"message","cat":"flow","ph":"{}",{}"id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+          flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid_,
+          row.thread_id, us(middle));
+    issued_inside(call.issued_inside, row.thread_id, middle);
+  }
+
+  // User annotations become the args of their region or mark.
+  void mark(const TimelineMark& mark) {
+    json_.event(
+        R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}{}}})J",
+        escape(reader_.string(mark.row.message)), pid_, mark.row.thread_id,
+        us(mark.row.timestamp_ns), args_of(mark.annotations, mark.row.id));
+  }
+
+  void range(const TimelineRange& drawn) {
+    const Range& range = drawn.range;
+    json_.event(
+        R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}{}}})J",
+        escape(reader_.string(range.name)), pid_, range.thread_id, us(range.begin_ns),
+        dur(range.begin_ns, range.end_ns),
+        range.region ? args_of(drawn.annotations, range.id) : std::string());
+    if (!range.region) return;
+    // A user region leads to the API calls made inside it.
+    issued_inside(drawn.issued_inside, range.thread_id,
+                  range.begin_ns + (range.end_ns - range.begin_ns) / 2);
+  }
+
+  void api_call(const TimelineApiCall& call) {
+    const ApiCallRow& row = call.row;
+    json_.event(
+        R"J({{"name":"{}","cat":"api","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"external_id":{},"bytes":{},"stream":{}}}}})J",
+        escape(call.names(row.domain, row.op)), pid_, row.thread_id, us(row.begin_ns),
+        dur(row.begin_ns, row.end_ns), row.correlation_id, row.external_id, row.bytes, row.stream);
+    if (call.ends_inside_flow)
+      json_.event(
+          R"J({{"name":"issued inside","cat":"flow","ph":"f","bp":"e","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+          call.inside_flow, pid_, row.thread_id,
+          us(row.begin_ns + (row.end_ns - row.begin_ns) / 2));
+  }
+
+  void gpu_work(const TimelineGpuWork& work) {
+    const ActivityRow& row = work.row;
+    const std::uint64_t track = kQueueTrackBase + row.queue_id % kQueueTrackBase;
+    if (work.first_on_queue)
+      json_.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
+                  pid_, track, *work.queue_name);
+    const std::string name = work.names.of_activity(row);
+    if (row.registers != 0 || row.grid[0] != 0)  // a kernel with what it asked of the GPU
+      json_.event(
+          R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"grid":[{},{},{}],"block":[{},{},{}],"shared_bytes":{},"registers":{}}}}})J",
+          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          row.correlation_id, row.grid[0], row.grid[1], row.grid[2], row.block[0], row.block[1],
+          row.block[2], row.shared_bytes, row.registers);
+    else if (row.src_kind != MemoryKind::kUnknown || row.dst_kind != MemoryKind::kUnknown)
+      json_.event(  // a copy or memset with the memory it touched (only what is known)
+          R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}{}{}}}}})J",
+          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          row.correlation_id, row.bytes, memory_kind_arg("src_kind", row.src_kind),
+          memory_kind_arg("dst_kind", row.dst_kind));
+    else
+      json_.event(
+          R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
+          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          row.correlation_id, row.bytes);
+    if (!work.issued) return;
+    json_.event(
+        R"J({{"name":"issued","cat":"flow","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
+        work.issued_flow, pid_, work.issued_thread, us(work.issued_ns));
+    json_.event(
+        R"J({{"name":"issued","cat":"flow","ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
+        work.issued_flow, pid_, track, us(row.begin_ns));
+  }
+
+ private:
+  double us(std::uint64_t t) const {
+    return static_cast<double>(static_cast<std::int64_t>(t - origin_ns_)) / 1000.0;
+  }
+  static double dur(std::uint64_t begin, std::uint64_t end) {
+    return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
+  }
+
+  void issued_inside(std::span<const std::uint64_t> flows, std::uint32_t thread,
+                     std::uint64_t middle) {
+    for (const std::uint64_t flow : flows)
+      json_.event(
+          R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
+          flow, pid_, thread, us(middle));
+  }
+
+  static std::string args_of(const UserAnnotations& annotations, std::uint64_t id) {
+    std::string args;
+    annotations.for_marker(id, [&](const AnnotationValue& value) {
+      args += args.empty() ? R"J(,"args":{)J" : ",";
+      args += fmt::format(R"J("{}":)J", escape(value.name));
+      switch (value.kind) {
+        case AnnotationValue::Kind::kString:
+          args += fmt::format(R"J("{}")J", escape(value.text));
+          break;
+        case AnnotationValue::Kind::kDouble:
+          args += fmt::format("{}", value.double_value);
+          break;
+        case AnnotationValue::Kind::kInt:
+          args += fmt::format("{}", value.int_value);
+          break;
+        case AnnotationValue::Kind::kUint:
+          args += fmt::format("{}", value.uint_value);
+          break;
+      }
+    });
+    return args.empty() ? args : args + "}";
+  }
+
+  JsonWriter& json_;
+  std::uint64_t origin_ns_;
+  const RankFileReader& reader_;
+  std::int32_t pid_ = 0;
+};
+
 }  // namespace
 
 std::uint64_t export_chrome_json(const std::vector<const AlignedRank*>& ranks,
                                  std::uint64_t origin_ns, const std::string& path,
                                  const ProgressReport& progress, const JsonPart& part) {
   JsonWriter json(path, part);
-  auto us = [origin_ns](std::uint64_t t) {
-    return static_cast<double>(static_cast<std::int64_t>(t - origin_ns)) / 1000.0;
-  };
-  auto dur = [](std::uint64_t begin, std::uint64_t end) {
-    return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
-  };
   ProgressSteps steps(progress, ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const AlignedRank* rank = ranks[r];
     if (r + 1 < ranks.size()) ranks[r + 1]->read_ahead();  // while this one is written
-    const RankFileReader& reader = rank->reader();
-    const int pid = rank->rank();
-    json.event(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {} ({})"}}}})J",
-               pid, pid, escape(reader.metadata().hostname));
-    json.event(R"J({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})J",
-               pid, pid);
-    for (const ThreadRow& thread : reader.read_all<ThreadRow>())
-      json.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
-                 pid, thread.thread_id, escape(reader.string(thread.name)));
-
-    // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
-    MessageFlowCursor message_flows(*rank);
-    AttributionFlows attribution(*rank);
-    std::vector<std::uint64_t> attribution_starts;
-    MpiFunctions functions(reader);
-    rank->for_each_mpi_call([&](const MpiCallRow& row) {
-      const std::string& name = reader.string(row.function);
-      std::vector<MessageFlow>& flows = message_flows.advance(row);
-      if (functions.is_per_request_row(row)) return;
-      json.event(
-          R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
-          escape(name), pid, row.thread_id, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
-          row.peer, row.tag, row.bytes_sent, row.bytes_received, row.communicator, row.request,
-          row.external_id);
-      // Inside the slice, so viewers bind the arrow's ends to it.
-      const std::uint64_t middle = row.begin_ns + (row.end_ns - row.begin_ns) / 2;
-      for (const MessageFlow& flow : flows)
-        json.event(
-            R"J({{"name":"message","cat":"flow","ph":"{}",{}"id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
-            flow.starts ? "s" : "f", flow.starts ? "" : R"J("bp":"e",)J", flow.flow, pid,
-            row.thread_id, us(middle));
-      flows.clear();
-      attribution_starts.clear();
-      attribution.starts(row, attribution_starts);
-      for (const std::uint64_t flow : attribution_starts)
-        json.event(
-            R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
-            flow, pid, row.thread_id, us(middle));
-    });
-    // Ranges and marks before the API calls: a region starts the flows they end. User
-    // annotations become the args of their region or mark.
-    const UserAnnotations user_annotations(reader);
-    auto args_of = [&](std::uint64_t id) {
-      std::string args;
-      user_annotations.for_marker(id, [&](const AnnotationValue& value) {
-        args += args.empty() ? R"J(,"args":{)J" : ",";
-        args += fmt::format(R"J("{}":)J", escape(value.name));
-        switch (value.kind) {
-          case AnnotationValue::Kind::kString:
-            args += fmt::format(R"J("{}")J", escape(value.text));
-            break;
-          case AnnotationValue::Kind::kDouble:
-            args += fmt::format("{}", value.double_value);
-            break;
-          case AnnotationValue::Kind::kInt:
-            args += fmt::format("{}", value.int_value);
-            break;
-          case AnnotationValue::Kind::kUint:
-            args += fmt::format("{}", value.uint_value);
-            break;
-        }
-      });
-      return args.empty() ? args : args + "}";
-    };
-    rank->for_each_marker(
-        [&](const MarkerRow& mark) {
-          json.event(
-              R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}{}}})J",
-              escape(reader.string(mark.message)), pid, mark.thread_id, us(mark.timestamp_ns),
-              args_of(mark.id));
-        },
-        [&](const Range& range) {
-          json.event(
-              R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}{}}})J",
-              escape(reader.string(range.name)), pid, range.thread_id, us(range.begin_ns),
-              dur(range.begin_ns, range.end_ns), range.region ? args_of(range.id) : std::string());
-          if (!range.region) return;
-          // A user region leads to the API calls made inside it.
-          attribution_starts.clear();
-          attribution.starts(kRegionExternalBit | range.id, attribution_starts);
-          const std::uint64_t middle = range.begin_ns + (range.end_ns - range.begin_ns) / 2;
-          for (const std::uint64_t flow : attribution_starts)
-            json.event(
-                R"J({{"name":"issued inside","cat":"flow","ph":"s","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
-                flow, pid, range.thread_id, us(middle));
-        });
-    // API calls, then the device work each issued (a flow from call to work).
-    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> issued;
-    const OpNames op_name(reader);
-    rank->for_each_api_call([&](const ApiCallRow& row) {
-      json.event(
-          R"J({{"name":"{}","cat":"api","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"external_id":{},"bytes":{},"stream":{}}}}})J",
-          escape(op_name(row.domain, row.op)), pid, row.thread_id, us(row.begin_ns),
-          dur(row.begin_ns, row.end_ns), row.correlation_id, row.external_id, row.bytes,
-          row.stream);
-      issued[row.correlation_id] = {row.thread_id, row.begin_ns};
-      if (std::uint64_t flow = 0; attribution.ends(row, flow))
-        json.event(
-            R"J({{"name":"issued inside","cat":"flow","ph":"f","bp":"e","id":"0x{:x}","pid":{},"tid":{},"ts":{:.3f}}})J",
-            flow, pid, row.thread_id, us(row.begin_ns + (row.end_ns - row.begin_ns) / 2));
-    });
-    std::set<std::uint64_t> queues;
-    rank->for_each_activity([&](const ActivityRow& row) {
-      const std::uint64_t track = kQueueTrackBase + row.queue_id % kQueueTrackBase;
-      if (queues.insert(track).second)
-        json.event(
-            R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J", pid,
-            track, gpu_track_name(row.domain, row.device_id, row.queue_id));
-      const std::string name = op_name.of_activity(row);
-      if (row.registers != 0 || row.grid[0] != 0)  // a kernel with what it asked of the GPU
-        json.event(
-            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"grid":[{},{},{}],"block":[{},{},{}],"shared_bytes":{},"registers":{}}}}})J",
-            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
-            row.correlation_id, row.grid[0], row.grid[1], row.grid[2], row.block[0], row.block[1],
-            row.block[2], row.shared_bytes, row.registers);
-      else if (row.src_kind != MemoryKind::kUnknown || row.dst_kind != MemoryKind::kUnknown)
-        json.event(  // a copy or memset with the memory it touched (only what is known)
-            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}{}{}}}}})J",
-            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
-            row.correlation_id, row.bytes, memory_kind_arg("src_kind", row.src_kind),
-            memory_kind_arg("dst_kind", row.dst_kind));
-      else
-        json.event(
-            R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
-            escape(name), pid, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
-            row.correlation_id, row.bytes);
-      if (const auto source = issued.find(row.correlation_id); source != issued.end()) {
-        const std::uint64_t flow = issued_flow_id(pid, row.correlation_id);
-        json.event(
-            R"J({{"name":"issued","cat":"flow","ph":"s","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
-            flow, pid, source->second.first, us(source->second.second));
-        json.event(
-            R"J({{"name":"issued","cat":"flow","ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{:.3f}}})J",
-            flow, pid, track, us(row.begin_ns));
-      }
-    });
-    rank->done();
+    RankEvents events(json, origin_ns, ranks[r]->reader());
+    walk_rank_timeline(*ranks[r], events);
+    ranks[r]->done();
     steps.step();
   }
   json.close();

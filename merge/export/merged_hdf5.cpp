@@ -271,9 +271,9 @@ class ChunkProducer {
 
  private:
   // Whole chunks are split and compressed on helper threads while the next ones fill (the
-  // encoder is the merged file's main cost: with one helper, the thread filling chunks waited
-  // for it 2.2 s of 5.3 s writing 64 x 1 M on the lent 16-core machine). They are written or
-  // sent in chunk order, on this thread, which alone calls HDF5 and MPI.
+  // encoder is the merged file's main cost: with one helper, the thread filling chunks spent
+  // much of its time waiting for it). They are written or sent in chunk order, on this
+  // thread, which alone calls HDF5 and MPI.
   struct Slot {
     std::vector<std::byte> rows;  // the chunk the helper encodes
     std::size_t table = 0;
@@ -497,13 +497,13 @@ TableSpec spec() {
   return {&table_of<Row>(), &copy_rank<Row>, &stage_rank<Row>};
 }
 
-// Rows staged aside by helpers at once, across the ranks ahead: some 64 MB.
+// Rows staged aside by helpers at once, across the ranks ahead (tens of megabytes).
 constexpr std::uint64_t kStagedRows = std::uint64_t{1} << 20;
 
 // Whether a rank's rows of `table` may be made ready on a helper: a table of one chunk that
 // reads without HDF5. A longer table is read on the merge's thread (its next chunks are read
-// ahead on helpers already, and staging it only added a copy: 64 x 1 M serially on the lent
-// machine, 4.20-4.76 s without against 4.31-5.71 s with); HDF5 serves the merge's thread only.
+// ahead on helpers already, and staging it only added a copy, which was slower); HDF5 serves
+// the merge's thread only.
 bool stageable(const RankFileReader& reader, const Table& table) {
   return reader.row_count(table) <= reader.chunk_rows(table) && reader.reads_without_hdf5(table);
 }
@@ -511,8 +511,8 @@ bool stageable(const RankFileReader& reader, const Table& table) {
 // The ranges of the ranks [first, last) that `ahead` says to count before the tables (the
 // others are counted as their markers are copied): on `helpers` threads for the ranks whose
 // markers read without HDF5, and on this thread for the others. Counting a rank is a pass
-// over its markers of its own, so it is spread out: 0.055 s of 0.46 s writing 1024 x 10 k
-// with 2 processes here, when every rank was counted so.
+// over its markers of its own, so it is spread out (on the merge's thread it was a tenth of
+// the writing time of many small ranks).
 std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::size_t first,
                            std::size_t last, const std::vector<bool>& ahead, std::size_t helpers) {
   auto anywhere = [&](std::size_t r) {

@@ -19,6 +19,7 @@
 #include "merge/exchange/bytes.hpp"
 #include "merge/export/otf2_mpi_events.hpp"
 #include "merge/export/otf2_problems.hpp"
+#include "merge/timeline/rank_timeline.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -350,53 +351,74 @@ struct RankEvents {
   std::map<std::uint64_t, std::string> queue_names;
 };
 
-// Reads a rank's MPI calls, API calls, device work and ranges as regions entered and left
-// (numbered in `defs` as first met); widens `mine`'s time span to them.
-RankEvents collect_events(const AlignedRank& rank, Definitions& defs, Otf2MpiEventMaker& mpi_events,
-                          ProcessReport& mine) {
-  const RankFileReader& reader = rank.reader();
-  RankEvents collected;
-  auto add = [&](int kind, std::uint64_t id, std::uint32_t region, std::uint64_t begin,
-                 std::uint64_t end, std::uint32_t mpi = 0) {
+// A rank's timeline as regions entered and left per location (numbered in `defs` as first
+// met), with the MPI records of its calls; widens `mine`'s time span to them. Marks have no
+// place in OTF2's enter/leave model, and the flows none in its records.
+class RankRegions {
+ public:
+  RankRegions(Definitions& defs, Otf2MpiEventMaker& mpi_events, ProcessReport& mine,
+              const RankFileReader& reader)
+      : defs_(defs), mpi_events_(mpi_events), mine_(mine), reader_(reader) {}
+
+  // The ranges' regions are defined after the calls' and the device work's, as first met in
+  // a pass over the calls, the work, then the ranges (the archive's region numbering).
+  RankEvents take() {
+    for (const Range& range : ranges_)
+      add(0, range.thread_id,
+          defs_.region(reader_.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
+          range.begin_ns, range.end_ns);
+    ranges_.clear();
+    return std::move(collected_);
+  }
+
+  void process(const TimelineProcess& /*process*/) {}
+  void thread(std::uint32_t /*tid*/, const std::string& /*name*/) {}
+  void mark(const TimelineMark& /*mark*/) {}
+
+  void mpi_call(const TimelineMpiCall& call) {
+    const MpiCallRow& row = call.row;
+    const std::string& function = reader_.string(row.function);
+    const std::uint32_t mpi = mpi_events_.advance(function, row, call.drawn);
+    if (!call.drawn) return;
+    add(0, row.thread_id, defs_.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns, mpi);
+  }
+
+  void range(const TimelineRange& drawn) { ranges_.push_back(drawn.range); }
+
+  void api_call(const TimelineApiCall& call) {
+    const ApiCallRow& row = call.row;
+    add(0, row.thread_id,
+        defs_.region(call.names(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns);
+  }
+
+  void gpu_work(const TimelineGpuWork& work) {
+    const ActivityRow& row = work.row;
+    const std::string region = work.names.of_activity(row);
+    if (work.first_on_queue) collected_.queue_names.emplace(row.queue_id, *work.queue_name);
+    add(1, row.queue_id, defs_.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
+        row.begin_ns, row.end_ns);
+  }
+
+ private:
+  void add(int kind, std::uint64_t id, std::uint32_t region, std::uint64_t begin, std::uint64_t end,
+           std::uint32_t mpi = 0) {
     end = std::max(begin, end);
-    auto& events = collected.per_location[{kind, id}];
+    auto& events = collected_.per_location[{kind, id}];
     events.push_back({begin, end, region, true, mpi});
     events.push_back({end, begin, region, false, mpi});
-    mine.first = std::min(mine.first, begin);
-    mine.last = std::max(mine.last, end);
-  };
-  MpiFunctions functions(reader);
-  rank.for_each_mpi_call([&](const MpiCallRow& row) {
-    const std::string& function = reader.string(row.function);
-    const bool drawn = !functions.is_per_request_row(row);
-    const std::uint32_t mpi = mpi_events.advance(function, row, drawn);
-    if (!drawn) return;
-    add(0, row.thread_id, defs.region(function, OTF2_PARADIGM_MPI, OTF2_REGION_ROLE_FUNCTION),
-        row.begin_ns, row.end_ns, mpi);
-  });
-  const OpNames op_name(reader);
-  rank.for_each_api_call([&](const ApiCallRow& row) {
-    add(0, row.thread_id,
-        defs.region(op_name(row.domain, row.op), OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
-        row.begin_ns, row.end_ns);
-  });
-  rank.for_each_activity([&](const ActivityRow& row) {
-    const std::string region = op_name.of_activity(row);
-    if (!collected.queue_names.contains(row.queue_id))
-      collected.queue_names.emplace(row.queue_id,
-                                    gpu_track_name(row.domain, row.device_id, row.queue_id));
-    add(1, row.queue_id, defs.region(region, OTF2_PARADIGM_CUDA, OTF2_REGION_ROLE_FUNCTION),
-        row.begin_ns, row.end_ns);
-  });
-  rank.for_each_marker(
-      [](const MarkerRow&) {},
-      [&](const Range& range) {
-        add(0, range.thread_id,
-            defs.region(reader.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
-            range.begin_ns, range.end_ns);
-      });
-  return collected;
-}
+    mine_.first = std::min(mine_.first, begin);
+    mine_.last = std::max(mine_.last, end);
+  }
+
+  Definitions& defs_;
+  Otf2MpiEventMaker& mpi_events_;
+  ProcessReport& mine_;
+  const RankFileReader& reader_;
+  RankEvents collected_;
+  std::vector<Range> ranges_;
+};
 
 // Writes a location's events in time order, with the MPI records of its calls; returns how
 // many MPI records it wrote.
@@ -429,7 +451,9 @@ void write_rank(OTF2_Archive* archive, const AlignedRank& rank, Definitions& def
                 const Otf2Communicators& communicators, ProcessReport& mine, Otf2Stats& stats,
                 const std::string& anchor_path) {
   Otf2MpiEventMaker mpi_events(communicators);
-  RankEvents collected = collect_events(rank, defs, mpi_events, mine);
+  RankRegions regions(defs, mpi_events, mine, rank.reader());
+  walk_rank_timeline(rank, regions, TimelineFlows::kNone);
+  RankEvents collected = regions.take();
   std::size_t index = 0;
   for (auto& [key, events] : collected.per_location) {
     Location location;

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "merge/events/user_annotations.hpp"
 #include "merge/files/block_file.hpp"
+#include "merge/timeline/user_annotations.hpp"
 
 namespace google::protobuf {
 class MessageLite;

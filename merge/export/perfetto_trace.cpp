@@ -11,16 +11,14 @@
 
 #include <fmt/format.h>
 
-#include "merge/events/attribution_flows.hpp"
 #include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
-#include "merge/events/message_flows.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
-#include "merge/events/user_annotations.hpp"
 #include "merge/export/encode_ahead.hpp"
 #include "merge/export/perfetto_encoder.hpp"
+#include "merge/timeline/rank_timeline.hpp"
 #include "perfetto_trace_subset.pb.h"
 
 namespace rocprof::merge {
@@ -40,222 +38,260 @@ std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
   return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
 }
 
-// One rank's packet sequence, into `file` (the output, or memory for a rank encoded aside).
-// One rank at a time on each thread: the buffers below are reused from rank to rank.
-PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
-  thread_local std::vector<Annotation> annotations;
-  thread_local std::vector<std::uint64_t> flows;
-  thread_local std::vector<std::uint64_t> terminating;
-  annotations.clear();  // a rank that failed on this thread may have left some
-  flows.clear();
-  terminating.clear();
-  PerfettoStats stats;
-  const RankFileReader& reader = rank->reader();
-  const std::int32_t pid = rank->rank();
-  PacketSequence sequence(file, static_cast<std::uint32_t>(pid) + 1);
-  {
-    pb::TrackDescriptor track;
-    track.set_uuid(process_uuid(pid));
-    track.mutable_process()->set_pid(pid);
-    track.mutable_process()->set_process_name(
-        fmt::format("rank {} ({})", pid, reader.metadata().hostname));
-    sequence.write_message(kTrackDescriptorField, track);
+// One rank's timeline as a packet sequence, into `file` (the output, or memory for a rank
+// encoded aside). One rank at a time on each thread: the buffers below are reused from rank
+// to rank.
+class RankEncoder {
+ public:
+  RankEncoder(std::int32_t pid, const RankFileReader& reader, PacketFile& file)
+      : pid_(pid),
+        reader_(reader),
+        sequence_(file, static_cast<std::uint32_t>(pid) + 1),
+        string_iids_(reader.string_count(), 0),
+        op_name_(reader) {
+    annotations_.clear();  // a rank that failed on this thread may have left some
+    flows_.clear();
+    terminating_.clear();
   }
-  std::unordered_set<std::uint32_t> threads;
-  // Rows come in runs from one thread: the last one seen needs no set look-up.
-  std::optional<std::uint32_t> last_thread;
-  auto thread_track = [&](std::uint32_t tid, const std::string& name) {
-    if (last_thread == tid) return;
-    last_thread = tid;
-    if (!threads.insert(tid).second) return;
+
+  PerfettoStats stats() const noexcept { return stats_; }
+
+  void process(const TimelineProcess& process) {
     pb::TrackDescriptor track;
-    track.set_uuid(thread_uuid(pid, tid));
-    track.set_parent_uuid(process_uuid(pid));
-    track.mutable_thread()->set_pid(pid);
-    track.mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
-    track.mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
-    sequence.write_message(kTrackDescriptorField, track);
-  };
-  for (const ThreadRow& thread : reader.read_all<ThreadRow>())
-    thread_track(thread.thread_id, reader.string(thread.name));
+    track.set_uuid(process_uuid(pid_));
+    track.mutable_process()->set_pid(pid_);
+    track.mutable_process()->set_process_name(fmt::format("rank {} ({})", pid_, process.hostname));
+    sequence_.write_message(kTrackDescriptorField, track);
+  }
 
-  // Interned ids of the rank's strings, and of op names, looked up once each.
-  std::vector<std::uint64_t> string_iids(reader.string_count(), 0);
-  auto name_iid = [&](StringId id) {
-    if (id >= string_iids.size()) return sequence.event_name(reader.string(id));  // throws
-    std::uint64_t& iid = string_iids[id];
-    if (iid == 0) iid = sequence.event_name(reader.string(id));
-    return iid;
-  };
-  const OpNames op_name(reader);
-  std::unordered_map<std::uint64_t, std::uint64_t> op_iids;
-  auto op_iid = [&](std::uint8_t domain, std::uint32_t op) {
-    const std::uint64_t key = (std::uint64_t{domain} << 32) | op;
-    const auto [entry, added] = op_iids.try_emplace(key, 0);
-    if (added) entry->second = sequence.event_name(op_name(domain, op));
-    return entry->second;
-  };
-  // A GPU slice's name: its kernel, a copy's name by direction, else its op.
-  std::unordered_map<std::uint64_t, std::uint64_t> copy_iids;
-  auto activity_iid = [&](const ActivityRow& row) {
-    if (row.kernel_name != 0) return name_iid(row.kernel_name);
-    if (!OpNames::is_named_copy(row)) return op_iid(row.domain, row.op);
-    const auto [entry, added] = copy_iids.try_emplace(row.kind, 0);
-    if (added) entry->second = sequence.event_name(op_name.of_activity(row));
-    return entry->second;
-  };
-  const std::uint64_t mpi_category = sequence.category("mpi");
-  const std::uint64_t api_category = sequence.category("api");
-  const std::uint64_t gpu_category = sequence.category("gpu");
-  const std::uint64_t range_category = sequence.category("range");
-  const std::uint64_t marker_category = sequence.category("marker");
-  const std::uint64_t peer = sequence.annotation_name("peer");
-  const std::uint64_t tag = sequence.annotation_name("tag");
-  const std::uint64_t bytes_sent = sequence.annotation_name("bytes_sent");
-  const std::uint64_t bytes_received = sequence.annotation_name("bytes_received");
-  const std::uint64_t communicator = sequence.annotation_name("communicator");
-  const std::uint64_t external_id = sequence.annotation_name("external_id");
-  const std::uint64_t correlation_id = sequence.annotation_name("correlation_id");
+  void thread(std::uint32_t tid, const std::string& name) { thread_track(tid, name); }
 
-  // Built in place: a temporary copied in stalls on store forwarding (measured, per row).
-  auto annotate = [&](std::uint64_t name, std::int64_t value) {
-    Annotation& annotation = annotations.emplace_back();
-    annotation.name_iid = name;
-    annotation.value = value;
-  };
-  auto slice = [&](std::uint64_t track, std::uint64_t category, std::uint64_t name,
-                   std::uint64_t begin, std::uint64_t end) {
-    sequence.write_event({.type = PacketSequence::EventType::kSliceBegin,
-                          .timestamp = begin,
-                          .track = track,
-                          .category_iid = category,
-                          .name_iid = name,
-                          .annotations = annotations,
-                          .flows = flows,
-                          .terminating_flows = terminating});
-    sequence.write_event({.type = PacketSequence::EventType::kSliceEnd,
-                          .timestamp = std::max(end, begin),
-                          .track = track});
-    annotations.clear();
-    flows.clear();
-    terminating.clear();
-    ++stats.slices;
-  };
-
-  AttributionFlows attribution(*rank);
-  MessageFlowCursor message_flows(*rank);
-  MpiFunctions functions(reader);
-  rank->for_each_mpi_call([&](const MpiCallRow& row) {
-    std::vector<MessageFlow>& pending = message_flows.advance(row);
-    if (functions.is_per_request_row(row)) return;
+  void mpi_call(const TimelineMpiCall& call) {
+    if (!call.drawn) return;
+    intern_names();
+    const MpiCallRow& row = call.row;
     thread_track(row.thread_id, "");
-    stats.flows += pending.size();
-    attribution.starts(row, flows);
-    for (const auto& flow : pending) (flow.starts ? flows : terminating).push_back(flow.flow);
-    pending.clear();
+    stats_.flows += call.messages.size();
+    flows_.insert(flows_.end(), call.issued_inside.begin(), call.issued_inside.end());
+    for (const auto& flow : call.messages)
+      (flow.starts ? flows_ : terminating_).push_back(flow.flow);
     // Only what the call has: a collective names no peer, a receive sends no bytes.
-    if (row.peer >= 0) annotate(peer, row.peer);
-    if (row.tag >= 0) annotate(tag, row.tag);
-    if (row.bytes_sent != 0) annotate(bytes_sent, static_cast<std::int64_t>(row.bytes_sent));
+    if (row.peer >= 0) annotate(names_.peer, row.peer);
+    if (row.tag >= 0) annotate(names_.tag, row.tag);
+    if (row.bytes_sent != 0) annotate(names_.bytes_sent, static_cast<std::int64_t>(row.bytes_sent));
     if (row.bytes_received != 0)
-      annotate(bytes_received, static_cast<std::int64_t>(row.bytes_received));
-    if (row.communicator != 0) annotate(communicator, static_cast<std::int64_t>(row.communicator));
-    if (row.external_id != 0) annotate(external_id, static_cast<std::int64_t>(row.external_id));
-    slice(thread_uuid(pid, row.thread_id), mpi_category, name_iid(row.function), row.begin_ns,
+      annotate(names_.bytes_received, static_cast<std::int64_t>(row.bytes_received));
+    if (row.communicator != 0)
+      annotate(names_.communicator, static_cast<std::int64_t>(row.communicator));
+    if (row.external_id != 0)
+      annotate(names_.external_id, static_cast<std::int64_t>(row.external_id));
+    slice(thread_uuid(pid_, row.thread_id), categories_.mpi, name_iid(row.function), row.begin_ns,
           row.end_ns);
-  });
-  // Ranges and marks before the API calls: a region starts the flows they end. User
-  // annotations (by the id of the marker they belong to) go on their region or mark.
-  const UserAnnotations user_annotations(reader);
-  auto annotate_marker = [&](std::uint64_t id) {
-    user_annotations.for_marker(id, [&](const AnnotationValue& value) {
-      // uint_value holds the recorded bits whatever the kind (a double's too).
-      annotations.push_back({sequence.annotation_name(value.name),
-                             static_cast<std::int64_t>(value.uint_value), value.kind, value.text});
-    });
-  };
-  rank->for_each_marker(
-      [&](const MarkerRow& mark) {
-        thread_track(mark.thread_id, "");
-        annotate_marker(mark.id);
-        sequence.write_event({.type = PacketSequence::EventType::kInstant,
-                              .timestamp = mark.timestamp_ns,
-                              .track = thread_uuid(pid, mark.thread_id),
-                              .category_iid = marker_category,
-                              .name_iid = name_iid(mark.message),
-                              .annotations = annotations});
-        annotations.clear();
-        ++stats.instants;
-      },
-      [&](const Range& range) {
-        thread_track(range.thread_id, "");
-        if (range.region) {
-          // A user region leads to the API calls made inside it.
-          attribution.starts(kRegionExternalBit | range.id, flows);
-          annotate_marker(range.id);
-        }
-        slice(thread_uuid(pid, range.thread_id), range_category, name_iid(range.name),
-              range.begin_ns, range.end_ns);
-      });
-  // A flow id per correlation id, qualified by rank: API call -> device work.
-  auto flow_id = [pid](std::uint64_t correlation) { return issued_flow_id(pid, correlation); };
-  std::unordered_set<std::uint64_t> issued;
-  rank->for_each_api_call([&](const ApiCallRow& row) {
-    thread_track(row.thread_id, "");
-    issued.insert(row.correlation_id);
-    annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
-    flows.push_back(flow_id(row.correlation_id));
-    if (std::uint64_t flow = 0; attribution.ends(row, flow)) {
-      annotate(external_id, static_cast<std::int64_t>(row.external_id));
-      terminating.push_back(flow);
-      ++stats.flows;
+  }
+
+  void mark(const TimelineMark& mark) {
+    intern_names();
+    thread_track(mark.row.thread_id, "");
+    annotate_marker(mark.annotations, mark.row.id);
+    sequence_.write_event({.type = PacketSequence::EventType::kInstant,
+                           .timestamp = mark.row.timestamp_ns,
+                           .track = thread_uuid(pid_, mark.row.thread_id),
+                           .category_iid = categories_.marker,
+                           .name_iid = name_iid(mark.row.message),
+                           .annotations = annotations_});
+    annotations_.clear();
+    ++stats_.instants;
+  }
+
+  void range(const TimelineRange& drawn) {
+    intern_names();
+    const Range& range = drawn.range;
+    thread_track(range.thread_id, "");
+    if (range.region) {
+      // A user region leads to the API calls made inside it.
+      flows_.insert(flows_.end(), drawn.issued_inside.begin(), drawn.issued_inside.end());
+      annotate_marker(drawn.annotations, range.id);
     }
-    slice(thread_uuid(pid, row.thread_id), api_category, op_iid(row.domain, row.op), row.begin_ns,
-          row.end_ns);
-  });
-  std::unordered_set<std::uint64_t> queues;
-  rank->for_each_activity([&](const ActivityRow& row) {
-    const std::uint64_t track = queue_uuid(pid, row.queue_id);
-    if (queues.insert(track).second) {
+    slice(thread_uuid(pid_, range.thread_id), categories_.range, name_iid(range.name),
+          range.begin_ns, range.end_ns);
+  }
+
+  void api_call(const TimelineApiCall& call) {
+    intern_names();
+    const ApiCallRow& row = call.row;
+    thread_track(row.thread_id, "");
+    annotate(names_.correlation_id, static_cast<std::int64_t>(row.correlation_id));
+    flows_.push_back(call.issued_flow);
+    if (call.ends_inside_flow) {
+      annotate(names_.external_id, static_cast<std::int64_t>(row.external_id));
+      terminating_.push_back(call.inside_flow);
+      ++stats_.flows;
+    }
+    slice(thread_uuid(pid_, row.thread_id), categories_.api, op_iid(row.domain, row.op),
+          row.begin_ns, row.end_ns);
+  }
+
+  void gpu_work(const TimelineGpuWork& work) {
+    intern_names();
+    const ActivityRow& row = work.row;
+    const std::uint64_t track = queue_uuid(pid_, row.queue_id);
+    if (work.first_on_queue) {
       pb::TrackDescriptor descriptor;
       descriptor.set_uuid(track);
-      descriptor.set_parent_uuid(process_uuid(pid));
-      descriptor.set_name(gpu_track_name(row.domain, row.device_id, row.queue_id));
-      sequence.write_message(kTrackDescriptorField, descriptor);
+      descriptor.set_parent_uuid(process_uuid(pid_));
+      descriptor.set_name(*work.queue_name);
+      sequence_.write_message(kTrackDescriptorField, descriptor);
     }
-    if (issued.contains(row.correlation_id)) {
-      terminating.push_back(flow_id(row.correlation_id));
-      ++stats.flows;
+    if (work.issued) {
+      terminating_.push_back(work.issued_flow);
+      ++stats_.flows;
     }
-    annotate(correlation_id, static_cast<std::int64_t>(row.correlation_id));
+    annotate(names_.correlation_id, static_cast<std::int64_t>(row.correlation_id));
     if (row.registers != 0 || row.grid[0] != 0) {
       // What the kernel asked of the GPU (named when first seen: files without it keep
       // their bytes).
       static constexpr const char* kAxes[3][2] = {
           {"grid_x", "block_x"}, {"grid_y", "block_y"}, {"grid_z", "block_z"}};
       for (int axis = 0; axis < 3; ++axis) {
-        annotate(sequence.annotation_name(kAxes[axis][0]), row.grid[axis]);
-        annotate(sequence.annotation_name(kAxes[axis][1]), row.block[axis]);
+        annotate(sequence_.annotation_name(kAxes[axis][0]), row.grid[axis]);
+        annotate(sequence_.annotation_name(kAxes[axis][1]), row.block[axis]);
       }
-      annotate(sequence.annotation_name("shared_bytes"), row.shared_bytes);
-      annotate(sequence.annotation_name("registers"), row.registers);
+      annotate(sequence_.annotation_name("shared_bytes"), row.shared_bytes);
+      annotate(sequence_.annotation_name("registers"), row.registers);
     }
     // The memory a copy or memset touched, by name.
     for (const auto& [field, kind] :
          {std::pair{"src_kind", row.src_kind}, {"dst_kind", row.dst_kind}})
       if (kind != MemoryKind::kUnknown)
-        annotations.push_back({sequence.annotation_name(field), 0, Annotation::Kind::kString,
-                               memory_kind_name(kind)});
-    slice(track, gpu_category, activity_iid(row), row.begin_ns, row.end_ns);
-  });
-  return stats;
+        annotations_.push_back({sequence_.annotation_name(field), 0, Annotation::Kind::kString,
+                                memory_kind_name(kind)});
+    slice(track, categories_.gpu, activity_iid(row), row.begin_ns, row.end_ns);
+  }
+
+ private:
+  // Categories and annotation names, interned in this order after the track descriptors and
+  // before the first event.
+  void intern_names() {
+    if (interned_) return;
+    interned_ = true;
+    categories_ = {sequence_.category("mpi"), sequence_.category("api"), sequence_.category("gpu"),
+                   sequence_.category("range"), sequence_.category("marker")};
+    names_ = {
+        sequence_.annotation_name("peer"),          sequence_.annotation_name("tag"),
+        sequence_.annotation_name("bytes_sent"),    sequence_.annotation_name("bytes_received"),
+        sequence_.annotation_name("communicator"),  sequence_.annotation_name("external_id"),
+        sequence_.annotation_name("correlation_id")};
+  }
+
+  // Rows come in runs from one thread: the last one seen needs no set look-up.
+  void thread_track(std::uint32_t tid, const std::string& name) {
+    if (last_thread_ == tid) return;
+    last_thread_ = tid;
+    if (!threads_.insert(tid).second) return;
+    pb::TrackDescriptor track;
+    track.set_uuid(thread_uuid(pid_, tid));
+    track.set_parent_uuid(process_uuid(pid_));
+    track.mutable_thread()->set_pid(pid_);
+    track.mutable_thread()->set_tid(static_cast<std::int32_t>(tid));
+    track.mutable_thread()->set_thread_name(name.empty() ? fmt::format("thread {}", tid) : name);
+    sequence_.write_message(kTrackDescriptorField, track);
+  }
+
+  // Interned ids of the rank's strings, and of op names, looked up once each.
+  std::uint64_t name_iid(StringId id) {
+    if (id >= string_iids_.size()) return sequence_.event_name(reader_.string(id));  // throws
+    std::uint64_t& iid = string_iids_[id];
+    if (iid == 0) iid = sequence_.event_name(reader_.string(id));
+    return iid;
+  }
+  std::uint64_t op_iid(std::uint8_t domain, std::uint32_t op) {
+    const std::uint64_t key = (std::uint64_t{domain} << 32) | op;
+    const auto [entry, added] = op_iids_.try_emplace(key, 0);
+    if (added) entry->second = sequence_.event_name(op_name_(domain, op));
+    return entry->second;
+  }
+  // A GPU slice's name: its kernel, a copy's name by direction, else its op.
+  std::uint64_t activity_iid(const ActivityRow& row) {
+    if (row.kernel_name != 0) return name_iid(row.kernel_name);
+    if (!OpNames::is_named_copy(row)) return op_iid(row.domain, row.op);
+    const auto [entry, added] = copy_iids_.try_emplace(row.kind, 0);
+    if (added) entry->second = sequence_.event_name(op_name_.of_activity(row));
+    return entry->second;
+  }
+
+  // Built in place: a temporary copied in stalls on store forwarding.
+  static void annotate(std::uint64_t name, std::int64_t value) {
+    Annotation& annotation = annotations_.emplace_back();
+    annotation.name_iid = name;
+    annotation.value = value;
+  }
+  // User annotations (by the id of the marker they belong to) go on their region or mark.
+  void annotate_marker(const UserAnnotations& annotations, std::uint64_t id) {
+    annotations.for_marker(id, [&](const AnnotationValue& value) {
+      // uint_value holds the recorded bits whatever the kind (a double's too).
+      annotations_.push_back({sequence_.annotation_name(value.name),
+                              static_cast<std::int64_t>(value.uint_value), value.kind, value.text});
+    });
+  }
+
+  void slice(std::uint64_t track, std::uint64_t category, std::uint64_t name, std::uint64_t begin,
+             std::uint64_t end) {
+    sequence_.write_event({.type = PacketSequence::EventType::kSliceBegin,
+                           .timestamp = begin,
+                           .track = track,
+                           .category_iid = category,
+                           .name_iid = name,
+                           .annotations = annotations_,
+                           .flows = flows_,
+                           .terminating_flows = terminating_});
+    sequence_.write_event({.type = PacketSequence::EventType::kSliceEnd,
+                           .timestamp = std::max(end, begin),
+                           .track = track});
+    annotations_.clear();
+    flows_.clear();
+    terminating_.clear();
+    ++stats_.slices;
+  }
+
+  struct Categories {
+    std::uint64_t mpi = 0, api = 0, gpu = 0, range = 0, marker = 0;
+  };
+  struct AnnotationNames {
+    std::uint64_t peer = 0, tag = 0, bytes_sent = 0, bytes_received = 0, communicator = 0,
+                  external_id = 0, correlation_id = 0;
+  };
+
+  static thread_local std::vector<Annotation> annotations_;
+  static thread_local std::vector<std::uint64_t> flows_;
+  static thread_local std::vector<std::uint64_t> terminating_;
+  std::int32_t pid_;
+  const RankFileReader& reader_;
+  PacketSequence sequence_;
+  PerfettoStats stats_;
+  std::unordered_set<std::uint32_t> threads_;
+  std::optional<std::uint32_t> last_thread_;
+  std::vector<std::uint64_t> string_iids_;
+  const OpNames op_name_;
+  std::unordered_map<std::uint64_t, std::uint64_t> op_iids_;
+  std::unordered_map<std::uint64_t, std::uint64_t> copy_iids_;
+  bool interned_ = false;
+  Categories categories_;
+  AnnotationNames names_;
+};
+
+thread_local std::vector<Annotation> RankEncoder::annotations_;
+thread_local std::vector<std::uint64_t> RankEncoder::flows_;
+thread_local std::vector<std::uint64_t> RankEncoder::terminating_;
+
+PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
+  RankEncoder encoder(rank->rank(), rank->reader(), file);
+  walk_rank_timeline(*rank, encoder);
+  return encoder.stats();
 }
 
 // What encoding ranks aside holds in memory is about their rows, some 64 bytes of packets a
-// row: 4 M rows is some 250 MB. Room for the writer and each of three helpers to hold a rank of
-// 1 M rows: with 2 M, such ranks went aside two at a time, and one helper idled (64 x 1 M on the
-// lent 16-core machine, 4 runs: with 2 processes 2.90-3.39 -> 2.52-2.64 s, serially 4.16-6.01
-// -> 3.28-4.64 s; peak 217 -> 347 MiB).
+// row. Room for the writer and each of three helpers to hold a rank of 1 M rows: with half
+// of it, such ranks went aside two at a time and one helper idled.
 constexpr std::uint64_t kAsideRows = std::uint64_t{4} << 20;
 // A head start's ranks are held until the export appends them, beside those the export holds
 // aside: its own budget, and only ranks of up to an eighth of it.
@@ -295,8 +331,7 @@ struct PerfettoHeadStart::State {
       const std::uint64_t weight = aside_weight(*ranks[r]);
       if (weight == 0) continue;  // needs HDF5: the writer's, in its turn
       // Memory: the ranks after wait for the export. Large ranks too: a head start of a
-      // rank or two saves little, and holding them cost more (64 ranks of 1 M events on
-      // this 2-core VM: writing 3.07 -> 3.22 s).
+      // rank or two saves little, and holding them cost more than it saved.
       if (held + weight > kHeadStartRows || weight > kHeadStartRows / 8) break;
       held += weight;
       started[r] = true;

@@ -15,7 +15,7 @@
 namespace rocprof::merge {
 namespace {
 
-// The copy of one file gained nothing past 8 threads on the lent 16-core machine.
+// Copy threads past this gained nothing in the merge benchmark (docs/PERFORMANCE.md).
 constexpr unsigned kMostCopyThreads = 8;
 
 class ParallelStrategy final : public MergeStrategy {

@@ -1,4 +1,4 @@
-#include "merge/events/message_flows.hpp"
+#include "merge/timeline/message_flows.hpp"
 
 #include <algorithm>
 #include <numeric>
