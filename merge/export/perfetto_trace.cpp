@@ -220,7 +220,7 @@ class RankEncoder {
   }
 
   // Built in place: a temporary copied in stalls on store forwarding.
-  static void annotate(std::uint64_t name, std::int64_t value) {
+  void annotate(std::uint64_t name, std::int64_t value) {
     Annotation& annotation = annotations_.emplace_back();
     annotation.name_iid = name;
     annotation.value = value;
@@ -261,9 +261,16 @@ class RankEncoder {
                   external_id = 0, correlation_id = 0;
   };
 
-  static thread_local std::vector<Annotation> annotations_;
-  static thread_local std::vector<std::uint64_t> flows_;
-  static thread_local std::vector<std::uint64_t> terminating_;
+  // Buffers kept by the thread from rank to rank, reached through these references (a
+  // thread_local member would be looked up on every use).
+  template <typename T>
+  static std::vector<T>& buffer(int which) {
+    thread_local std::vector<T> buffers[2];
+    return buffers[which];
+  }
+  std::vector<Annotation>& annotations_ = buffer<Annotation>(0);
+  std::vector<std::uint64_t>& flows_ = buffer<std::uint64_t>(0);
+  std::vector<std::uint64_t>& terminating_ = buffer<std::uint64_t>(1);
   std::int32_t pid_;
   const RankFileReader& reader_;
   PacketSequence sequence_;
@@ -278,10 +285,6 @@ class RankEncoder {
   Categories categories_;
   AnnotationNames names_;
 };
-
-thread_local std::vector<Annotation> RankEncoder::annotations_;
-thread_local std::vector<std::uint64_t> RankEncoder::flows_;
-thread_local std::vector<std::uint64_t> RankEncoder::terminating_;
 
 PerfettoStats encode_rank(const AlignedRank* rank, PacketFile& file) {
   RankEncoder encoder(rank->rank(), rank->reader(), file);
