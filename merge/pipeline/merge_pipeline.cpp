@@ -66,6 +66,48 @@ void print_matching(const MatchedJob& matched, bool correct) {
                unmatched.total(), unmatched.uneven, unmatched.unknown_source, unmatched.given_up);
 }
 
+// An output that cannot be written, or a misspelt setting: refused before any work. Each
+// process checks what it sees (nodes may differ: a directory of one node's own, a setting
+// exported to some), and all stop together: one that stopped alone would leave the others
+// waiting for it for ever. The first one that refused says why. True when refused.
+bool refused(const MergeOptions& options, const MergeSettings& settings, const Sink& sink,
+             const MergeGroup& group) {
+  std::string refusal = output_problem(options, sink);
+  if (refusal.empty()) refusal = settings.problem;
+  if (refusal.empty()) refusal = group.setting_problem();
+  const int first = group.first_failed(!refusal.empty());
+  if (first < 0) return false;
+  if (group.index() == first)
+    fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
+               first > 0 ? fmt::format(" (as merge process {} sees it)", first) : "");
+  return true;
+}
+
+// Files left out, ranks the run did not trace, and what the timeline lacks (incomplete files,
+// dropped records: told even when quiet).
+void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet) {
+  if (group.leader())
+    for (const std::string& line : checked.set.skipped())
+      fmt::print(stderr, "rocprof-merge: {}\n", line);
+  if (!quiet && !checked.set.untraced().empty())
+    fmt::print(stderr, "rocprof-merge: {}\n", checked.set.untraced());
+  if (group.leader())
+    for (const std::string& line : checked.health.warnings())
+      fmt::print(stderr, "rocprof-merge: warning: {}\n", line);
+}
+
+// The summary: each process its ranks' (watched while the sink read them); the first adds up
+// everyone's.
+void add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
+            const MergeGroup& group) {
+  for (const AlignedRank* rank : block) rank->watch({});
+  summary.end_watch();
+  if (group.size() == 1) return;
+  const auto parts = group.all_gather(summary.serialize());
+  summary = Summary();
+  for (const auto& part : parts) summary.merge(part);
+}
+
 }  // namespace
 
 MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
@@ -87,19 +129,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     return 2;
   }
   const std::unique_ptr<Sink> sink = format_->make();
-  // An output that cannot be written, or a misspelt setting: refused before any work. Each
-  // process checks what it sees (nodes may differ: a directory of one node's own, a setting
-  // exported to some), and all stop together: one that stopped alone would leave the others
-  // waiting for it for ever. The first one that refused says why.
-  std::string refusal = output_problem(options_, *sink);
-  if (refusal.empty()) refusal = settings_.problem;
-  if (refusal.empty()) refusal = group.setting_problem();
-  if (const int first = group.first_failed(!refusal.empty()); first >= 0) {
-    if (group.index() == first)
-      fmt::print(stderr, "rocprof-merge: {}{}\n", refusal,
-                 first > 0 ? fmt::format(" (as merge process {} sees it)", first) : "");
-    return 2;
-  }
+  if (refused(options_, settings_, *sink, group)) return 2;
   if (!quiet)
     if (const std::string advice = one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
@@ -119,15 +149,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         check_helper_setting(settings_.check_helpers, group.processes_on_node());
     report.phase("checking rank files");
     CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
-    if (group.leader())
-      for (const std::string& line : checked.set.skipped())
-        fmt::print(stderr, "rocprof-merge: {}\n", line);
-    if (!quiet && !checked.set.untraced().empty())
-      fmt::print(stderr, "rocprof-merge: {}\n", checked.set.untraced());
-    // Incomplete files and dropped records: what the timeline lacks, told even when quiet.
-    if (group.leader())
-      for (const std::string& line : checked.health.warnings())
-        fmt::print(stderr, "rocprof-merge: warning: {}\n", line);
+    tell_inputs(checked, group, quiet);
 
     // align
     report.phase("reading clock models");
@@ -168,20 +190,18 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // emit
     report.phase(fmt::format("writing {}", options_.output));
     partial.arm();
-    SinkJob sink_job;
-    sink_job.ranks = &job.all;
-    sink_job.first_rank = job.first_rank;
-    sink_job.last_rank = job.last_rank;
-    sink_job.job_id = &checked.set.job_id();
-    sink_job.path = staged->path();
-    sink_job.progress = [&report](std::size_t done, std::size_t total) {
-      report.update(done, total);
-    };
-    sink_job.helpers =
-        settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus);
-    sink_job.direct_io = settings_.direct_io;
+    SinkJob to_write{
+        .ranks = &job.all,
+        .first_rank = job.first_rank,
+        .last_rank = job.last_rank,
+        .job_id = &checked.set.job_id(),
+        .path = staged->path(),
+        .progress = [&report](std::size_t done, std::size_t total) { report.update(done, total); },
+        .helpers =
+            settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus),
+        .direct_io = settings_.direct_io};
     const std::optional<std::uint64_t> events = strategy->emit(
-        *sink, std::move(sink_job), checked.weights, {*staged, partial, report, cpus});
+        *sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
     if (!events) return 1;
     partial.keep();  // written whole: what follows (the summary) cannot spoil it
     report.clear();
@@ -189,16 +209,10 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       if (const std::string advice = sink->advice(options_.output, *events); !advice.empty())
         fmt::print(stderr, "rocprof-merge: {}\n", advice);
 
-    // summarise: each process its ranks; the first adds up everyone's.
+    // summarise
     if (want_summary) {
       report.phase("summarising");
-      for (const AlignedRank* rank : block) rank->watch({});
-      summary.end_watch();
-      if (group.size() > 1) {
-        const auto parts = group.all_gather(summary.serialize());
-        summary = Summary();
-        for (const auto& part : parts) summary.merge(part);
-      }
+      add_up(summary, block, group);
       report.clear();
     }
     std::vector<std::string> timing_report;
