@@ -1,5 +1,6 @@
 // .json: written in parts, times in microseconds from the job's first record.
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <memory>
 
@@ -29,15 +30,29 @@ class ChromeJsonSink final : public Sink {
 
  private:
   // Viewers want small times: the job's earliest record is 0. Each process looks at its own
-  // ranks, and they agree on the earliest.
+  // ranks, and they agree on the earliest. Reading a rank's first rows may fail (a damaged
+  // chunk): every process still takes part in the gather, so none waits for ever, and all
+  // stop (the one that failed says why).
   static std::uint64_t origin(const SinkJob& job, const std::vector<const AlignedRank*>& block) {
     std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
-    for (const AlignedRank* rank : block) earliest = std::min(earliest, rank->first_time_ns());
+    std::exception_ptr failure;
+    try {
+      for (const AlignedRank* rank : block) earliest = std::min(earliest, rank->first_time_ns());
+    } catch (const std::exception&) {
+      failure = std::current_exception();
+      earliest = kFailed;
+    }
     if (job.share != nullptr && job.share->processes > 1)
-      for (const std::uint64_t other : job.share->gather(earliest))
+      for (const std::uint64_t other : job.share->gather(earliest)) {
+        if (other == kFailed && failure == nullptr) throw OtherProcessFailed();
         earliest = std::min(earliest, other);
+      }
+    if (failure != nullptr) std::rethrow_exception(failure);
     return earliest;
   }
+
+  // No aligned time comes this near the top of the clock.
+  static constexpr std::uint64_t kFailed = std::numeric_limits<std::uint64_t>::max() - 1;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct SinkJob {
   bool last_part() const noexcept {
     return share == nullptr || share->index + 1 == static_cast<std::size_t>(share->processes);
   }
+};
+
+// Thrown by a sink in a parallel merge when another process failed in a step they take
+// together (that process tells why): this one stops without a word of its own.
+struct OtherProcessFailed : std::runtime_error {
+  OtherProcessFailed() : std::runtime_error("another merge process failed") {}
 };
 
 class Sink {

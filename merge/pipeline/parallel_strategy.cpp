@@ -55,6 +55,8 @@ class ParallelStrategy final : public MergeStrategy {
       job.path = part;
       job.part_copied_after = part != target;
       events = sink.write(job);
+    } catch (const OtherProcessFailed&) {
+      failed = true;  // that process says why
     } catch (const std::exception& error) {
       fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
       failed = true;

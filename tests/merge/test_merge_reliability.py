@@ -36,6 +36,31 @@ class MergeReliabilityTest(unittest.TestCase):
     def leftovers(self, keep):
         return sorted(set(os.listdir(self.dir)) - set(keep))
 
+    def test_a_rank_whose_first_rows_are_damaged_stops_every_parallel_merge(self):
+        # Every output in parallel, with rank 3 (the last process's) unreadable from its first
+        # API-call rows: the JSON origin, agreed on by all processes before writing, reads
+        # them. The process that finds it says why; none waits for the others for ever.
+        import h5py
+        job = self.synthetic("job", 4, 3000, "--gpu-aware-allreduce")
+        damaged = os.path.join(job, "3.h5")
+        with h5py.File(damaged, "r") as f:
+            chunk = f["api_calls"].id.get_chunk_info(0)
+        with open(damaged, "r+b") as f:
+            f.seek(chunk.byte_offset + 8)
+            f.write(b"\x5a" * (chunk.size - 8))
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for ext in (".json", ".pftrace", ".h5", ".otf2"):
+            with self.subTest(output=ext):
+                result = subprocess.run(
+                    ["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
+                     os.path.join(self.dir, "out" + ext), "-q"],
+                    env=env, capture_output=True, text=True, timeout=120)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(f"{damaged}: cannot read rows", result.stderr)
+                self.assertIn("table api_calls", result.stderr)
+                self.assertNotIn("another merge process failed", result.stderr)
+                self.assertEqual(self.leftovers(["job"]), [])
+
     def test_a_damaged_string_heap_is_one_error_not_a_crash(self):
         # The issue's file: one byte of rank 2's global heap changed, which made HDF5 crash
         # (SIGSEGV in H5HG_read) inside the merge and leave its message spill behind.
