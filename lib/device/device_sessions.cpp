@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/device/counter_source.hpp"
+#include "lib/device/gpu_counters.hpp"
 #include "lib/device/host_counters.hpp"
 
 namespace rocprof::device {
@@ -50,19 +51,34 @@ bool find_counter(const CounterSource& source, const char* name, std::size_t& in
 
 rocprofiler_status_t create(const char** names, std::uint64_t count, rocprofiler_session_id_t* id,
                             int cpu, int gpu, State& all) {
-  static_cast<void>(gpu);  // GPU sources: none on this machine yet (NVML, rocm-smi to come)
   if (names == nullptr || id == nullptr || count == 0) return ROCPROFILER_STATUS_ERROR;
   if (cpu < -1) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
   std::unique_ptr<CounterSource> host = host_counters(cpu);
   if (!host) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
   Session session;
   session.sources.push_back(std::move(host));
+  constexpr std::size_t kHost = 0;
+  constexpr std::size_t kGpu = 1;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (names[i] == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
     std::size_t counter = 0;
-    if (!find_counter(*session.sources[0], names[i], counter))
+    if (find_counter(*session.sources[kHost], names[i], counter)) {
+      session.picks.push_back({kHost, counter});
+    } else if (is_gpu_counter(names[i])) {
+      // The GPU's source, made for its first counter: a GPU counter of a GPU (or a
+      // management library) this machine lacks is a missing agent, not an unknown name.
+      if (session.sources.size() == kGpu) {
+        std::string why;
+        std::unique_ptr<CounterSource> device = gpu_counters(gpu, why);
+        if (!device) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+        session.sources.push_back(std::move(device));
+      }
+      if (!find_counter(*session.sources[kGpu], names[i], counter))
+        return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+      session.picks.push_back({kGpu, counter});
+    } else {
       return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-    session.picks.push_back({0, counter});
+    }
     session.names.emplace_back(names[i]);
   }
   id->handle = all.next_handle++;
@@ -130,7 +146,7 @@ ROCPROFILER_EXPORT const char* rocprofiler_error_str(rocprofiler_status_t status
     case ROCPROFILER_STATUS_ERROR_NOT_INITIALIZED:
       return "rocprofiler is not initialized (call rocprofiler_initialize first)";
     case ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND:
-      return "no such CPU or GPU on this machine";
+      return "no such CPU or GPU on this machine (or no management library for its GPUs)";
     case ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND:
       return "no counter of that name on this device (rocprof-mpi --list-counters lists them)";
     case ROCPROFILER_STATUS_ERROR_SESSION_NOT_FOUND:

@@ -1,5 +1,6 @@
 // Device profiling sessions (rocprofiler/v2/rocprofiler.h): every misuse returns its status
 // and nothing crashes, and the host counters sample this machine for real.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <rocprofiler/v2/rocprofiler.h>
 #include <sched.h>
@@ -72,6 +73,17 @@ TEST_F(DeviceSessions, BadInputGetsItsStatus) {
   EXPECT_EQ(rocprofiler_device_profiling_session_create(known, 1, &id, -2, 0),
             ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND);
 
+  // A GPU counter: where no NVIDIA driver (or no such GPU) is, the GPU is the missing agent.
+  const char* gpu_names[] = {"CPU_UTIL", "GPU_UTIL"};
+  const bool nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr ||
+                    dlopen("libnvidia-ml.so.1", RTLD_NOW) != nullptr;
+  EXPECT_EQ(rocprofiler_device_profiling_session_create(gpu_names, 2, &id, -1, 1 << 20),
+            ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND);
+  if (!nvml) {
+    EXPECT_EQ(rocprofiler_device_profiling_session_create(gpu_names, 2, &id, -1, 0),
+              ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND);
+  }
+
   const rocprofiler_session_id_t session = make({"CPU_UTIL"});
   rocprofiler_device_profile_metric_t metric{};
   EXPECT_EQ(rocprofiler_device_profiling_session_poll(session, &metric),
@@ -143,7 +155,9 @@ TEST_F(DeviceSessions, HostCountersFollowTheMachine) {
   EXPECT_GT(own_share, 20.0) << "the burners hardly ran";
   EXPECT_LE(busy, 100.0);
   // A machine other work keeps busy shows no rise: only then is none asked for.
-  if (quiet < 90.0) EXPECT_GT(busy, quiet + 10.0);
+  if (quiet < 90.0) {
+    EXPECT_GT(busy, quiet + 10.0);
+  }
   EXPECT_GT(data[1].value.value, 0.0);
   EXPECT_LT(data[1].value.value, data[2].value.value);
   EXPECT_EQ(data[2].value.value, static_cast<double>(sysconf(_SC_PHYS_PAGES)) *

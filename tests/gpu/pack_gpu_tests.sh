@@ -21,7 +21,7 @@ pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
   tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump
-  tests/mpi_pingpong)
+  tests/mpi_pingpong tests/cuda_busy_counters)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -32,7 +32,7 @@ rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
 cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
 cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_roctracer_client" \
-  "$build/tests/cuda_trace_report" "$pack/tests/"
+  "$build/tests/cuda_trace_report" "$build/tests/cuda_busy_counters" "$pack/tests/"
 # The recorder-under-load benchmark (bench/recorder_load.py; run with LOAD=1).
 cp "$build/tests/roctx_burst" "$build/tests/rank_file_dump" "$pack/tests/"
 cp "$here/../bench/recorder_load.py" "$pack/"
@@ -47,15 +47,17 @@ fi
 cp -P "$build"/lib/librocprof-mpi.so "$build"/lib/librocprof-mpi-pmpi.so "$pack/lib/"
 cp -L "$build"/lib/libroctracer64.so.4 "$build"/lib/libroctx64.so.4 \
   "$build"/lib/librocprofiler-register.so.0 "$pack/lib/"
+cp -L "$build"/lib/librocprofiler64v2.so "$pack/lib/librocprofiler64.so.2"
 strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
 cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
-  "$here/check_roctracer_client.py" "$here/check_pytorch.py" "$here/torch_program.py" "$pack/"
+  "$here/check_roctracer_client.py" "$here/check_pytorch.py" "$here/torch_program.py" \
+  "$here/check_device_counters.py" "$pack/"
 # shellcheck source=../tools/carry_libraries.sh
 source "$here/../tools/carry_libraries.sh"
 carry_libraries "$pack/lib" "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" \
   "$build/tests/cuda_trace_report" "$build/tests/rank_file_dump" "$build/lib/librocprof-mpi.so" \
-  "$build/lib/libroctracer64.so.4"
+  "$build/lib/libroctracer64.so.4" "$build/lib/librocprofiler64v2.so"
 cat > "$pack/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Every GPU test from this folder (see pack_gpu_tests.sh). Exit 0 when all pass.
@@ -76,6 +78,8 @@ echo "== gpu.roctracer_client"
 python3 "$pack/check_roctracer_client.py" "$pack/bin/rocprof-mpi" \
   "$pack/tests/cuda_roctracer_client" "$pack/tests/cuda_trace_report" \
   "$work/roctracer_client" || status=1
+echo "== gpu.device_counters"
+python3 "$pack/check_device_counters.py" "$pack/tests/cuda_busy_counters" || status=1
 echo "== gpu.pytorch"
 python3 "$pack/check_pytorch.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/torch_program.py" "$work/pytorch"

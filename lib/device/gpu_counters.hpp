@@ -1,0 +1,20 @@
+// A GPU's counters, through the vendor's management library found at run time: NVML
+// (libnvidia-ml.so.1) for NVIDIA GPUs. The counter names are the same whichever backend
+// offers them, so a program asks for GPU_UTIL on any GPU.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lib/device/counter_source.hpp"
+
+namespace rocprof::device {
+
+// Whether `name` is a GPU counter some backend offers (on some machine).
+bool is_gpu_counter(const std::string& name);
+
+// GPU `gpu`'s counters (by the management library's numbering), or nullptr with `why` set:
+// no management library, or no such GPU.
+std::unique_ptr<CounterSource> gpu_counters(int gpu, std::string& why);
+
+}  // namespace rocprof::device
