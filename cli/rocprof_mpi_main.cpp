@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/launcher/launch_options.hpp"
+#include "lib/device/counter_listing.hpp"
 
 namespace {
 
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
   if (!outcome.run) {
     std::fputs(outcome.message.c_str(), outcome.exit_code == 0 ? stdout : stderr);
     return outcome.exit_code;
+  }
+  if (options.list_counters) {
+    std::fputs(rocprof::device::describe_counters().c_str(), stdout);
+    return 0;
   }
   // An NVIDIA driver on this node: HIP and system tracing include CUDA. Looked for only when
   // that matters, here in the launcher, whose image exec replaces.

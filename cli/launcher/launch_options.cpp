@@ -125,6 +125,8 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
       ->capture_default_str();
   app.add_flag("--print-config", o.print_config,
                "print the resolved configuration and exit without running");
+  app.add_flag("--list-counters", o.list_counters,
+               "list the device counters this machine offers (host, GPUs) and exit");
 
   app.allow_extras();  // to say what a stray word means, below
   ParseOutcome outcome;
@@ -153,6 +155,10 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
                   "rocprof-mpi: '{}' is not an option: put the application after '--' "
                   "(rocprof-mpi [options] -- ./app args)\n",
                   extras.front());
+    return outcome;
+  }
+  if (o.list_counters) {
+    outcome.run = true;  // the caller lists them; no application
     return outcome;
   }
   if (split == argc && !o.print_config) {

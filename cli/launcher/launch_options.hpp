@@ -29,6 +29,7 @@ struct LaunchOptions {
   std::string clock_sync_interval;  // empty: at MPI_Init and MPI_Finalize only
   std::string helper_cpus = "all";  // where the recorder's threads run: all or rank
   bool print_config = false;
+  bool list_counters = false;
   std::vector<std::string> command;  // the application and its arguments
 };
 

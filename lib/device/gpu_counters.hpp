@@ -13,6 +13,9 @@ namespace rocprof::device {
 // Whether `name` is a GPU counter some backend offers (on some machine).
 bool is_gpu_counter(const std::string& name);
 
+// The GPUs the management library sees (0 with `why` set where it cannot be used).
+int gpu_count(std::string& why);
+
 // GPU `gpu`'s counters (by the management library's numbering), or nullptr with `why` set:
 // no management library, or no such GPU.
 std::unique_ptr<CounterSource> gpu_counters(int gpu, std::string& why);

@@ -165,6 +165,17 @@ bool is_gpu_counter(const std::string& name) {
   return false;
 }
 
+int gpu_count(std::string& why) {
+  const Nvml& api = nvml();
+  unsigned int count = 0;
+  if (!api.problem.empty()) {
+    why = api.problem;
+    return 0;
+  }
+  if (api.count(&count) != kNvmlSuccess) why = "NVML did not say how many GPUs there are";
+  return static_cast<int>(count);
+}
+
 std::unique_ptr<CounterSource> gpu_counters(int gpu, std::string& why) {
   const Nvml& api = nvml();
   if (!api.problem.empty()) {

@@ -4,6 +4,7 @@ signals of the application, a program without MPI, and mpirun with 4 ranks (all 
 a subset with --mpi-ranks while the others still take part in the collective clock work)."""
 
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -73,6 +74,21 @@ class LauncherTest(unittest.TestCase):
                 self.assertEqual(result.stdout, "")
                 self.assertFalse(os.path.exists(marker))
         self.assertEqual(os.listdir(self.dir), [])
+
+    def test_list_counters_says_what_each_device_offers(self):
+        listed = self.launch("--list-counters")
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertTrue(listed.stdout.startswith("host ("), listed.stdout)
+        for counter in ("CPU_UTIL", "HOST_MEM_USED", "HOST_MEM_TOTAL", "PROCESS_RSS"):
+            self.assertRegex(listed.stdout, rf"\n  {counter} +\S+ +\S")
+        # Each GPU NVML sees has a section; without any, one line says why.
+        nvidia = shutil.which("nvidia-smi") is not None and subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True).returncode == 0
+        if nvidia:
+            self.assertRegex(listed.stdout, r"\nGPU 0 \(.*\):\n  GPU_UTIL ")
+        else:
+            self.assertRegex(listed.stdout, r"\nGPUs: none to sample: .+\n$")
+        self.assertIn("--list-counters", self.launch("--help").stdout)
 
     def test_help_version_and_print_config(self):
         help_ = self.launch("--help")
