@@ -26,9 +26,8 @@ std::string describe_counters() {
   const int gpus = gpu_count(why);
   for (int gpu = 0; gpu < gpus; ++gpu)
     if (const auto device = gpu_counters(gpu, why))
-      text += section(*device, fmt::format("gpu_index {}, through NVML", gpu));
-  if (gpus == 0)
-    text += fmt::format("GPUs: none to sample: {}\n", why.empty() ? "NVML sees no GPU" : why);
+      text += section(*device, fmt::format("gpu_index {}", gpu));
+  if (gpus == 0) text += fmt::format("GPUs: none to sample: {}\n", why);
   return text;
 }
 

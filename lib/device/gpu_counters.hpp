@@ -1,6 +1,7 @@
 // A GPU's counters, through the vendor's management library found at run time: NVML
-// (libnvidia-ml.so.1) for NVIDIA GPUs. The counter names are the same whichever backend
-// offers them, so a program asks for GPU_UTIL on any GPU.
+// (libnvidia-ml.so.1) for NVIDIA GPUs, ROCm SMI (librocm_smi64.so.1) for AMD ones. The
+// counter names are the same whichever backend offers them, so a program asks for GPU_UTIL on
+// any GPU.
 #pragma once
 
 #include <memory>

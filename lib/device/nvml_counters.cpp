@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "lib/device/gpu_counters.hpp"
+#include "lib/device/nvml_counters.hpp"
 
 namespace rocprof::device {
 namespace {
@@ -159,13 +159,9 @@ class NvmlCounters final : public CounterSource {
 
 }  // namespace
 
-bool is_gpu_counter(const std::string& name) {
-  for (const CounterInfo& counter : NvmlCounters::gpu_counter_list())
-    if (counter.name == name) return true;
-  return false;
-}
+const std::vector<CounterInfo>& nvml_counter_list() { return NvmlCounters::gpu_counter_list(); }
 
-int gpu_count(std::string& why) {
+int nvml_gpu_count(std::string& why) {
   const Nvml& api = nvml();
   unsigned int count = 0;
   if (!api.problem.empty()) {
@@ -176,20 +172,13 @@ int gpu_count(std::string& why) {
   return static_cast<int>(count);
 }
 
-std::unique_ptr<CounterSource> gpu_counters(int gpu, std::string& why) {
-  const Nvml& api = nvml();
-  if (!api.problem.empty()) {
-    why = api.problem;
-    return nullptr;
-  }
-  unsigned int count = 0;
+std::unique_ptr<CounterSource> nvml_counters(int gpu) {
+  std::string why;
   NvmlDevice device = nullptr;
-  if (gpu < 0 || api.count(&count) != kNvmlSuccess || static_cast<unsigned int>(gpu) >= count ||
-      api.handle(static_cast<unsigned int>(gpu), &device) != kNvmlSuccess) {
-    why = fmt::format("no NVIDIA GPU {} here ({} found)", gpu, count);
+  if (gpu < 0 || gpu >= nvml_gpu_count(why) ||
+      nvml().handle(static_cast<unsigned int>(gpu), &device) != kNvmlSuccess)
     return nullptr;
-  }
-  return std::make_unique<NvmlCounters>(api, device, gpu);
+  return std::make_unique<NvmlCounters>(nvml(), device, gpu);
 }
 
 }  // namespace rocprof::device
