@@ -84,7 +84,7 @@ typename PrefetchCursor<Row>::Prepare AlignedRank::aligner() const {
   return [this](Row* rows, std::size_t count) {
     Aligner aligner(*this);
     for (std::size_t i = 0; i < count; ++i) {
-      if constexpr (std::is_same_v<Row, MarkerRow>) {
+      if constexpr (std::is_same_v<Row, MarkerRow> || std::is_same_v<Row, CounterSampleRow>) {
         rows[i].timestamp_ns = aligner.align(rows[i].timestamp_ns);
       } else {
         rows[i].begin_ns = aligner.align(rows[i].begin_ns);
@@ -122,6 +122,15 @@ void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)
       if (watcher_.activity) watcher_.activity(row);
       visit(row);
     }
+}
+
+void AlignedRank::for_each_counter_sample(
+    const std::function<void(const CounterSampleRow&)>& visit) const {
+  if (reader_.row_count<CounterSampleRow>() == 0) return;
+  PrefetchCursor<CounterSampleRow> cursor(reader_, aligner<CounterSampleRow>());
+  std::vector<CounterSampleRow> rows;
+  while (cursor.next(rows))
+    for (const CounterSampleRow& row : rows) visit(row);
 }
 
 namespace {

@@ -119,6 +119,9 @@ class AlignedRank {
   void for_each_mpi_call(const std::function<void(const format::MpiCallRow&)>& visit) const;
   void for_each_api_call(const std::function<void(const format::ApiCallRow&)>& visit) const;
   void for_each_activity(const std::function<void(const format::ActivityRow&)>& visit) const;
+  // Device counter samples (every session's, in the order recorded), times aligned.
+  void for_each_counter_sample(
+      const std::function<void(const format::CounterSampleRow&)>& visit) const;
   // Marks (instants) and completed ranges, in the order their end is recorded.
   void for_each_marker(const std::function<void(const format::MarkerRow&)>& mark,
                        const std::function<void(const Range&)>& range) const;

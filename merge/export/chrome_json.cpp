@@ -186,6 +186,14 @@ class RankEvents {
           us(row.begin_ns + (row.end_ns - row.begin_ns) / 2));
   }
 
+  // A counter's samples as counter events of the rank's process, one series per track.
+  void counter(const TimelineCounter& sample) {
+    if (sample.first_on_track) counter_names_.emplace(sample.track, escape(*sample.track_name));
+    json_.event(
+        R"J({{"name":"{}","cat":"counter","ph":"C","pid":{},"ts":{:.3f},"args":{{"value":{}}}}})J",
+        counter_names_[sample.track], pid_, us(sample.row.timestamp_ns), sample.row.value);
+  }
+
   void gpu_work(const TimelineGpuWork& work) {
     const ActivityRow& row = work.row;
     const std::uint64_t track = kQueueTrackBase + row.queue_id % kQueueTrackBase;
@@ -259,6 +267,7 @@ class RankEvents {
   }
 
   JsonWriter& json_;
+  std::unordered_map<std::uint64_t, std::string> counter_names_;
   std::uint64_t origin_ns_;
   const RankFileReader& reader_;
   std::int32_t pid_ = 0;

@@ -374,6 +374,8 @@ class RankRegions {
   void process(const TimelineProcess& /*process*/) {}
   void thread(std::uint32_t /*tid*/, const std::string& /*name*/) {}
   void mark(const TimelineMark& /*mark*/) {}
+  // Device counters would be OTF2 metrics: not written yet.
+  void counter(const TimelineCounter& /*counter*/) {}
 
   void mpi_call(const TimelineMpiCall& call) {
     const MpiCallRow& row = call.row;

@@ -29,6 +29,7 @@ constexpr int kDebugAnnotations = 4;
 constexpr int kType = 9;
 constexpr int kNameIid = 10;
 constexpr int kTrackUuid = 11;
+constexpr int kDoubleCounterValue = 44;
 constexpr int kFlowIds = 47;
 constexpr int kTerminatingFlowIds = 48;
 constexpr int kTracePacketDefaults = 59;  // TracePacket
@@ -167,6 +168,8 @@ void PacketSequence::write_event(const Event& event) {
     body_size += length_delimited_size(1, size);
   }
   body_size += (event.flows.size() + event.terminating_flows.size()) * kFlowIdSize;
+  const bool counter = event.type == EventType::kCounter;
+  if (counter) body_size += kFlowIdSize;  // a two-byte tag and a fixed64, as a flow id
 
   const std::uint32_t flags = kNeedsIncrementalState;
   const std::size_t interned = pending_.empty() ? 0 : interned_size();
@@ -213,6 +216,8 @@ void PacketSequence::write_event(const Event& event) {
         break;
     }
   }
+  if (counter)
+    out = WireFormatLite::WriteDoubleToArray(kDoubleCounterValue, event.counter_value, out);
   for (const std::uint64_t flow : event.flows)
     out = WireFormatLite::WriteFixed64ToArray(kFlowIds, flow, out);
   for (const std::uint64_t flow : event.terminating_flows)

@@ -89,7 +89,12 @@ class PacketSequence {
   // A descriptor packet (track descriptors).
   void write_message(int field, const google::protobuf::MessageLite& message);
 
-  enum class EventType : std::uint8_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
+  enum class EventType : std::uint8_t {
+    kSliceBegin = 1,
+    kSliceEnd = 2,
+    kInstant = 3,
+    kCounter = 4
+  };
   struct Event {
     EventType type;
     std::uint64_t timestamp;
@@ -99,6 +104,7 @@ class PacketSequence {
     std::span<const Annotation> annotations = {};
     std::span<const std::uint64_t> flows = {};
     std::span<const std::uint64_t> terminating_flows = {};
+    double counter_value = 0;  // kCounter: the value
   };
   void write_event(const Event& event);
 

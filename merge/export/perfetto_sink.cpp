@@ -38,7 +38,7 @@ class PerfettoSink final : public Sink {
         job.part_copied_after && job.direct_io == DirectIo::kAuto ? DirectIo::kOff : job.direct_io;
     const PerfettoStats stats = export_perfetto(job.block(), job.path, job.progress, job.helpers,
                                                 direct_io, head_start_ ? &*head_start_ : nullptr);
-    return stats.slices + stats.instants;
+    return stats.slices + stats.instants + stats.counters;
   }
 
  private:

@@ -37,6 +37,11 @@ std::uint64_t thread_uuid(std::int32_t rank, std::uint32_t tid) {
 std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
   return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
 }
+// A counter track (session << 32 | counter string id): 16 bits of session, 24 of counter.
+std::uint64_t counter_uuid(std::int32_t rank, std::uint64_t track) {
+  return process_uuid(rank) | (std::uint64_t{3} << 40) | ((track >> 32) & 0xffff) << 24 |
+         (track & 0xffffff);
+}
 
 // One rank's timeline as a packet sequence, into `file` (the output, or memory for a rank
 // encoded aside). One rank at a time on each thread: the buffers below are reused from rank
@@ -129,6 +134,24 @@ class RankEncoder {
     }
     slice(thread_uuid(pid_, row.thread_id), categories_.api, op_iid(row.domain, row.op),
           row.begin_ns, row.end_ns);
+  }
+
+  // A device counter's sample on its counter track, under the rank that sampled it.
+  void counter(const TimelineCounter& sample) {
+    const std::uint64_t track = counter_uuid(pid_, sample.track);
+    if (sample.first_on_track) {
+      pb::TrackDescriptor descriptor;
+      descriptor.set_uuid(track);
+      descriptor.set_parent_uuid(process_uuid(pid_));
+      descriptor.set_name(*sample.track_name);
+      descriptor.mutable_counter();
+      sequence_.write_message(kTrackDescriptorField, descriptor);
+    }
+    sequence_.write_event({.type = PacketSequence::EventType::kCounter,
+                           .timestamp = sample.row.timestamp_ns,
+                           .track = track,
+                           .counter_value = sample.row.value});
+    ++stats_.counters;
   }
 
   void gpu_work(const TimelineGpuWork& work) {
@@ -467,6 +490,7 @@ PerfettoStats export_perfetto(const std::vector<const AlignedRank*>& ranks, cons
     stats.slices += rank_stats.slices;
     stats.instants += rank_stats.instants;
     stats.flows += rank_stats.flows;
+    stats.counters += rank_stats.counters;
     steps.step();
   }
   file.close();

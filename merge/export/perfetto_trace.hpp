@@ -22,6 +22,7 @@ struct PerfettoStats {
   std::uint64_t slices = 0;
   std::uint64_t instants = 0;
   std::uint64_t flows = 0;
+  std::uint64_t counters = 0;  // counter samples
   std::uint64_t packets = 0;
 };
 

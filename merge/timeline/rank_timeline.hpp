@@ -15,9 +15,11 @@
 //   mark(const TimelineMark&) and range(const TimelineRange&)  in the order their end is recorded
 //   api_call(const TimelineApiCall&)
 //   gpu_work(const TimelineGpuWork&)
+//   counter(const TimelineCounter&)       device counter samples, a track per session and counter
 // Ranges and marks come before the API calls: a user region starts flows the API calls end.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +27,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/flow_ids.hpp"
@@ -87,6 +91,16 @@ struct TimelineGpuWork {
 
 // Whether the walk works out the flows (a sink that draws none saves reading for them).
 enum class TimelineFlows { kDrawn, kNone };
+
+// A device counter's sample, on the counter's track: one per counter of a sampling session
+// (a device sampled by this rank), named "<device> <counter>" ("GPU 0 (NVIDIA H200) GPU_UTIL").
+struct TimelineCounter {
+  const format::CounterSampleRow& row;
+  std::uint64_t track;  // the rank's counter track: session << 32 | counter name's string id
+  bool first_on_track;
+  const std::string* track_name;  // when first_on_track
+  std::int32_t device_id;         // the session's device, -1 for the host
+};
 
 template <typename Visitor>
 void walk_rank_timeline(const AlignedRank& rank, Visitor& visitor,
@@ -164,6 +178,29 @@ void walk_rank_timeline(const AlignedRank& rank, Visitor& visitor,
       work.issued_ns = source->second.second;
     }
     visitor.gpu_work(work);
+  });
+
+  if (reader.row_count<format::CounterSampleRow>() == 0) return;
+  // Sessions by number: the device sampled and its name.
+  std::unordered_map<std::uint32_t, format::CounterSessionRow> sessions;
+  for (const format::CounterSessionRow& session : reader.read_all<format::CounterSessionRow>())
+    sessions.emplace(session.session, session);
+  std::unordered_map<std::uint64_t, std::string> tracks;
+  rank.for_each_counter_sample([&](const format::CounterSampleRow& row) {
+    if (!std::isfinite(row.value)) return;  // a reading the device did not give
+    const auto session = sessions.find(row.session);
+    TimelineCounter counter{row, std::uint64_t{row.session} << 32 | row.counter, false, nullptr,
+                            session == sessions.end() ? -1 : session->second.device_id};
+    auto [track, added] = tracks.try_emplace(counter.track);
+    if (added) {
+      track->second = session == sessions.end()
+                          ? fmt::format("session {} {}", row.session, reader.string(row.counter))
+                          : fmt::format("{} {}", reader.string(session->second.name),
+                                        reader.string(row.counter));
+      counter.first_on_track = true;
+      counter.track_name = &track->second;
+    }
+    visitor.counter(counter);
   });
 }
 

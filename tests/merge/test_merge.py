@@ -227,6 +227,49 @@ class MergeTest(unittest.TestCase):
             pairs[(name, ends[flow])] = pairs.get((name, ends[flow]), 0) + 1
         return pairs
 
+    def test_device_counters_are_counter_tracks_of_the_rank_that_sampled_them(self):
+        # Ranks 0 and 2 sampled "their" GPU (GPU_UTIL, GPU_POWER) and the host (CPU_UTIL) 50
+        # times each; GPU_UTIL's i-th sample is (37 i + rank) % 101 on the rank's own clock.
+        job = os.path.join(self.dir, "counters")
+        subprocess.run([SYNTHETIC, job, "4", "2000", "--counters=50"], check=True)
+        expected = {(rank, f"GPU {rank // 2} (simulated) GPU_UTIL"):
+                    [float((37 * i + rank) % 101) for i in range(50)] for rank in (0, 2)}
+        out = os.path.join(self.dir, "counters.json")
+        self.assertEqual(self.merge(job, "-o", out, "-q").returncode, 0)
+        samples = [e for e in read_json(out)["traceEvents"] if e.get("ph") == "C"]
+        self.assertEqual(len(samples), 2 * 3 * 50)
+        self.assertEqual({(e["pid"], e["name"]) for e in samples},
+                         {(r, f"GPU {r // 2} (simulated) {c}") for r in (0, 2)
+                          for c in ("GPU_UTIL", "GPU_POWER")} |
+                         {(r, "host CPU_UTIL") for r in (0, 2)})
+        for (rank, name), values in expected.items():
+            series = [e for e in samples if (e["pid"], e["name"]) == (rank, name)]
+            self.assertEqual([e["args"]["value"] for e in series], values)
+            # On the reference clock, like the rank's MPI calls: 50 samples over the run.
+            times = [e["ts"] for e in series]
+            self.assertEqual(times, sorted(times))
+        perfetto = os.path.join(self.dir, "counters.pftrace")
+        self.assertEqual(self.merge(job, "-o", perfetto, "-q").returncode, 0)
+        packets = parse_text_format(self.decode(perfetto))["packet"]
+        tracks = {}
+        for packet in packets:
+            for track in packet.get("track_descriptor", []):
+                if "counter" in track:
+                    tracks[int(track["uuid"][0])] = (int(track["parent_uuid"][0]), track["name"][0])
+        self.assertEqual(len(tracks), 6)
+        process = {int(t["uuid"][0]): int(t["process"][0]["pid"][0]) for p in packets
+                   for t in p.get("track_descriptor", []) if "process" in t}
+        values = {}
+        for packet in packets:
+            for event in packet.get("track_event", []):
+                if event["type"][0] == "TYPE_COUNTER":
+                    parent, name = tracks[int(event["track_uuid"][0])]
+                    values.setdefault((process[parent], name), []).append(
+                        float(event["double_counter_value"][0]))
+        self.assertEqual(sum(len(v) for v in values.values()), 300)
+        for key, series in expected.items():
+            self.assertEqual(values[key], series)
+
     def test_mpi_calls_lead_to_the_gpu_work_issued_inside_them(self):
         job = os.path.join(self.dir, "gpu")
         subprocess.run([SYNTHETIC, job, "4", "2000", "--gpu-aware-allreduce"], check=True)

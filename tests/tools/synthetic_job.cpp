@@ -204,6 +204,32 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       sample.reference_rank = 0;
       writer->append(sample);
     }
+    if (job.counter_samples > 0 && rank % 2 == 0) {
+      // Session 1: GPU rank / 2 (GPU_UTIL, GPU_POWER); session 2: the host (CPU_UTIL).
+      const StringId gpu_util = writer->intern("GPU_UTIL");
+      const StringId gpu_power = writer->intern("GPU_POWER");
+      const StringId cpu_util = writer->intern("CPU_UTIL");
+      auto session = blank<CounterSessionRow>();
+      session.start_ns = local(job.start_ns);
+      session.session = 1;
+      session.device_id = rank / 2;
+      session.name = writer->intern("GPU " + std::to_string(rank / 2) + " (simulated)");
+      writer->append(session);
+      session.session = 2;
+      session.device_id = -1;
+      session.name = writer->intern("host");
+      writer->append(session);
+      std::vector<CounterSampleRow> samples;
+      const std::uint64_t span = iterations * job.iteration_ns;
+      for (std::uint64_t i = 0; i < job.counter_samples; ++i) {
+        const std::uint64_t at = local(job.start_ns + span * i / job.counter_samples);
+        const auto busy = static_cast<double>((i * 37 + static_cast<std::uint64_t>(rank)) % 101);
+        samples.push_back({at, busy, 1, gpu_util});
+        samples.push_back({at, 100.0 + 2.0 * busy, 1, gpu_power});
+        samples.push_back({at, 100.0 - busy / 2.0, 2, cpu_util});
+      }
+      writer->append<CounterSampleRow>(samples);
+    }
     auto world = blank<CommunicatorRow>();
     world.communicator = 1;
     world.size = job.ranks;

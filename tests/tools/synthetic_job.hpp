@@ -36,6 +36,9 @@ struct SyntheticJob {
   // The ranks the run traced ("0,2", as rocprof-mpi --mpi-ranks takes them; "" for all): the
   // others get no file, and every file records the list.
   std::string traced_ranks;
+  // Device counters: every even rank samples "its" GPU (rank / 2, a simulated one) and the
+  // host this many times over the run, as the lowest local rank using a device does.
+  std::uint64_t counter_samples = 0;
   // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
   std::string compression = "zstd:1";
 };

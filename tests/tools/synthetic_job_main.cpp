@@ -1,7 +1,7 @@
 // Test tool: writes a synthetic job's rank files (tests/tools/synthetic_job.hpp) for merge
 // tests and benchmarks.
 // Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] [--gpu-aware-allreduce]
-//        [--user-regions] [--busy-rank=RANK:RANGES]
+//        [--user-regions] [--busy-rank=RANK:RANGES] [--counters=SAMPLES]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +16,10 @@ int main(int argc, char** argv) {
       flag = job.gpu_aware_allreduce = true;
     else if (std::strcmp(argv[argc - 1], "--user-regions") == 0)
       flag = job.user_regions = true;
-    else if (std::strncmp(argv[argc - 1], "--busy-rank=", 12) == 0) {
+    else if (std::strncmp(argv[argc - 1], "--counters=", 11) == 0) {
+      job.counter_samples = std::strtoull(argv[argc - 1] + 11, nullptr, 10);
+      flag = true;
+    } else if (std::strncmp(argv[argc - 1], "--busy-rank=", 12) == 0) {
       char* end = nullptr;
       job.busy_rank = static_cast<int>(std::strtol(argv[argc - 1] + 12, &end, 10));
       if (*end == ':') job.busy_ranges = std::strtoull(end + 1, &end, 10);

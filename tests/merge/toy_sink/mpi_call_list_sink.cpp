@@ -34,6 +34,7 @@ class MpiCallLines {
   void range(const merge::TimelineRange& /*range*/) {}
   void api_call(const merge::TimelineApiCall& /*call*/) {}
   void gpu_work(const merge::TimelineGpuWork& /*work*/) {}
+  void counter(const merge::TimelineCounter& /*counter*/) {}
 
  private:
   std::FILE* out_;
