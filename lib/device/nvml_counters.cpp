@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/device/bind_symbol.hpp"
 #include "lib/device/nvml_counters.hpp"
 
 namespace rocprof::device {
@@ -48,12 +49,6 @@ struct Nvml {
   std::string problem;  // why NVML cannot be used, or ""
 };
 
-template <typename Function>
-bool bind(void* library, const char* symbol, Function& function) {
-  function = reinterpret_cast<Function>(::dlsym(library, symbol));
-  return function != nullptr;
-}
-
 // Loaded and initialised once per process; never unloaded (sessions may outlive each other).
 const Nvml& nvml() {
   static const Nvml loaded = [] {
@@ -63,16 +58,16 @@ const Nvml& nvml() {
       api.problem = "no NVIDIA driver here (libnvidia-ml.so.1 cannot be loaded)";
       return api;
     }
-    const bool bound = bind(library, "nvmlInit_v2", api.init) &&
-                       bind(library, "nvmlDeviceGetCount_v2", api.count) &&
-                       bind(library, "nvmlDeviceGetHandleByIndex_v2", api.handle) &&
-                       bind(library, "nvmlDeviceGetName", api.name) &&
-                       bind(library, "nvmlDeviceGetUtilizationRates", api.utilization) &&
-                       bind(library, "nvmlDeviceGetClockInfo", api.clock) &&
-                       bind(library, "nvmlDeviceGetPowerUsage", api.power) &&
-                       bind(library, "nvmlDeviceGetTemperature", api.temperature) &&
-                       bind(library, "nvmlDeviceGetMemoryInfo", api.memory) &&
-                       bind(library, "nvmlDeviceGetPcieThroughput", api.pcie);
+    const bool bound = bind_symbol(library, "nvmlInit_v2", api.init) &&
+                       bind_symbol(library, "nvmlDeviceGetCount_v2", api.count) &&
+                       bind_symbol(library, "nvmlDeviceGetHandleByIndex_v2", api.handle) &&
+                       bind_symbol(library, "nvmlDeviceGetName", api.name) &&
+                       bind_symbol(library, "nvmlDeviceGetUtilizationRates", api.utilization) &&
+                       bind_symbol(library, "nvmlDeviceGetClockInfo", api.clock) &&
+                       bind_symbol(library, "nvmlDeviceGetPowerUsage", api.power) &&
+                       bind_symbol(library, "nvmlDeviceGetTemperature", api.temperature) &&
+                       bind_symbol(library, "nvmlDeviceGetMemoryInfo", api.memory) &&
+                       bind_symbol(library, "nvmlDeviceGetPcieThroughput", api.pcie);
     if (!bound)
       api.problem = "libnvidia-ml.so.1 lacks an NVML function this library reads";
     else if (const NvmlReturn status = api.init(); status != kNvmlSuccess)

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/device/bind_symbol.hpp"
 #include "lib/device/rocm_smi_counters.hpp"
 
 namespace rocprof::device {
@@ -43,12 +44,6 @@ struct RocmSmi {
   std::string problem;  // why ROCm SMI cannot be used, or ""
 };
 
-template <typename Function>
-bool bind(void* library, const char* symbol, Function& function) {
-  function = reinterpret_cast<Function>(::dlsym(library, symbol));
-  return function != nullptr;
-}
-
 const RocmSmi& rocm_smi() {
   static const RocmSmi loaded = [] {
     RocmSmi api;
@@ -68,15 +63,15 @@ const RocmSmi& rocm_smi() {
       api.problem = fmt::format("no ROCm SMI here ({} cannot be loaded)", path);
       return api;
     }
-    const bool bound = bind(library, "rsmi_init", api.init) &&
-                       bind(library, "rsmi_num_monitor_devices", api.count) &&
-                       bind(library, "rsmi_dev_name_get", api.name) &&
-                       bind(library, "rsmi_dev_busy_percent_get", api.busy) &&
-                       bind(library, "rsmi_dev_memory_busy_percent_get", api.memory_busy) &&
-                       bind(library, "rsmi_dev_gpu_clk_freq_get", api.clock) &&
-                       bind(library, "rsmi_dev_power_ave_get", api.power) &&
-                       bind(library, "rsmi_dev_temp_metric_get", api.temperature) &&
-                       bind(library, "rsmi_dev_memory_usage_get", api.memory_used);
+    const bool bound = bind_symbol(library, "rsmi_init", api.init) &&
+                       bind_symbol(library, "rsmi_num_monitor_devices", api.count) &&
+                       bind_symbol(library, "rsmi_dev_name_get", api.name) &&
+                       bind_symbol(library, "rsmi_dev_busy_percent_get", api.busy) &&
+                       bind_symbol(library, "rsmi_dev_memory_busy_percent_get", api.memory_busy) &&
+                       bind_symbol(library, "rsmi_dev_gpu_clk_freq_get", api.clock) &&
+                       bind_symbol(library, "rsmi_dev_power_ave_get", api.power) &&
+                       bind_symbol(library, "rsmi_dev_temp_metric_get", api.temperature) &&
+                       bind_symbol(library, "rsmi_dev_memory_usage_get", api.memory_used);
     if (!bound)
       api.problem = "librocm_smi64.so.1 lacks a ROCm SMI function this library reads";
     else if (const RsmiStatus status = api.init(0); status != kRsmiSuccess)

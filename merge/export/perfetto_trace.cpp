@@ -139,14 +139,7 @@ class RankEncoder {
   // A device counter's sample on its counter track, under the rank that sampled it.
   void counter(const TimelineCounter& sample) {
     const std::uint64_t track = counter_uuid(pid_, sample.track);
-    if (sample.first_on_track) {
-      pb::TrackDescriptor descriptor;
-      descriptor.set_uuid(track);
-      descriptor.set_parent_uuid(process_uuid(pid_));
-      descriptor.set_name(*sample.track_name);
-      descriptor.mutable_counter();
-      sequence_.write_message(kTrackDescriptorField, descriptor);
-    }
+    if (sample.first_on_track) track_of_rank(track, *sample.track_name, true);
     sequence_.write_event({.type = PacketSequence::EventType::kCounter,
                            .timestamp = sample.row.timestamp_ns,
                            .track = track,
@@ -158,13 +151,7 @@ class RankEncoder {
     intern_names();
     const ActivityRow& row = work.row;
     const std::uint64_t track = queue_uuid(pid_, row.queue_id);
-    if (work.first_on_queue) {
-      pb::TrackDescriptor descriptor;
-      descriptor.set_uuid(track);
-      descriptor.set_parent_uuid(process_uuid(pid_));
-      descriptor.set_name(*work.queue_name);
-      sequence_.write_message(kTrackDescriptorField, descriptor);
-    }
+    if (work.first_on_queue) track_of_rank(track, *work.queue_name, false);
     if (work.issued) {
       terminating_.push_back(work.issued_flow);
       ++stats_.flows;
@@ -204,6 +191,16 @@ class RankEncoder {
         sequence_.annotation_name("bytes_sent"),    sequence_.annotation_name("bytes_received"),
         sequence_.annotation_name("communicator"),  sequence_.annotation_name("external_id"),
         sequence_.annotation_name("correlation_id")};
+  }
+
+  // A named track under the rank's process: a GPU queue's, or a counter's.
+  void track_of_rank(std::uint64_t uuid, const std::string& name, bool counter) {
+    pb::TrackDescriptor descriptor;
+    descriptor.set_uuid(uuid);
+    descriptor.set_parent_uuid(process_uuid(pid_));
+    descriptor.set_name(name);
+    if (counter) descriptor.mutable_counter();
+    sequence_.write_message(kTrackDescriptorField, descriptor);
   }
 
   // Rows come in runs from one thread: the last one seen needs no set look-up.
