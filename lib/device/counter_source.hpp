@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,9 @@ struct CounterInfo {
   std::string unit;  // "%", "bytes", "MHz", "W", "C", "bytes/s"
   std::string description;
 };
+
+// A reading the device did not give (it does not report that counter, or the read failed).
+inline constexpr double kMissingReading = std::numeric_limits<double>::quiet_NaN();
 
 class CounterSource {
  public:

@@ -19,13 +19,14 @@ namespace rocprof::device {
 namespace {
 
 struct Session {
-  std::vector<std::unique_ptr<CounterSource>> sources;
-  struct Pick {
-    std::size_t source;
-    std::size_t counter;  // in the source's counters()
+  // A source and what a poll reads of it: its counters which[i] into the poll's places[i]
+  // (the order the counters were named in).
+  struct Source {
+    std::unique_ptr<CounterSource> counters;
+    std::vector<std::size_t> which;
+    std::vector<std::size_t> places;
   };
-  std::vector<Pick> picks;  // in the order the counters were named
-  std::vector<std::string> names;
+  std::vector<Source> sources;  // the host's first
   bool active = false;
 };
 
@@ -56,30 +57,29 @@ rocprofiler_status_t create(const char** names, std::uint64_t count, rocprofiler
   std::unique_ptr<CounterSource> host = host_counters(cpu);
   if (!host) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
   Session session;
-  session.sources.push_back(std::move(host));
+  session.sources.push_back({std::move(host), {}, {}});
   constexpr std::size_t kHost = 0;
   constexpr std::size_t kGpu = 1;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (names[i] == nullptr) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
+    std::size_t source = kHost;
     std::size_t counter = 0;
-    if (find_counter(*session.sources[kHost], names[i], counter)) {
-      session.picks.push_back({kHost, counter});
-    } else if (is_gpu_counter(names[i])) {
+    if (!find_counter(*session.sources[kHost].counters, names[i], counter)) {
+      if (!is_gpu_counter(names[i])) return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
       // The GPU's source, made for its first counter: a GPU counter of a GPU (or a
       // management library) this machine lacks is a missing agent, not an unknown name.
       if (session.sources.size() == kGpu) {
         std::string why;
         std::unique_ptr<CounterSource> device = gpu_counters(gpu, why);
         if (!device) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
-        session.sources.push_back(std::move(device));
+        session.sources.push_back({std::move(device), {}, {}});
       }
-      if (!find_counter(*session.sources[kGpu], names[i], counter))
+      source = kGpu;
+      if (!find_counter(*session.sources[kGpu].counters, names[i], counter))
         return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
-      session.picks.push_back({kGpu, counter});
-    } else {
-      return ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND;
     }
-    session.names.emplace_back(names[i]);
+    session.sources[source].which.push_back(counter);
+    session.sources[source].places.push_back(i);
   }
   id->handle = all.next_handle++;
   all.sessions.emplace(id->handle, std::move(session));
@@ -89,24 +89,18 @@ rocprofiler_status_t create(const char** names, std::uint64_t count, rocprofiler
 rocprofiler_status_t poll(Session& session, rocprofiler_device_profile_metric_t* data) {
   if (data == nullptr) return ROCPROFILER_STATUS_ERROR;
   if (!session.active) return ROCPROFILER_STATUS_ERROR_SESSION_NOT_ACTIVE;
-  std::vector<double> values(session.picks.size(), 0.0);
-  for (std::size_t s = 0; s < session.sources.size(); ++s) {
-    std::vector<std::size_t> which;
-    std::vector<std::size_t> places;
-    for (std::size_t i = 0; i < session.picks.size(); ++i)
-      if (session.picks[i].source == s) {
-        which.push_back(session.picks[i].counter);
-        places.push_back(i);
-      }
-    std::vector<double> read(which.size(), 0.0);
-    session.sources[s]->read(which, read);
-    for (std::size_t i = 0; i < places.size(); ++i) values[places[i]] = read[i];
-  }
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    rocprofiler_device_profile_metric_t& metric = data[i];
-    std::memset(metric.metric_name, 0, sizeof metric.metric_name);
-    std::strncpy(metric.metric_name, session.names[i].c_str(), sizeof metric.metric_name - 1);
-    metric.value.value = values[i];
+  for (const Session::Source& source : session.sources) {
+    if (source.which.empty()) continue;  // only the GPU's counters were named
+    std::vector<double> read(source.which.size(), 0.0);
+    source.counters->read(source.which, read);
+    const auto& counters = source.counters->counters();
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      rocprofiler_device_profile_metric_t& metric = data[source.places[i]];
+      std::memset(metric.metric_name, 0, sizeof metric.metric_name);
+      const std::string& name = counters[source.which[i]].name;
+      std::strncpy(metric.metric_name, name.c_str(), sizeof metric.metric_name - 1);
+      metric.value.value = read[i];
+    }
   }
   return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -197,7 +191,7 @@ ROCPROFILER_EXPORT rocprofiler_status_t
 rocprofiler_device_profiling_session_start(rocprofiler_session_id_t session_id) {
   return rocprof::device::with_session(session_id, [](Session& session, State&) {
     if (session.active) return ROCPROFILER_STATUS_ERROR_HAS_ACTIVE_SESSION;
-    for (const auto& source : session.sources) source->start();
+    for (const auto& source : session.sources) source.counters->start();
     session.active = true;
     return ROCPROFILER_STATUS_SUCCESS;
   });

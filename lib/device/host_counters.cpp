@@ -42,17 +42,24 @@ CpuTimes cpu_times(const std::vector<int>& cpus) {
   return times;
 }
 
-// A field of /proc/meminfo in bytes (its value is in kB), 0 if absent.
-std::uint64_t meminfo_bytes(const std::string& field) {
+// The node's memory and the part of it available, from one read of /proc/meminfo (its
+// values are in kB); 0 for a field it lacks.
+struct Memory {
+  std::uint64_t total = 0;
+  std::uint64_t available = 0;
+};
+Memory node_memory() {
   std::ifstream meminfo("/proc/meminfo");
+  Memory memory;
   std::string name;
   std::uint64_t kilobytes = 0;
   std::string unit;
   while (meminfo >> name >> kilobytes) {
     std::getline(meminfo, unit);
-    if (name == field + ":") return kilobytes * 1024;
+    if (name == "MemTotal:") memory.total = kilobytes * 1024;
+    if (name == "MemAvailable:") memory.available = kilobytes * 1024;
   }
-  return 0;
+  return memory;
 }
 
 std::uint64_t resident_bytes() {
@@ -88,17 +95,17 @@ class HostCounters final : public CounterSource {
                                           : 100.0 * static_cast<double>(now.busy - last_.busy) /
                                                 static_cast<double>(total);
     last_ = now;
+    const Memory memory = node_memory();
     for (std::size_t i = 0; i < which.size(); ++i) {
       switch (which[i]) {
         case 0:
           values[i] = utilisation;
           break;
         case 1:
-          values[i] =
-              static_cast<double>(meminfo_bytes("MemTotal") - meminfo_bytes("MemAvailable"));
+          values[i] = static_cast<double>(memory.total - memory.available);
           break;
         case 2:
-          values[i] = static_cast<double>(meminfo_bytes("MemTotal"));
+          values[i] = static_cast<double>(memory.total);
           break;
         default:
           values[i] = static_cast<double>(resident_bytes());

@@ -129,24 +129,23 @@ class NvmlCounters final : public CounterSource {
         break;
       case 4:
         ok = api_.power(device_, &reading) == kNvmlSuccess;
-        return ok ? reading / 1000.0 : kMissing;
+        return ok ? reading / 1000.0 : kMissingReading;
       case 5:
         ok = api_.temperature(device_, kTemperatureGpu, &reading) == kNvmlSuccess;
         break;
       case 6: {
         NvmlMemory memory{};
         ok = api_.memory(device_, &memory) == kNvmlSuccess;
-        return ok ? static_cast<double>(memory.used) : kMissing;
+        return ok ? static_cast<double>(memory.used) : kMissingReading;
       }
       default:
         ok = api_.pcie(device_, counter == 7 ? kPcieTxBytes : kPcieRxBytes, &reading) ==
              kNvmlSuccess;
-        return ok ? reading * 1024.0 : kMissing;  // NVML gives KB/s
+        return ok ? reading * 1024.0 : kMissingReading;  // NVML gives KB/s
     }
-    return ok ? static_cast<double>(reading) : kMissing;
+    return ok ? static_cast<double>(reading) : kMissingReading;
   }
 
-  static constexpr double kMissing = __builtin_nan("");
   const Nvml& api_;
   NvmlDevice device_;
   std::string device_name_;

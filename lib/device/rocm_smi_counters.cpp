@@ -73,15 +73,13 @@ const RocmSmi& rocm_smi() {
                        bind_symbol(library, "rsmi_dev_temp_metric_get", api.temperature) &&
                        bind_symbol(library, "rsmi_dev_memory_usage_get", api.memory_used);
     if (!bound)
-      api.problem = "librocm_smi64.so.1 lacks a ROCm SMI function this library reads";
+      api.problem = fmt::format("{} lacks a ROCm SMI function this library reads", path);
     else if (const RsmiStatus status = api.init(0); status != kRsmiSuccess)
       api.problem = fmt::format("ROCm SMI did not start (rsmi_init returned {})", status);
     return api;
   }();
   return loaded;
 }
-
-constexpr double kMissing = __builtin_nan("");
 
 class RocmSmiCounters final : public CounterSource {
  public:
@@ -119,7 +117,7 @@ class RocmSmiCounters final : public CounterSource {
       case 1: {
         std::uint32_t percent = 0;
         const auto read = counter == 0 ? api_.busy : api_.memory_busy;
-        return read(index_, &percent) == kRsmiSuccess ? percent : kMissing;
+        return read(index_, &percent) == kRsmiSuccess ? percent : kMissingReading;
       }
       case 2:
       case 3: {
@@ -127,27 +125,27 @@ class RocmSmiCounters final : public CounterSource {
         if (api_.clock(index_, counter == 2 ? kClockSystem : kClockMemory, &clocks) !=
                 kRsmiSuccess ||
             clocks.current >= clocks.num_supported || clocks.current >= 32)
-          return kMissing;
+          return kMissingReading;
         return static_cast<double>(clocks.frequency[clocks.current]) / 1e6;
       }
       case 4: {
         std::uint64_t microwatts = 0;
         return api_.power(index_, 0, &microwatts) == kRsmiSuccess
                    ? static_cast<double>(microwatts) / 1e6
-                   : kMissing;
+                   : kMissingReading;
       }
       case 5: {
         std::int64_t millidegrees = 0;
         return api_.temperature(index_, kTemperatureEdge, kTemperatureCurrent, &millidegrees) ==
                        kRsmiSuccess
                    ? static_cast<double>(millidegrees) / 1000.0
-                   : kMissing;
+                   : kMissingReading;
       }
       default: {
         std::uint64_t bytes = 0;
         return api_.memory_used(index_, kMemoryVram, &bytes) == kRsmiSuccess
                    ? static_cast<double>(bytes)
-                   : kMissing;
+                   : kMissingReading;
       }
     }
   }

@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -188,10 +187,9 @@ class RankEvents {
 
   // A counter's samples as counter events of the rank's process, one series per track.
   void counter(const TimelineCounter& sample) {
-    if (sample.first_on_track) counter_names_.emplace(sample.track, escape(*sample.track_name));
     json_.event(
         R"J({{"name":"{}","cat":"counter","ph":"C","pid":{},"ts":{:.3f},"args":{{"value":{}}}}})J",
-        counter_names_[sample.track], pid_, us(sample.row.timestamp_ns), sample.row.value);
+        escape(*sample.track_name), pid_, us(sample.row.timestamp_ns), sample.row.value);
   }
 
   void gpu_work(const TimelineGpuWork& work) {
@@ -267,7 +265,6 @@ class RankEvents {
   }
 
   JsonWriter& json_;
-  std::unordered_map<std::uint64_t, std::string> counter_names_;
   std::uint64_t origin_ns_;
   const RankFileReader& reader_;
   std::int32_t pid_ = 0;

@@ -14,9 +14,7 @@ class PerfettoSink final : public Sink {
   Parallel parallel() const noexcept override { return Parallel::kParts; }
 
   void begin_early(const std::vector<const AlignedRank*>& block, std::size_t threads) override {
-    if (threads == 0) return;
-    head_start_.emplace(block, threads);
-    block_size_ = block.size();
+    if (threads > 0) head_start_.emplace(block, threads);
   }
 
   void stop_early() noexcept override {
@@ -24,12 +22,7 @@ class PerfettoSink final : public Sink {
   }
 
   std::vector<std::size_t> drop_early(const std::function<bool(std::size_t)>& stale) override {
-    std::vector<std::size_t> read_again;
-    if (!head_start_) return read_again;
-    head_start_->drop(stale);
-    for (std::size_t i = 0; i < block_size_; ++i)
-      if (head_start_->started(i) && !head_start_->kept(i)) read_again.push_back(i);
-    return read_again;
+    return head_start_ ? head_start_->drop(stale) : std::vector<std::size_t>{};
   }
 
   std::uint64_t write(const SinkJob& job) override {
@@ -43,7 +36,6 @@ class PerfettoSink final : public Sink {
 
  private:
   std::optional<PerfettoHeadStart> head_start_;
-  std::size_t block_size_ = 0;
 };
 
 }  // namespace

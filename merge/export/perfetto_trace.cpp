@@ -393,15 +393,14 @@ void PerfettoHeadStart::stop() noexcept {
   state_->threads.clear();
 }
 
-void PerfettoHeadStart::drop(const std::function<bool(std::size_t)>& stale) {
+std::vector<std::size_t> PerfettoHeadStart::drop(const std::function<bool(std::size_t)>& stale) {
   const std::lock_guard lock(state_->mutex);
-  for (std::size_t r = 0; r < state_->encoded.size(); ++r)
+  std::vector<std::size_t> read_again;
+  for (std::size_t r = 0; r < state_->encoded.size(); ++r) {
     if (state_->encoded[r] && stale(r)) state_->encoded[r].reset();
-}
-
-bool PerfettoHeadStart::started(std::size_t index) const {
-  const std::lock_guard lock(state_->mutex);
-  return state_->started[index];
+    if (state_->started[r] && !state_->encoded[r]) read_again.push_back(r);
+  }
+  return read_again;
 }
 
 bool PerfettoHeadStart::kept(std::size_t index) const {

@@ -41,11 +41,10 @@ class PerfettoHeadStart {
   // Takes up no more ranks and waits for those in hand: they are kept.
   void stop() noexcept;
   // After stop(): drops the ranks (by index) that `stale` names, those whose encoding the
-  // matching changed.
-  void drop(const std::function<bool(std::size_t)>& stale);
-  // Whether rank `index` was read (its rows went to whatever watches the rank), and whether
-  // its encoding is kept for the export.
-  bool started(std::size_t index) const;
+  // matching changed. Returns the ranks read (their rows went to whatever watches them) whose
+  // encoding is not kept: the export reads them again.
+  std::vector<std::size_t> drop(const std::function<bool(std::size_t)>& stale);
+  // Whether rank `index`'s encoding is kept for the export.
   bool kept(std::size_t index) const;
   std::size_t kept_count() const;
 

@@ -139,8 +139,10 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
   if (!launched_as_mpi_job()) return;
   // ROCPROF_MERGE_SEND_THREAD=auto|off: off keeps MPI to the main thread, for an MPI whose
   // MPI_THREAD_MULTIPLE is slow or unsound. Read before MPI_Init, which it decides.
-  setting_problem_ = send_thread_setting_problem();
-  const bool send_thread_off = setting_problem_.empty() && send_thread_setting() == "off";
+  // A misspelt setting is told by the pipeline (merge_settings_from_environment), and every
+  // process stops before any work; meanwhile it counts as auto.
+  const bool send_thread_off =
+      send_thread_setting_problem().empty() && send_thread_setting() == "off";
   const int wanted = send_thread_off ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
   const auto started = std::chrono::steady_clock::now();
   int initialized = 0;

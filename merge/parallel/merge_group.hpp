@@ -44,7 +44,7 @@ struct LaunchPlace {
 std::optional<LaunchPlace> launch_place_from_environment();
 
 // ROCPROF_MERGE_SEND_THREAD's problem ("" if it is unset, auto or off): readable before MPI
-// starts, the same as MergeGroup::setting_problem().
+// starts, so that every process refuses the merge before any work.
 std::string send_thread_setting_problem();
 
 class MergeGroup {
@@ -53,10 +53,6 @@ class MergeGroup {
   ~MergeGroup();                        // MPI_Finalize if it initialised MPI
   MergeGroup(const MergeGroup&) = delete;
   MergeGroup& operator=(const MergeGroup&) = delete;
-
-  // A misspelt setting of the group's environment (ROCPROF_MERGE_SEND_THREAD), "" if none:
-  // the same on every process, which should then stop before any work.
-  const std::string& setting_problem() const noexcept { return setting_problem_; }
 
   int index() const noexcept { return index_; }
   // Merge processes on this node, this one included (1 outside an MPI launch).
@@ -112,7 +108,6 @@ class MergeGroup {
   int on_node_ = 1;
   bool mpi_ = false;
   double start_seconds_ = 0;
-  std::string setting_problem_;
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };
 

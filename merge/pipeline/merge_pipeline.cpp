@@ -74,7 +74,6 @@ bool refused(const MergeOptions& options, const MergeSettings& settings, const S
              const MergeGroup& group) {
   std::string refusal = output_problem(options, sink);
   if (refusal.empty()) refusal = settings.problem;
-  if (refusal.empty()) refusal = group.setting_problem();
   const int first = group.first_failed(!refusal.empty());
   if (first < 0) return false;
   if (group.index() == first)
@@ -113,30 +112,31 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
 MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
     : options_(std::move(options)),
       settings_(merge_settings_from_environment()),
-      format_(sinks().find(options_.output)) {
-  bool may_start = command_line_read && format_ != nullptr && settings_.problem.empty();
-  if (may_start) may_start = output_problem(options_, *format_->make()).empty();
+      format_(sinks().find(options_.output)),
+      sink_(format_ != nullptr ? format_->make() : nullptr) {
+  const bool may_start = command_line_read && sink_ && settings_.problem.empty() &&
+                         output_problem(options_, *sink_).empty();
   early_.begin(options_, settings_, may_start);
 }
 
 int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
   // Under `srun -n K` every process runs this; only the first one talks.
   const bool quiet = options_.quiet || !group.leader();
-  if (format_ == nullptr) {
+  if (!sink_) {
     if (group.leader())
       fmt::print(stderr, "rocprof-merge: cannot write '{}': the outputs are {}\n", options_.output,
                  sinks().known());
     return 2;
   }
-  const std::unique_ptr<Sink> sink = format_->make();
-  if (refused(options_, settings_, *sink, group)) return 2;
+  Sink& sink = *sink_;
+  if (refused(options_, settings_, sink, group)) return 2;
   if (!quiet)
     if (const std::string advice = one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
   // Written under a staging name beside the output, moved into place once whole.
   std::optional<StagedOutput> staged;
-  if (!stage_output(group, options_.output, sink->archive(), staged)) return 1;
-  PartialOutput partial(staged->path(), sink->archive(), group.leader(),
+  if (!stage_output(group, options_.output, sink.archive(), staged)) return 1;
+  PartialOutput partial(staged->path(), sink.archive(), group.leader(),
                         static_cast<std::size_t>(group.index()));
   const std::unique_ptr<MergeStrategy> strategy =
       group.size() == 1 ? serial_strategy(group) : parallel_strategy(group);
@@ -154,6 +154,11 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // align
     report.phase("reading clock models");
     AlignedJob job = align_ranks(checked);
+    // The sink's early work reads these ranks: it stops before they go, however this ends.
+    struct StopEarly {
+      Sink& sink;
+      ~StopEarly() { sink.stop_early(); }
+    } const stop_early{sink};
     // The summary: gathered from the rows the sink reads, not in a pass of its own.
     Summary summary;
     const bool want_summary =
@@ -165,7 +170,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     const unsigned cpus = cpus_per_process(group.processes_on_node());
     const std::optional<MatchedJob> matched =
         match_messages(job, checked.checked_here,
-                       {group, early_, *sink, report, *staged, options_.correct_causality, cpus});
+                       {group, early_, sink, report, *staged, options_.correct_causality, cpus});
     if (!matched) return 1;
 
     // correct
@@ -178,7 +183,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
                  static_cast<double>(corrected.moved_ns) / 1e9);
     // Early work on ranks the matching changed is done again in its turn, and summed up again.
     const std::vector<const AlignedRank*> block = job.block();
-    const std::vector<std::size_t> read_again = sink->drop_early([&](std::size_t i) {
+    const std::vector<std::size_t> read_again = sink.drop_early([&](std::size_t i) {
       return corrected.rebased || matched->report.changes(block[i]->rank());
     });
     if (want_summary)
@@ -201,12 +206,12 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
             settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus),
         .direct_io = settings_.direct_io};
     const std::optional<std::uint64_t> events = strategy->emit(
-        *sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
+        sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
     if (!events) return 1;
     partial.keep();  // written whole: what follows (the summary) cannot spoil it
     report.clear();
     if (!quiet)
-      if (const std::string advice = sink->advice(options_.output, *events); !advice.empty())
+      if (const std::string advice = sink.advice(options_.output, *events); !advice.empty())
         fmt::print(stderr, "rocprof-merge: {}\n", advice);
 
     // summarise

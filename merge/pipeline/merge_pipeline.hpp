@@ -29,7 +29,8 @@ class MergePipeline {
  private:
   MergeOptions options_;
   MergeSettings settings_;
-  const SinkEntry* format_;  // nullptr: no sink writes the output's extension
+  const SinkEntry* format_;     // nullptr: no sink writes the output's extension
+  std::unique_ptr<Sink> sink_;  // the format's sink, made once
   EarlyStart early_;
 };
 

@@ -98,8 +98,8 @@ struct TimelineCounter {
   const format::CounterSampleRow& row;
   std::uint64_t track;  // the rank's counter track: session << 32 | counter name's string id
   bool first_on_track;
-  const std::string* track_name;  // when first_on_track
-  std::int32_t device_id;         // the session's device, -1 for the host
+  const std::string* track_name;
+  std::int32_t device_id;  // the session's device, -1 for the host
 };
 
 template <typename Visitor>
@@ -198,8 +198,8 @@ void walk_rank_timeline(const AlignedRank& rank, Visitor& visitor,
                           : fmt::format("{} {}", reader.string(session->second.name),
                                         reader.string(row.counter));
       counter.first_on_track = true;
-      counter.track_name = &track->second;
     }
+    counter.track_name = &track->second;
     visitor.counter(counter);
   });
 }

@@ -88,6 +88,15 @@ class LauncherTest(unittest.TestCase):
             self.assertRegex(listed.stdout, r"\nGPU 0 \(.*\):\n  GPU_UTIL ")
         else:
             self.assertRegex(listed.stdout, r"\nGPUs: none to sample: .+\n$")
+            # A ROCm SMI library named by the setting that cannot be used says why.
+            for library, why in (("/nonexistent/librocm_smi64.so.1", "cannot be loaded"),
+                                 ("/lib/x86_64-linux-gnu/libz.so.1",
+                                  "lacks a ROCm SMI function")):
+                named = subprocess.run([LAUNCHER, "--list-counters"], cwd=self.dir,
+                                       env=dict(clean_env(), ROCPROF_MPI_ROCM_SMI_LIBRARY=library),
+                                       capture_output=True, text=True, timeout=120)
+                self.assertEqual(named.returncode, 0, named.stderr)
+                self.assertIn(f"{library} {why}", named.stdout)
         self.assertIn("--list-counters", self.launch("--help").stdout)
 
     def test_help_version_and_print_config(self):
