@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/device/gpu_counters.hpp"
+#include "lib/device/host_counters.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/settings/config.hpp"
 #include "lib/settings/identity.hpp"
@@ -42,6 +44,21 @@ std::string validate(const LaunchOptions& o) {
       return fmt::format("--clock-sync-interval '{}' is not a duration (e.g. 500ms, 60s, 5m)",
                          text);
   }
+  if (!o.device_counters.empty()) {
+    std::vector<std::string> names;
+    if (!settings::parse_counter_names(o.device_counters, names, error))
+      return "--device-counters: " + error;
+    for (const std::string& name : names)
+      if (!device::is_host_counter(name) && !device::is_gpu_counter(name))
+        return fmt::format(
+            "--device-counters: no device offers a counter named {} (rocprof-mpi "
+            "--list-counters lists them)",
+            name);
+  }
+  if (!settings::parse_duration_ms(o.counter_interval, ms))
+    return fmt::format(
+        "--counter-interval '{}' is not a duration between 1ms and 3600s (e.g. 10ms, 1s)",
+        o.counter_interval);
   if (!o.mpi_ranks.empty()) {
     settings::RankList ranks;
     if (!settings::parse_rank_list(o.mpi_ranks, ranks, error)) return "--mpi-ranks: " + error;
@@ -122,6 +139,12 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
                  "where the recorder's own threads run: any CPU the job step has (all) or "
                  "only the rank's (rank)")
       ->check(CLI::IsMember({"all", "rank"}))
+      ->capture_default_str();
+  app.add_option("--device-counters", o.device_counters,
+                 "sample these counters of the host and of the GPUs the ranks use, e.g. "
+                 "CPU_UTIL,GPU_UTIL,GPU_POWER (--list-counters lists them)");
+  app.add_option("--counter-interval", o.counter_interval,
+                 "time between two samples of the device counters (e.g. 10ms, 1s)")
       ->capture_default_str();
   app.add_flag("--print-config", o.print_config,
                "print the resolved configuration and exit without running");
@@ -223,6 +246,10 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
   env["ROCPROF_MPI_ANNOUNCE"] = "1";
   env["ROCPROF_MPI_HELPER_CPUS"] = o.helper_cpus;
   if (!o.mpi_ranks.empty()) env["ROCPROF_MPI_RANKS"] = o.mpi_ranks;
+  if (!o.device_counters.empty()) {
+    env["ROCPROF_MPI_DEVICE_COUNTERS"] = o.device_counters;
+    env["ROCPROF_MPI_COUNTER_INTERVAL"] = o.counter_interval;
+  }
   if (!o.clock_sync_interval.empty())
     env["ROCPROF_MPI_CLOCK_SYNC_INTERVAL"] = o.clock_sync_interval;
   // The recorder goes first: its interposed sigaction/signal/close must come before the C

@@ -26,8 +26,10 @@ struct LaunchOptions {
   std::string mpi_ranks;  // empty: all
   std::string compression = "zstd:1";
   std::string flush_interval = "1s";
-  std::string clock_sync_interval;  // empty: at MPI_Init and MPI_Finalize only
-  std::string helper_cpus = "all";  // where the recorder's threads run: all or rank
+  std::string clock_sync_interval;        // empty: at MPI_Init and MPI_Finalize only
+  std::string helper_cpus = "all";        // where the recorder's threads run: all or rank
+  std::string device_counters;            // empty: none sampled
+  std::string counter_interval = "10ms";  // between two samples
   bool print_config = false;
   bool list_counters = false;
   std::vector<std::string> command;  // the application and its arguments

@@ -30,6 +30,8 @@ class CounterSource {
 
   // What it is, for listings and messages: "host", "GPU 0 (NVIDIA H100 80GB HBM3)".
   virtual std::string device() const = 0;
+  // What reads it: "host" (/proc), "nvml", "rocm_smi".
+  virtual std::string backend() const = 0;
   // The counters it offers on this machine.
   virtual const std::vector<CounterInfo>& counters() const = 0;
   // From here on, rates and utilisations are measured against this moment.

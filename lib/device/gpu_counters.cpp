@@ -1,5 +1,10 @@
 #include "lib/device/gpu_counters.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
 #include "lib/device/nvml_counters.hpp"
 #include "lib/device/rocm_smi_counters.hpp"
 
@@ -21,6 +26,44 @@ int gpu_count(std::string& why) {
   why = (nvml_why.empty() ? "NVML sees no GPU" : nvml_why) + "; " +
         (smi_why.empty() ? "ROCm SMI sees no GPU" : smi_why);
   return 0;
+}
+
+namespace {
+
+// The GPUs named by `list` ("0,2"), out of `count`; false where an entry is not an index.
+// An index past the last GPU ends the list, as it does for the runtimes.
+bool parse_visible(std::string_view list, int count, std::vector<int>& gpus) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view entry = list.substr(0, comma);
+    int gpu = -1;
+    const auto [end, code] = std::from_chars(entry.data(), entry.data() + entry.size(), gpu);
+    if (code != std::errc{} || end != entry.data() + entry.size()) return false;
+    if (gpu < 0 || gpu >= count) break;
+    if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end()) gpus.push_back(gpu);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<int> visible_gpus() {
+  std::string why;
+  const int count = gpu_count(why);
+  std::vector<int> all;
+  for (int gpu = 0; gpu < count; ++gpu) all.push_back(gpu);
+  std::string ignored;
+  const bool nvidia = nvml_gpu_count(ignored) > 0;
+  for (const char* variable : {nvidia ? "CUDA_VISIBLE_DEVICES" : "ROCR_VISIBLE_DEVICES",
+                               nvidia ? "" : "HIP_VISIBLE_DEVICES"}) {
+    const char* value = *variable != '\0' ? std::getenv(variable) : nullptr;  // NOLINT
+    if (value == nullptr) continue;
+    std::vector<int> named;
+    return parse_visible(value, count, named) ? named : all;
+  }
+  return all;
 }
 
 std::unique_ptr<CounterSource> gpu_counters(int gpu, std::string& why) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/device/counter_source.hpp"
 
@@ -16,6 +17,12 @@ bool is_gpu_counter(const std::string& name);
 
 // The GPUs the management library sees (0 with `why` set where it cannot be used).
 int gpu_count(std::string& why);
+
+// The GPUs this process may use, by the management library's numbering: those its runtime's
+// visible-devices variable names (CUDA_VISIBLE_DEVICES on NVIDIA GPUs, ROCR_VISIBLE_DEVICES
+// then HIP_VISIBLE_DEVICES on AMD ones), else every GPU of the node. Entries that are not
+// indices (UUIDs, MIG instances) cannot be mapped: then every GPU.
+std::vector<int> visible_gpus();
 
 // GPU `gpu`'s counters (by the management library's numbering), or nullptr with `why` set:
 // no management library, or no such GPU.

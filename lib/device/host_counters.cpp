@@ -70,21 +70,24 @@ std::uint64_t resident_bytes() {
   return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+const std::vector<CounterInfo>& host_counter_list() {
+  static const std::vector<CounterInfo> kCounters = {
+      {"CPU_UTIL", "%", "busy share of the session's CPUs since the previous poll"},
+      {"HOST_MEM_USED", "bytes", "the node's memory in use (MemTotal - MemAvailable)"},
+      {"HOST_MEM_TOTAL", "bytes", "the node's memory"},
+      {"PROCESS_RSS", "bytes", "the polling process's resident memory"},
+  };
+  return kCounters;
+}
+
 class HostCounters final : public CounterSource {
  public:
   explicit HostCounters(std::vector<int> cpus) : cpus_(std::move(cpus)) {}
 
   std::string device() const override { return "host"; }
+  std::string backend() const override { return "host"; }
 
-  const std::vector<CounterInfo>& counters() const override {
-    static const std::vector<CounterInfo> kCounters = {
-        {"CPU_UTIL", "%", "busy share of the session's CPUs since the previous poll"},
-        {"HOST_MEM_USED", "bytes", "the node's memory in use (MemTotal - MemAvailable)"},
-        {"HOST_MEM_TOTAL", "bytes", "the node's memory"},
-        {"PROCESS_RSS", "bytes", "the polling process's resident memory"},
-    };
-    return kCounters;
-  }
+  const std::vector<CounterInfo>& counters() const override { return host_counter_list(); }
 
   void start() override { last_ = cpu_times(cpus_); }
 
@@ -120,6 +123,12 @@ class HostCounters final : public CounterSource {
 };
 
 }  // namespace
+
+bool is_host_counter(const std::string& name) {
+  for (const CounterInfo& counter : host_counter_list())
+    if (counter.name == name) return true;
+  return false;
+}
 
 std::unique_ptr<CounterSource> host_counters(int cpu) {
   cpu_set_t allowed;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "lib/device/counter_source.hpp"
 
@@ -11,5 +12,8 @@ namespace rocprof::device {
 // `cpu` -1: every CPU of the process's affinity mask. nullptr when `cpu` is not a CPU of
 // this machine.
 std::unique_ptr<CounterSource> host_counters(int cpu);
+
+// Whether `name` is one of the host's counters.
+bool is_host_counter(const std::string& name);
 
 }  // namespace rocprof::device

@@ -86,6 +86,7 @@ class NvmlCounters final : public CounterSource {
   }
 
   std::string device() const override { return device_name_; }
+  std::string backend() const override { return "nvml"; }
 
   const std::vector<CounterInfo>& counters() const override { return gpu_counter_list(); }
 

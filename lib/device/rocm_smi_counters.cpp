@@ -90,6 +90,7 @@ class RocmSmiCounters final : public CounterSource {
   }
 
   std::string device() const override { return device_name_; }
+  std::string backend() const override { return "rocm_smi"; }
 
   const std::vector<CounterInfo>& counters() const override {
     static const std::vector<CounterInfo> kCounters = {

@@ -13,8 +13,8 @@ namespace rocprof::format {
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
 // 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work;
-// 2.4: timestamp_source and tick_calibration
-inline constexpr std::uint32_t kFormatVersionMinor = 4;
+// 2.4: timestamp_source and tick_calibration; 2.5: what a counter session sampled
+inline constexpr std::uint32_t kFormatVersionMinor = 5;
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
@@ -146,9 +146,12 @@ struct CounterSampleRow {
 // A counter collection session (device profiling session, sampler).
 struct CounterSessionRow {
   std::uint64_t start_ns;
+  std::uint64_t interval_ns;  // since 2.5: time between samples, 0 if not periodic
   std::uint32_t session;
   std::int32_t device_id;  // -1 for host counters
-  StringId name;
+  StringId name;           // the device sampled: "host", "GPU 0 (NVIDIA H100 80GB HBM3)"
+  StringId backend;        // since 2.5: what read it: "host", "nvml", "rocm_smi"
+  StringId counters;       // since 2.5: the counters asked of it, comma-separated
 };
 
 // One clock-synchronisation measurement against the reference rank.

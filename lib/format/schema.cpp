@@ -105,6 +105,9 @@ constexpr std::array kSessionColumns = {
     ROCPROF_COLUMN(CounterSessionRow, session, kU32),
     ROCPROF_COLUMN(CounterSessionRow, device_id, kI32),
     ROCPROF_COLUMN(CounterSessionRow, name, kU32),
+    ROCPROF_COLUMN_SINCE(CounterSessionRow, interval_ns, kU64, 5),
+    ROCPROF_COLUMN_SINCE(CounterSessionRow, backend, kU32, 5),
+    ROCPROF_COLUMN_SINCE(CounterSessionRow, counters, kU32, 5),
 };
 
 constexpr std::array kTickCalibrationColumns = {

@@ -223,9 +223,20 @@ bool RecordSink::consume(const char* begin, const char* end) {
         break;
       }
       case kCounterSessionDomain: {
+        // Its text: the device's name, then (from the sampler) backend and counters, each
+        // after a kAnnotationSeparator.
         const auto& item = as_private<CounterSessionRow>(slot);
         CounterSessionRow row = item.row;
-        row.name = intern(item.header.text);
+        std::string_view text = item.header.text != nullptr ? item.header.text : "";
+        std::string_view fields[3];
+        for (std::string_view& field : fields) {
+          const std::size_t split = text.find(kAnnotationSeparator);
+          field = text.substr(0, split);
+          text = split == std::string_view::npos ? std::string_view{} : text.substr(split + 1);
+        }
+        row.name = intern(fields[0]);
+        row.backend = fields[1].empty() ? 0 : intern(fields[1]);
+        row.counters = fields[2].empty() ? 0 : intern(fields[2]);
         sessions_.push_back(row);
         break;
       }

@@ -32,6 +32,7 @@
 #include <roctracer/roctracer_hip.h>
 
 #include "lib/format/rank_file_writer.hpp"
+#include "lib/recorder/counter_sampling.hpp"
 #include "lib/recorder/crash_signals.hpp"
 #include "lib/recorder/helper_threads.hpp"
 #include "lib/recorder/tick_clock.hpp"
@@ -534,6 +535,10 @@ void start_recording() noexcept {
     pthread_atfork(
         nullptr, [] { g_forked.store(true, std::memory_order_relaxed); }, detach_in_child);
     g_state = state.release();  // lives until the process ends
+    // A process alone in its job samples its devices from here; the ranks of a parallel job
+    // share them out at MPI_Init (rocprof_mpi_counter_devices).
+    if (g_state->identity.size <= 1)
+      start_counter_sampling(g_state->config, counter_devices_wanted(g_state->config));
     install_crash_handlers();
     warn_if_not_first();
     std::atexit(finish_recording);
@@ -548,6 +553,7 @@ void finish_recording() noexcept {
   if (!usable_here(state)) return;
   std::call_once(g_finish_once, [state] {
     try {
+      stop_counter_sampling();  // its last readings go into the file
       const std::uint64_t generation = request(*state, /*close=*/true);
       wait_completed(*state, generation, 60'000);
       if (state->completed.load() >= generation && state->writer_thread.joinable())
@@ -624,6 +630,22 @@ void flush_now() noexcept {
   if (!usable_here(state) || state->closed.load(std::memory_order_acquire) || tl_recorder_thread)
     return;
   wait_completed(*state, request(*state, /*close=*/false), 60'000);
+}
+
+std::uint64_t counter_devices() noexcept {
+  const State* state = g_state;
+  if (!usable_here(state) || active_pool() == nullptr) return 0;
+  try {
+    return counter_devices_wanted(state->config);
+  } catch (...) {
+    return 0;
+  }
+}
+
+void sample_counter_devices(std::uint64_t devices) noexcept {
+  const State* state = g_state;
+  if (!usable_here(state) || active_pool() == nullptr) return;
+  start_counter_sampling(state->config, devices);
 }
 
 void set_identity(std::int32_t rank, std::int32_t size) noexcept {

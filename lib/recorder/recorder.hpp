@@ -47,6 +47,11 @@ void flush_now() noexcept;
 // The MPI layer's word on this process's world rank and size (updates the file attributes).
 void set_identity(std::int32_t rank, std::int32_t size) noexcept;
 
+// Device counters (counter_sampling.hpp): the devices this process would sample (0 when not
+// recording or none asked), and the start of sampling those the MPI layer gave it.
+std::uint64_t counter_devices() noexcept;
+void sample_counter_devices(std::uint64_t devices) noexcept;
+
 // Whether the calling thread is one of the recorder's own (writer, pool delivery).
 bool on_recorder_thread() noexcept;
 

@@ -116,6 +116,10 @@ int rocprof_mpi_record_clock_sample(uint64_t local_ns, int64_t offset_ns, uint64
   });
 }
 
+uint64_t rocprof_mpi_counter_devices(void) { return counter_devices(); }
+
+void rocprof_mpi_sample_counter_devices(uint64_t devices) { sample_counter_devices(devices); }
+
 void rocprof_mpi_set_identity(int32_t rank, int32_t size) { set_identity(rank, size); }
 
 void rocprof_mpi_recorder_flush(void) { flush_now(); }

@@ -99,6 +99,28 @@ bool parse_domains(const std::string& text, Domains& out, std::string& error) {
   return true;
 }
 
+bool parse_counter_names(const std::string& text, std::vector<std::string>& out,
+                         std::string& error) {
+  std::vector<std::string> names;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    std::string_view name = rest.substr(0, comma);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (name.empty()) {
+      error =
+          "a counter name is empty (give NAME,NAME,...; rocprof-mpi --list-counters lists them)";
+      return false;
+    }
+    names.emplace_back(name);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  out = std::move(names);
+  return true;
+}
+
 bool read_config(Config& config, std::string& error) {
   if (const char* value = env("ROCPROF_MPI_OUTPUT_DIR")) {
     if (*value == '\0') {
@@ -172,6 +194,22 @@ bool read_config(Config& config, std::string& error) {
       return false;
     }
     config.timestamps = how == "auto" ? Timestamps::kAuto : Timestamps::kClockGettime;
+  }
+  if (const char* value = env("ROCPROF_MPI_DEVICE_COUNTERS"); value != nullptr && *value != '\0') {
+    std::string problem;
+    if (!parse_counter_names(value, config.device_counters, problem)) {
+      error = fmt::format("ROCPROF_MPI_DEVICE_COUNTERS='{}': {}", value, problem);
+      return false;
+    }
+  }
+  if (const char* value = env("ROCPROF_MPI_COUNTER_INTERVAL")) {
+    if (!parse_duration_ms(value, config.counter_interval_ms)) {
+      error = fmt::format(
+          "ROCPROF_MPI_COUNTER_INTERVAL='{}' is not a duration between 1ms and 3600s (e.g. 10ms, "
+          "1s)",
+          value);
+      return false;
+    }
   }
   if (const char* value = env("ROCPROF_MPI_DOMAINS")) {
     std::string problem;

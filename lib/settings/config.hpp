@@ -51,6 +51,10 @@ struct Config {
   // `rank` (false): on the rank's CPUs, as they inherit.
   bool helpers_on_all_cpus = true;
   Timestamps timestamps = Timestamps::kAuto;
+  // ROCPROF_MPI_DEVICE_COUNTERS: the counters sampled periodically ("CPU_UTIL,GPU_UTIL"; none
+  // when empty), every ROCPROF_MPI_COUNTER_INTERVAL.
+  std::vector<std::string> device_counters;
+  std::uint32_t counter_interval_ms = 10;
 };
 
 // Reads the environment. On a bad value returns false with `error` naming the variable, its
@@ -61,5 +65,9 @@ bool read_config(Config& config, std::string& error);
 bool parse_duration_ms(const std::string& text, std::uint32_t& out);
 bool parse_bytes(const std::string& text, std::uint64_t& out);
 bool parse_domains(const std::string& text, Domains& out, std::string& error);
+// A comma-separated list of counter names (spaces around names ignored); false with `error`
+// for an empty list or name.
+bool parse_counter_names(const std::string& text, std::vector<std::string>& out,
+                         std::string& error);
 
 }  // namespace rocprof::settings

@@ -130,7 +130,10 @@ void AlignedRank::for_each_counter_sample(
   PrefetchCursor<CounterSampleRow> cursor(reader_, aligner<CounterSampleRow>());
   std::vector<CounterSampleRow> rows;
   while (cursor.next(rows))
-    for (const CounterSampleRow& row : rows) visit(row);
+    for (const CounterSampleRow& row : rows) {
+      if (watcher_.counter_sample) watcher_.counter_sample(row);
+      visit(row);
+    }
 }
 
 namespace {

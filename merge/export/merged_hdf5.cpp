@@ -435,6 +435,7 @@ std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>&
   std::function<void(const Row&)> watch;
   if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_call;
   if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activity;
+  if constexpr (std::is_same_v<Row, CounterSampleRow>) watch = rank.watcher().counter_sample;
   RangeCounter ranges;
   std::vector<Row> rows;
   while (cursor.next(rows))
@@ -847,7 +848,7 @@ class MergedHdf5Export {
   void write_attributes(const std::string& job_id) {
     const hid_t root = file_handle_->get();
     write_attribute(root, "format", std::string(kMergedTraceFormatName));
-    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 0});
+    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 1});
     write_attribute(root, "job_id", job_id);
     write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
     if (ranks_.empty()) return;

@@ -131,6 +131,7 @@ std::vector<std::byte> Summary::serialize() const {
   }
   put_per_rank(out, kernels_);
   put_per_rank(out, copies_);
+  counters_.put(out);
   return out.take();
 }
 
@@ -149,6 +150,7 @@ void Summary::merge(std::span<const std::byte> bytes) {
   }
   get_per_rank(in, part.kernels_);
   get_per_rank(in, part.copies_);
+  part.counters_.get(in);
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
   merge(part);
 }
@@ -201,8 +203,15 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   auto state = std::make_shared<State>(reader);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
-  watcher.mpi_call = [part, state, &reader, id](const MpiCallRow& row) {
-    if (state->functions.is_per_request_row(row)) return;
+  auto counters = std::make_shared<CounterSummary::RankPart>(rank);
+  if (!counters->sampled()) counters.reset();
+  part->counter_part_ = counters;
+  if (counters)
+    watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
+  watcher.mpi_call = [part, state, counters, &reader, id](const MpiCallRow& row) {
+    const bool per_request = state->functions.is_per_request_row(row);
+    if (counters) counters->mpi_call(row, per_request);
+    if (per_request) return;
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     cached(state->mpi, row.function, [&]() -> Stat& {
       return part->mpi_[reader.string(row.function)][id];
@@ -237,7 +246,11 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
 }
 
 void Summary::end_watch() {
-  for (const auto& part : watched_) merge(*part);
+  for (const auto& part : watched_) {
+    if (part->counter_part_) part->counter_part_->finish(part->counters_);
+    part->counter_part_.reset();
+    merge(*part);
+  }
   watched_.clear();
   watched_at_.clear();
 }
@@ -251,6 +264,7 @@ void Summary::merge(const Summary& part) {
   for (const auto& [key, stat] : part.regions_) regions_[key].merge(stat);
   merge_per_rank(part.kernels_, kernels_);
   merge_per_rank(part.copies_, copies_);
+  counters_.merge(part.counters_);
 }
 
 void Summary::add(const AlignedRank& rank) {
@@ -258,6 +272,7 @@ void Summary::add(const AlignedRank& rank) {
   rank.for_each_mpi_call([](const MpiCallRow&) {});
   rank.for_each_marker([](const MarkerRow&) {}, [](const Range&) {});
   rank.for_each_activity([](const ActivityRow&) {});
+  rank.for_each_counter_sample([](const CounterSampleRow&) {});
   rank.watch({});
   rank.done();
   end_watch();
@@ -292,6 +307,7 @@ void Summary::print(std::FILE* out, std::size_t top) const {
           ms(stat.mean_ns), ms(stat.min_ns), ms(stat.max_ns), ms(stat.stddev_ns()),
           ms(stat.self_ns));
   }
+  counters_.print(out);
 }
 
 bool Summary::write_csv(const std::string& prefix, std::string& error) const {
@@ -322,7 +338,7 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
       for (const auto& [rank, s] : per_rank)
         kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
                                s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
-  return true;
+  return counters_.write_csv(prefix, error);
 }
 
 }  // namespace rocprof::merge

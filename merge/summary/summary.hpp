@@ -1,7 +1,8 @@
 // The merge's text summary (and CSV files): per MPI function and rank, calls and time, with
 // the load imbalance across ranks (max / mean); the top kernels and copies by total time;
 // ROC-TX ranges and user regions per rank and thread with count, total, mean, min, max,
-// standard deviation and self time (time not spent in nested ranges).
+// standard deviation and self time (time not spent in nested ranges); the device counters
+// (counter_summary.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "merge/events/aligned_rank.hpp"
+#include "merge/summary/counter_summary.hpp"
 
 namespace rocprof::merge {
 
@@ -36,7 +38,8 @@ class Summary {
   std::vector<std::byte> serialize() const;
   void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
-  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv. False with `error` set.
+  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv.
+  // False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
   struct Stat {
@@ -56,13 +59,17 @@ class Summary {
   using RegionKey = std::tuple<std::int32_t, std::uint32_t, std::string>;  // rank, thread, name
   const std::map<RegionKey, Stat>& regions() const { return regions_; }
   const std::map<std::string, std::map<std::int32_t, Stat>>& kernels() const { return kernels_; }
+  const CounterSummary& counters() const { return counters_; }
 
  private:
   std::map<std::string, std::map<std::int32_t, Stat>> mpi_;  // function -> rank
   std::map<RegionKey, Stat> regions_;
   std::map<std::string, std::map<std::int32_t, Stat>> kernels_;  // kernel name -> rank
   std::map<std::string, std::map<std::int32_t, Stat>> copies_;   // direction / kind -> rank
+  CounterSummary counters_;
   std::uint64_t ranks_ = 0;
+  // A watched rank's counter samples, added up into counters_ when it was read whole.
+  std::shared_ptr<CounterSummary::RankPart> counter_part_;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 

@@ -5,6 +5,7 @@
 #include "mpi/clock/clock_sync.hpp"
 #include "mpi/clock/periodic_sync.hpp"
 #include "mpi/decode/communicators.hpp"
+#include "mpi/runtime/counter_devices.hpp"
 #include "mpi/runtime/mpi_state.hpp"
 
 namespace rocprof::mpi {
@@ -39,6 +40,7 @@ void on_initialized() noexcept {
     PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
   synchronise_clocks();
   periodic_sync_start();
+  share_counter_devices();
 }
 
 void on_abort() noexcept { rocprof_mpi_recorder_flush(); }

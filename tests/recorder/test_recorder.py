@@ -84,7 +84,7 @@ class RecorderBase(unittest.TestCase):
             self.assertEqual(int(f.attrs["complete"]), 1 if complete else 0)
             self.assertEqual(int(f.attrs["records_dropped"]), 0)
             self.assertEqual(f.attrs["format"], "rocprof-mpi rank file")
-            self.assertEqual(list(f.attrs["format_version"]), [2, 4])
+            self.assertEqual(list(f.attrs["format_version"]), [2, 5])
         dump = subprocess.run([DUMP, path], capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
         self.assertIn(f"markers_read {3 * iterations}\n", dump.stdout)
@@ -531,6 +531,7 @@ class RecorderTest(RecorderBase):
             "rocprof_mpi_record_communicator", "rocprof_mpi_record_mpi_call_static_name",
             "rocprof_mpi_mpi_call_ticks", "rocprof_mpi_record_mpi_call_ticks",
             "rocprof_mpi_recorder_flush", "rocprof_mpi_user_api_callbacks",
+            "rocprof_mpi_counter_devices", "rocprof_mpi_sample_counter_devices",
             "rocprofiler_set_api_table", "sigaction", "signal", "close", "close_range",
             "closefrom", "_exit", "_Exit", "execve", "execv", "execvpe", "execvp", "fexecve",
             "execl", "execlp", "execle"})

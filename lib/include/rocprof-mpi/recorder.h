@@ -88,6 +88,15 @@ ROCPROF_MPI_RECORDER_API int rocprof_mpi_record_clock_sample(uint64_t local_ns, 
                                                              uint64_t uncertainty_ns,
                                                              int32_t reference_rank);
 
+/* Device counters (ROCPROF_MPI_DEVICE_COUNTERS): the devices this process would sample,
+ * as a set (bit 0: the host; bit 1 + g: GPU g); 0 when none are asked or it does not record.
+ * The MPI layer gives each device of a node to one process of the node. */
+ROCPROF_MPI_RECORDER_API uint64_t rocprof_mpi_counter_devices(void);
+
+/* Starts sampling the counters of `devices` (a set as above) on a thread of the recorder's.
+ * The first call with a non-empty set starts it; later calls do nothing. */
+ROCPROF_MPI_RECORDER_API void rocprof_mpi_sample_counter_devices(uint64_t devices);
+
 /* The process's world rank and size once MPI knows them (rewrites the file attributes at
  * the next flush; the file name stays). */
 ROCPROF_MPI_RECORDER_API void rocprof_mpi_set_identity(int32_t rank, int32_t size);
