@@ -231,6 +231,7 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
     if ((o.kernel_trace || o.memory_copy_trace) && !o.hip_trace) domains.emplace_back("hip_ops");
     if ((o.kernel_trace || o.memory_copy_trace) && !o.hsa_trace) domains.emplace_back("hsa_ops");
     if (o.mpi_trace) domains.emplace_back("mpi");
+    if (!o.device_counters.empty()) domains.emplace_back("counters");
   }
   if (cuda) {
     domains.emplace_back("cuda");

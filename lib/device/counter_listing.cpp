@@ -5,6 +5,7 @@
 #include "lib/device/counter_source.hpp"
 #include "lib/device/gpu_counters.hpp"
 #include "lib/device/host_counters.hpp"
+#include "lib/device/nvml_counters.hpp"
 
 namespace rocprof::device {
 namespace {
@@ -29,6 +30,13 @@ std::string describe_counters() {
       text += section(*device, fmt::format("gpu_index {}", gpu));
   if (gpus == 0) text += fmt::format("GPUs: none to sample: {}\n", why);
   return text;
+}
+
+const CounterInfo* find_counter(const std::string& name) {
+  for (const auto* list : {&host_counter_list(), &nvml_counter_list()})
+    for (const CounterInfo& counter : *list)
+      if (counter.name == name) return &counter;
+  return nullptr;
 }
 
 }  // namespace rocprof::device

@@ -4,10 +4,16 @@
 
 #include <string>
 
+#include "lib/device/counter_source.hpp"
+
 namespace rocprof::device {
 
 // A section per device (the host, then each GPU): its counters with unit and meaning; a line
 // saying why when no GPU can be sampled.
 std::string describe_counters();
+
+// What a counter of that name is (unit, meaning), whichever device offers it; nullptr for a
+// name no backend offers.
+const CounterInfo* find_counter(const std::string& name);
 
 }  // namespace rocprof::device

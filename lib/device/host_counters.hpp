@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/device/counter_source.hpp"
 
@@ -12,6 +13,9 @@ namespace rocprof::device {
 // `cpu` -1: every CPU of the process's affinity mask. nullptr when `cpu` is not a CPU of
 // this machine.
 std::unique_ptr<CounterSource> host_counters(int cpu);
+
+// The host's counters.
+const std::vector<CounterInfo>& host_counter_list();
 
 // Whether `name` is one of the host's counters.
 bool is_host_counter(const std::string& name);

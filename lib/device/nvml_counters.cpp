@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,6 +35,25 @@ constexpr int kClockMemory = 2;     // NVML_CLOCK_MEM
 constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 constexpr int kPcieTxBytes = 0;     // NVML_PCIE_UTIL_TX_BYTES
 constexpr int kPcieRxBytes = 1;     // NVML_PCIE_UTIL_RX_BYTES
+// nvmlFieldValue_t, and the NVLink data counters (KiB sent/received since the driver loaded;
+// the scope UINT_MAX sums every link).
+struct NvmlFieldValue {
+  unsigned int field;
+  unsigned int scope;
+  long long timestamp_us;  // NOLINT(google-runtime-int): NVML's own type
+  long long latency_us;    // NOLINT(google-runtime-int)
+  int value_type;
+  NvmlReturn status;
+  union {
+    double as_double;
+    unsigned long long as_unsigned;  // NOLINT(google-runtime-int)
+  } value;
+};
+static_assert(sizeof(NvmlFieldValue) == 40);
+constexpr unsigned int kNvlinkDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+constexpr unsigned int kNvlinkDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX
+constexpr unsigned int kEveryLink = 0xFFFFFFFFU;
+constexpr int kValueUnsignedLongLong = 3;  // NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
 
 struct Nvml {
   NvmlReturn (*init)() = nullptr;
@@ -46,6 +66,7 @@ struct Nvml {
   NvmlReturn (*temperature)(NvmlDevice, int, unsigned int*) = nullptr;
   NvmlReturn (*memory)(NvmlDevice, NvmlMemory*) = nullptr;
   NvmlReturn (*pcie)(NvmlDevice, int, unsigned int*) = nullptr;
+  NvmlReturn (*field_values)(NvmlDevice, int, NvmlFieldValue*) = nullptr;  // may be absent
   std::string problem;  // why NVML cannot be used, or ""
 };
 
@@ -68,6 +89,9 @@ const Nvml& nvml() {
                        bind_symbol(library, "nvmlDeviceGetTemperature", api.temperature) &&
                        bind_symbol(library, "nvmlDeviceGetMemoryInfo", api.memory) &&
                        bind_symbol(library, "nvmlDeviceGetPcieThroughput", api.pcie);
+    // Drivers older than NVML's field values lack it: the NVLink counters then read nothing.
+    if (!bind_symbol(library, "nvmlDeviceGetFieldValues", api.field_values))
+      api.field_values = nullptr;
     if (!bound)
       api.problem = "libnvidia-ml.so.1 lacks an NVML function this library reads";
     else if (const NvmlReturn status = api.init(); status != kNvmlSuccess)
@@ -90,10 +114,21 @@ class NvmlCounters final : public CounterSource {
 
   const std::vector<CounterInfo>& counters() const override { return gpu_counter_list(); }
 
-  void start() override {}
+  void start() override { nvlink_ = nvlink_kib(); }
 
   void read(std::span<const std::size_t> which, std::span<double> values) override {
-    for (std::size_t i = 0; i < which.size(); ++i) values[i] = value(which[i]);
+    bool nvlink_asked = false;
+    for (const std::size_t counter : which) nvlink_asked = nvlink_asked || counter >= kNvlinkTx;
+    NvlinkReading rates{};
+    if (nvlink_asked) {
+      const NvlinkReading now = nvlink_kib();
+      rates = rates_since(nvlink_, now);
+      nvlink_ = now;
+    }
+    for (std::size_t i = 0; i < which.size(); ++i)
+      values[i] = which[i] == kNvlinkTx   ? rates.tx
+                  : which[i] == kNvlinkRx ? rates.rx
+                                          : value(which[i]);
   }
 
   static const std::vector<CounterInfo>& gpu_counter_list() {
@@ -107,11 +142,51 @@ class NvmlCounters final : public CounterSource {
         {"GPU_MEM_USED", "bytes", "device memory in use (every process)"},
         {"GPU_PCIE_TX", "bytes/s", "PCIe transmit throughput (NVML's 20 ms window)"},
         {"GPU_PCIE_RX", "bytes/s", "PCIe receive throughput (NVML's 20 ms window)"},
+        {"GPU_NVLINK_TX", "bytes/s", "NVLink data sent, every link, since the previous read"},
+        {"GPU_NVLINK_RX", "bytes/s", "NVLink data received, every link, since the previous read"},
     };
     return kCounters;
   }
 
  private:
+  static constexpr std::size_t kNvlinkTx = 9;
+  static constexpr std::size_t kNvlinkRx = 10;
+
+  // The NVLink data counters (KiB) and when they were read; NaN where the device has none.
+  struct NvlinkReading {
+    double tx = kMissingReading;
+    double rx = kMissingReading;
+    double seconds = 0;
+  };
+  NvlinkReading nvlink_kib() const {
+    NvlinkReading reading;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    reading.seconds = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+    if (api_.field_values == nullptr) return reading;
+    NvmlFieldValue fields[2] = {};
+    fields[0].field = kNvlinkDataTx;
+    fields[1].field = kNvlinkDataRx;
+    fields[0].scope = fields[1].scope = kEveryLink;
+    if (api_.field_values(device_, 2, fields) != kNvmlSuccess) return reading;
+    auto kib = [](const NvmlFieldValue& field) {
+      return field.status == kNvmlSuccess && field.value_type == kValueUnsignedLongLong
+                 ? static_cast<double>(field.value.as_unsigned)
+                 : kMissingReading;
+    };
+    reading.tx = kib(fields[0]);
+    reading.rx = kib(fields[1]);
+    return reading;
+  }
+  // Bytes per second between two readings (NaN where either lacks the counter).
+  static NvlinkReading rates_since(const NvlinkReading& before, const NvlinkReading& after) {
+    const double seconds = after.seconds - before.seconds;
+    auto rate = [seconds](double from, double to) {
+      return seconds > 0 && to >= from ? (to - from) * 1024.0 / seconds : kMissingReading;
+    };
+    return {rate(before.tx, after.tx), rate(before.rx, after.rx), seconds};
+  }
+
   // A counter's value now; NaN where the device does not report it.
   double value(std::size_t counter) const {
     unsigned int reading = 0;
@@ -150,6 +225,7 @@ class NvmlCounters final : public CounterSource {
   const Nvml& api_;
   NvmlDevice device_;
   std::string device_name_;
+  NvlinkReading nvlink_;
 };
 
 }  // namespace

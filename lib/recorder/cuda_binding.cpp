@@ -33,7 +33,12 @@ bool start_cuda_recording(std::string& error) {
   return false;
 }
 
-void flush_cuda_recording() noexcept { rocprof_mpi_cuda_flush(); }
+void flush_cuda_recording(bool completed_only) noexcept {
+  if (completed_only)
+    rocprof_mpi_cuda_flush_completed();
+  else
+    rocprof_mpi_cuda_flush();
+}
 
 std::uint64_t cuda_records_dropped() noexcept { return rocprof_mpi_cuda_dropped_records(); }
 

@@ -210,7 +210,7 @@ void writer_loop(State& state) {
     // Everything recorded before this point reaches the sink: CUPTI's buffers first (they
     // go into the pool from this thread), so that GPU work is as fresh as the rest...
 #ifdef ROCPROF_HAVE_CUDA
-    if (state.config.domains.cuda) flush_cuda_recording();
+    if (state.config.domains.cuda) flush_cuda_recording(/*completed_only=*/!close);
 #endif
     roctracer_flush_activity_expl(state.pool);
     bool ok = true;

@@ -218,6 +218,8 @@ bool read_config(Config& config, std::string& error) {
       return false;
     }
   }
+  // Counters asked for by name are recorded whatever the domains say.
+  if (!config.device_counters.empty()) config.domains.counters = true;
   return true;
 }
 

@@ -17,6 +17,7 @@
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/exchange/bytes.hpp"
+#include "merge/export/otf2_metrics.hpp"
 #include "merge/export/otf2_mpi_events.hpp"
 #include "merge/export/otf2_problems.hpp"
 #include "merge/timeline/rank_timeline.hpp"
@@ -210,6 +211,8 @@ namespace {
 // What each merge process reports to the first about the locations it wrote.
 struct ProcessReport {
   std::vector<std::pair<std::pair<std::string, OTF2_Paradigm>, OTF2_RegionRole>> regions;
+  std::vector<std::string> metrics;  // by this process's numbering
+  std::vector<std::pair<std::uint32_t, OTF2_LocationRef>> metric_recorders;  // its numbering
   std::vector<Location> locations;
   std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
   std::map<std::int32_t, OTF2_LocationRef> first_thread;
@@ -224,6 +227,9 @@ struct ProcessReport {
       out.put<std::uint32_t>(key.second);
       out.put<std::uint32_t>(role);
     }
+    out.put<std::uint64_t>(metrics.size());
+    for (const std::string& metric : metrics) out.put_string(metric);
+    out.put_vector(metric_recorders);
     out.put<std::uint64_t>(locations.size());
     for (const Location& location : locations) {
       out.put(location.id);
@@ -253,6 +259,9 @@ struct ProcessReport {
       const auto role = static_cast<OTF2_RegionRole>(in.get<std::uint32_t>());
       report.regions.push_back({{std::move(name), paradigm}, role});
     }
+    const auto metrics = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < metrics; ++i) report.metrics.push_back(in.get_string());
+    report.metric_recorders = in.get_vector<std::pair<std::uint32_t, OTF2_LocationRef>>();
     const auto locations = in.get<std::uint64_t>();
     for (std::uint64_t i = 0; i < locations; ++i) {
       Location location;
@@ -349,6 +358,7 @@ OTF2_EvtWriter* event_writer(OTF2_Archive* archive, OTF2_LocationRef location,
 struct RankEvents {
   std::map<std::pair<int, std::uint64_t>, std::vector<Event>> per_location;
   std::map<std::uint64_t, std::string> queue_names;
+  std::map<std::uint32_t, RankMetrics::Session> metric_sessions;  // by session number
 };
 
 // A rank's timeline as regions entered and left per location (numbered in `defs` as first
@@ -356,9 +366,9 @@ struct RankEvents {
 // place in OTF2's enter/leave model, and the flows none in its records.
 class RankRegions {
  public:
-  RankRegions(Definitions& defs, Otf2MpiEventMaker& mpi_events, ProcessReport& mine,
-              const RankFileReader& reader)
-      : defs_(defs), mpi_events_(mpi_events), mine_(mine), reader_(reader) {}
+  RankRegions(Definitions& defs, Otf2MetricNames& metrics, Otf2MpiEventMaker& mpi_events,
+              ProcessReport& mine, const RankFileReader& reader)
+      : defs_(defs), mpi_events_(mpi_events), mine_(mine), reader_(reader), metrics_(metrics) {}
 
   // The ranges' regions are defined after the calls' and the device work's, as first met in
   // a pass over the calls, the work, then the ranges (the archive's region numbering).
@@ -368,14 +378,18 @@ class RankRegions {
           defs_.region(reader_.string(range.name), OTF2_PARADIGM_USER, OTF2_REGION_ROLE_CODE),
           range.begin_ns, range.end_ns);
     ranges_.clear();
+    collected_.metric_sessions = std::move(metrics_.sessions());
     return std::move(collected_);
   }
 
   void process(const TimelineProcess& /*process*/) {}
   void thread(std::uint32_t /*tid*/, const std::string& /*name*/) {}
   void mark(const TimelineMark& /*mark*/) {}
-  // Device counters would be OTF2 metrics: not written yet.
-  void counter(const TimelineCounter& /*counter*/) {}
+  void counter(const TimelineCounter& counter) {
+    metrics_.add(counter, reader_.string(counter.row.counter));
+    mine_.first = std::min(mine_.first, counter.row.timestamp_ns);
+    mine_.last = std::max(mine_.last, counter.row.timestamp_ns);
+  }
 
   void mpi_call(const TimelineMpiCall& call) {
     const MpiCallRow& row = call.row;
@@ -420,6 +434,7 @@ class RankRegions {
   const RankFileReader& reader_;
   RankEvents collected_;
   std::vector<Range> ranges_;
+  RankMetrics metrics_;
 };
 
 // Writes a location's events in time order, with the MPI records of its calls; returns how
@@ -450,10 +465,10 @@ std::uint64_t write_location_events(OTF2_EvtWriter* writer, std::vector<Event>& 
 // if the rank has no host events: it still stands for the rank in communicators), reported
 // in `mine`.
 void write_rank(OTF2_Archive* archive, const AlignedRank& rank, Definitions& defs,
-                const Otf2Communicators& communicators, ProcessReport& mine, Otf2Stats& stats,
-                const std::string& anchor_path) {
+                Otf2MetricNames& metrics, const Otf2Communicators& communicators,
+                ProcessReport& mine, Otf2Stats& stats, const std::string& anchor_path) {
   Otf2MpiEventMaker mpi_events(communicators);
-  RankRegions regions(defs, mpi_events, mine, rank.reader());
+  RankRegions regions(defs, metrics, mpi_events, mine, rank.reader());
   walk_rank_timeline(rank, regions, TimelineFlows::kNone);
   RankEvents collected = regions.take();
   std::size_t index = 0;
@@ -486,25 +501,45 @@ void write_rank(OTF2_Archive* archive, const AlignedRank& rank, Definitions& def
     mine.first_thread[rank.rank()] = location.id;
     mine.locations.push_back(std::move(location));
   }
+  // A metric location per device the rank sampled.
+  for (auto& [session, sampled] : collected.metric_sessions) {
+    Location location{location_id(rank.rank(), index++),
+                      fmt::format("rank {} {}", rank.rank(), sampled.device),
+                      OTF2_LOCATION_TYPE_METRIC, sampled.samples.size(), rank.rank()};
+    OTF2_EvtWriter* writer = event_writer(archive, location.id, anchor_path);
+    std::vector<std::uint32_t> used;
+    write_metric_events(writer, sampled.samples, used, anchor_path);
+    check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
+    for (const std::uint32_t metric : used) mine.metric_recorders.emplace_back(metric, location.id);
+    stats.events += sampled.samples.size();
+    mine.locations.push_back(std::move(location));
+  }
 }
 
 // This process's locations' definition files: the mapping of its region numbers onto the
 // global ones, where it has regions.
 void write_local_definitions(OTF2_Archive* archive, const ProcessReport& mine,
                              std::vector<std::uint32_t>& to_global,
+                             std::vector<std::uint32_t>& metrics_to_global,
                              const std::string& anchor_path) {
   check(OTF2_Archive_OpenDefFiles(archive), "open definition files", anchor_path);
-  OTF2_IdMap* mapping = to_global.empty() ? nullptr
-                                          : OTF2_IdMap_CreateFromUint32Array(
-                                                to_global.size(), to_global.data(), true);
+  auto id_map = [](std::vector<std::uint32_t>& ids) {
+    return ids.empty() ? nullptr : OTF2_IdMap_CreateFromUint32Array(ids.size(), ids.data(), true);
+  };
+  OTF2_IdMap* mapping = id_map(to_global);
+  OTF2_IdMap* metric_mapping = id_map(metrics_to_global);
   for (const Location& location : mine.locations) {
     OTF2_DefWriter* writer = OTF2_Archive_GetDefWriter(archive, location.id);
-    if (mapping != nullptr)
+    if (mapping != nullptr && location.type != OTF2_LOCATION_TYPE_METRIC)
       check(OTF2_DefWriter_WriteMappingTable(writer, OTF2_MAPPING_REGION, mapping),
             "write a region mapping", anchor_path);
+    if (metric_mapping != nullptr && location.type == OTF2_LOCATION_TYPE_METRIC)
+      check(OTF2_DefWriter_WriteMappingTable(writer, OTF2_MAPPING_METRIC, metric_mapping),
+            "write a metric mapping", anchor_path);
     check(OTF2_Archive_CloseDefWriter(archive, writer), "close a definition writer", anchor_path);
   }
   if (mapping != nullptr) OTF2_IdMap_Free(mapping);
+  if (metric_mapping != nullptr) OTF2_IdMap_Free(metric_mapping);
   check(OTF2_Archive_CloseDefFiles(archive), "close definition files", anchor_path);
 }
 
@@ -513,11 +548,15 @@ struct JobLocations {
   std::vector<Location> locations;
   std::map<std::int32_t, OTF2_LocationRef> mpi_locations;
   std::map<std::int32_t, OTF2_LocationRef> first_thread;
+  Otf2MetricNames metrics;  // numbered as first met in process order
+  std::vector<std::pair<std::uint32_t, OTF2_LocationRef>> metric_recorders;
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t last = 0;
 
   explicit JobLocations(const std::vector<ProcessReport>& reports) {
     for (const ProcessReport& report : reports) {
+      for (const auto& [metric, location] : report.metric_recorders)
+        metric_recorders.emplace_back(metrics.metric(report.metrics.at(metric)), location);
       locations.insert(locations.end(), report.locations.begin(), report.locations.end());
       mpi_locations.insert(report.mpi_locations.begin(), report.mpi_locations.end());
       first_thread.insert(report.first_thread.begin(), report.first_thread.end());
@@ -550,6 +589,10 @@ void write_global_definitions(OTF2_Archive* archive, const std::vector<const Ali
   for (const AlignedRank* rank : ranks)
     rank_names[rank->rank()] = names.string(fmt::format("rank {}", rank->rank()));
   for (const Location& location : job.locations) names.string(location.name);
+  for (const std::string& metric : job.metrics.names()) {
+    const Otf2MetricText text = metric_text(metric);
+    for (const std::string* part : {&text.name, &text.description, &text.unit}) names.string(*part);
+  }
   const OTF2_StringRef mpi_locations_name = names.string("MPI ranks");
   std::vector<OTF2_StringRef> comm_names;
   for (const auto& comm : communicators.all())
@@ -596,6 +639,9 @@ void write_global_definitions(OTF2_Archive* archive, const std::vector<const Ali
           "write a location", anchor_path);
   write_communicators(global_writer, communicators, job.mpi_locations, job.first_thread,
                       mpi_locations_name, comm_names, anchor_path);
+  write_metric_definitions(
+      global_writer, job.metrics.names(), job.metric_recorders,
+      [&names](const std::string& text) { return names.strings().at(text); }, anchor_path);
 }
 
 // The archive, written; export_otf2 below watches what libotf2 says meanwhile.
@@ -610,13 +656,14 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
   // This process's ranks' event files, its regions numbered as first met here.
   check(OTF2_Archive_OpenEvtFiles(archive), "open event files", anchor_path);
   Definitions defs;
+  Otf2MetricNames metrics;
   ProcessReport mine;
   const Otf2Communicators communicators(ranks);
   Otf2Stats stats;
   ProgressSteps steps(progress, me.last_rank - me.first_rank);
   for (std::size_t r = me.first_rank; r < me.last_rank; ++r) {
     if (r + 1 < me.last_rank) ranks[r + 1]->read_ahead();  // while this one is written
-    write_rank(archive, *ranks[r], defs, communicators, mine, stats, anchor_path);
+    write_rank(archive, *ranks[r], defs, metrics, communicators, mine, stats, anchor_path);
     ranks[r]->done();
     steps.step();
   }
@@ -628,6 +675,7 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
   for (const auto& [key, region] : defs.regions()) local.emplace_back(region.id, key);
   std::sort(local.begin(), local.end());
   for (const auto& [id, key] : local) mine.regions.emplace_back(key, defs.regions().at(key).role);
+  mine.metrics = metrics.names();
   std::vector<ProcessReport> reports;
   if (me.all_gather) {
     for (const auto& bytes : me.all_gather(mine.serialize()))
@@ -640,9 +688,12 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
     for (const auto& [key, role] : report.regions) global.region(key.first, key.second, role);
   std::vector<std::uint32_t> to_global;
   for (const auto& [key, role] : mine.regions) to_global.push_back(global.regions().at(key).id);
-  write_local_definitions(archive, mine, to_global, anchor_path);
+  JobLocations job(reports);
+  std::vector<std::uint32_t> metrics_to_global;
+  for (const std::string& metric : mine.metrics)
+    metrics_to_global.push_back(job.metrics.metric(metric));
+  write_local_definitions(archive, mine, to_global, metrics_to_global, anchor_path);
 
-  const JobLocations job(reports);
   stats.communicators = communicators.all().size();
   stats.locations = job.locations.size();
   stats.regions = global.regions().size();

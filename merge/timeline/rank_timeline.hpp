@@ -99,7 +99,8 @@ struct TimelineCounter {
   std::uint64_t track;  // the rank's counter track: session << 32 | counter name's string id
   bool first_on_track;
   const std::string* track_name;
-  std::int32_t device_id;  // the session's device, -1 for the host
+  std::int32_t device_id;     // the session's device, -1 for the host
+  const std::string* device;  // its name ("GPU 0 (NVIDIA H200)"; "session N" if undeclared)
 };
 
 template <typename Visitor>
@@ -182,21 +183,25 @@ void walk_rank_timeline(const AlignedRank& rank, Visitor& visitor,
 
   if (reader.row_count<format::CounterSampleRow>() == 0) return;
   // Sessions by number: the device sampled and its name.
-  std::unordered_map<std::uint32_t, format::CounterSessionRow> sessions;
+  std::unordered_map<std::uint32_t, std::pair<std::int32_t, std::string>> sessions;
   for (const format::CounterSessionRow& session : reader.read_all<format::CounterSessionRow>())
-    sessions.emplace(session.session, session);
+    sessions.emplace(session.session, std::pair{session.device_id, reader.string(session.name)});
   std::unordered_map<std::uint64_t, std::string> tracks;
   rank.for_each_counter_sample([&](const format::CounterSampleRow& row) {
     if (!std::isfinite(row.value)) return;  // a reading the device did not give
-    const auto session = sessions.find(row.session);
-    TimelineCounter counter{row, std::uint64_t{row.session} << 32 | row.counter, false, nullptr,
-                            session == sessions.end() ? -1 : session->second.device_id};
+    auto session = sessions.find(row.session);
+    if (session == sessions.end())
+      session = sessions.emplace(row.session, std::pair{-1, fmt::format("session {}", row.session)})
+                    .first;
+    TimelineCounter counter{row,
+                            std::uint64_t{row.session} << 32 | row.counter,
+                            false,
+                            nullptr,
+                            session->second.first,
+                            &session->second.second};
     auto [track, added] = tracks.try_emplace(counter.track);
     if (added) {
-      track->second = session == sessions.end()
-                          ? fmt::format("session {} {}", row.session, reader.string(row.counter))
-                          : fmt::format("{} {}", reader.string(session->second.name),
-                                        reader.string(row.counter));
+      track->second = fmt::format("{} {}", session->second.second, reader.string(row.counter));
       counter.first_on_track = true;
     }
     counter.track_name = &track->second;

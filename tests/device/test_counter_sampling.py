@@ -5,6 +5,7 @@ summary's per-device table."""
 
 import csv
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -146,6 +147,31 @@ class CounterSamplingTest(unittest.TestCase):
         self.assertIn("GPU idle during MPI", merged.stdout)
         self.assertRegex(merged.stdout, r"GCD 0\)\s+\S+\s+55\.0%")
 
+        # OTF2: a metric per counter, recorded on a metric location per sampled device.
+        archive = os.path.join(self.dir, "otf2", "job.otf2")
+        os.makedirs(os.path.dirname(archive))
+        merged = subprocess.run([MERGE, job, "-o", archive, "-q"], capture_output=True,
+                                text=True, timeout=300)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        definitions = subprocess.run(["otf2-print", "-G", archive], capture_output=True,
+                                     text=True, check=True).stdout
+        locations = dict(re.findall(r'^LOCATION\s+(\d+)\s+Name: "([^"]+)".*Type: METRIC',
+                                    definitions, re.M))
+        self.assertEqual(sorted(locations.values()), sorted([
+            "rank 0 host", "rank 0 " + GPU_NAME.format(1, 1), "rank 2 " + GPU_NAME.format(0, 0)]))
+        self.assertRegex(definitions, r'METRIC_MEMBER .*Name: "GPU_POWER".*Unit: "W"')
+        events = subprocess.run(["otf2-print", archive], capture_output=True, text=True,
+                                check=True).stdout
+        metric_values = {}
+        for location, counter, value in re.findall(
+                r'^METRIC\s+(\d+)\s+\d+\s+Metric: .*\("(\w+)" <\d+>; DOUBLE; ([^)]+)\)',
+                events, re.M):
+            metric_values.setdefault((locations[location], counter), []).append(float(value))
+        self.assertEqual(metric_values[("rank 2 " + GPU_NAME.format(0, 0), "GPU_UTIL")],
+                         values[(2, GPU_NAME.format(0, 0) + " GPU_UTIL")])
+        self.assertEqual(sum(len(v) for v in metric_values.values()),
+                         sum(len(v) for v in values.values()))
+
     def test_a_rank_left_untraced_leaves_its_devices_to_the_next(self):
         job, _ = self.run_job("ranks", "--mpi-ranks", "1-3")
         found = self.sessions_of_traced(job)
@@ -175,6 +201,26 @@ class CounterSamplingTest(unittest.TestCase):
         self.assertEqual(result.stderr.count("GPU counters are not sampled"), 1, result.stderr)
         found = self.sessions(job)
         self.assertEqual([s[:2] for s in found[0]], [(-1, "host")])
+
+    def test_a_process_without_mpi_samples_from_its_start(self):
+        # Only ROC-TX traced: the counters are recorded all the same.
+        out = os.path.join(self.dir, "alone")
+        result = subprocess.run([LAUNCHER, "--marker-trace", "--device-counters",
+                                 "CPU_UTIL,PROCESS_RSS", "--counter-interval", "20ms", "-d", out,
+                                 "--", "sleep", "0.5"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        [name] = os.listdir(out)
+        with h5py.File(os.path.join(out, name)) as f:
+            strings = [s.decode() for s in f["strings"][:]]
+            [session] = f["counter_sessions"][:]
+            samples = f["counter_samples"][:]
+        self.assertEqual(strings[session["counters"]], "CPU_UTIL,PROCESS_RSS")
+        # 0.5 s at 20 ms: about 25 readings of each counter (fewer on a loaded machine).
+        per_counter = len(samples) / 2
+        self.assertGreaterEqual(per_counter, 10)
+        self.assertLessEqual(per_counter, 27)
+        rss = [s["value"] for s in samples if strings[s["counter"]] == "PROCESS_RSS"]
+        self.assertTrue(all(value > 1 << 20 for value in rss))
 
     def test_the_launcher_refuses_what_it_cannot_sample(self):
         for options, message in (

@@ -7,6 +7,7 @@
 #   BENCH=1 PACK_DIR/run.sh              # ... and the CUDA tracing-overhead benchmark
 #   LOAD=1 PACK_DIR/run.sh               # ... and the recorder-under-load benchmark
 #   MPI=1 [CALIPER_SRC=DIR] PACK_DIR/run.sh   # ... and MPI latency, beside Caliper if given
+#   SAMPLER=1 PACK_DIR/run.sh            # ... and the device-counter sampling benchmark
 #
 # Carried: the launcher, the recorder and its libroctracer64, the CUDA test programs, the
 # report tool, the HDF5 filter plugin and every library these load except the C/C++ runtimes,
@@ -39,6 +40,8 @@ cp "$here/../bench/recorder_load.py" "$pack/"
 # The MPI latency benchmark (bench/mpi_overhead.py; run with MPI=1).
 cp "$build/tests/mpi_pingpong" "$pack/tests/"
 cp "$here/../bench/mpi_overhead.py" "$pack/"
+# What sampling device counters costs (tests/bench/sampler_bench.cpp; run with SAMPLER=1).
+if [ -x "$build/tests/sampler_bench" ]; then cp "$build/tests/sampler_bench" "$pack/tests/"; fi
 # The overhead benchmark, when built (bench/cuda_overhead.py; run with BENCH=1).
 if [ -x "$build/tests/cuda_launch_bench" ] && [ -f "$build/tests/libcupti_minimal.so" ]; then
   cp "$build/tests/cuda_launch_bench" "$build/tests/libcupti_minimal.so" "$pack/tests/"
@@ -52,12 +55,13 @@ strip "$pack"/bin/* "$pack"/tests/cuda_trace_report "$pack"/lib/*.so*
 cp "$build"/hdf5-plugins/*.so "$pack/hdf5-plugins/"
 cp "$here/gpu_check.py" "$here/check_cuda_trace.py" "$here/check_cuda_mpi.py" \
   "$here/check_roctracer_client.py" "$here/check_pytorch.py" "$here/torch_program.py" \
-  "$here/check_device_counters.py" "$pack/"
+  "$here/check_device_counters.py" "$here/check_counters_timeline.py" "$pack/"
 # shellcheck source=../tools/carry_libraries.sh
 source "$here/../tools/carry_libraries.sh"
 carry_libraries "$pack/lib" "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" \
   "$build/tests/cuda_trace_report" "$build/tests/rank_file_dump" "$build/lib/librocprof-mpi.so" \
   "$build/lib/libroctracer64.so.4" "$build/lib/librocprofiler64v2.so"
+if [ -x "$pack/tests/sampler_bench" ]; then carry_libraries "$pack/lib" "$pack/tests/sampler_bench"; fi
 cat > "$pack/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Every GPU test from this folder (see pack_gpu_tests.sh). Exit 0 when all pass.
@@ -80,6 +84,14 @@ python3 "$pack/check_roctracer_client.py" "$pack/bin/rocprof-mpi" \
   "$work/roctracer_client" || status=1
 echo "== gpu.device_counters"
 python3 "$pack/check_device_counters.py" "$pack/tests/cuda_busy_counters" || status=1
+echo "== gpu.counters_timeline"
+python3 "$pack/check_counters_timeline.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
+  "$pack/tests/cuda_busy_counters" "$pack/tests/cuda_halo_mpi" "$work/counters_timeline" || status=1
+if [ -n "${SAMPLER:-}" ]; then
+  echo "== bench: sampling device counters"
+  "$pack/tests/sampler_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true ||
+    status=1
+fi
 echo "== gpu.pytorch"
 python3 "$pack/check_pytorch.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/torch_program.py" "$work/pytorch"

@@ -19,10 +19,11 @@ GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_output
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 # name -> synthetic_job arguments (after DIR): skewed clocks, user regions, GPU-aware
-# collectives, a rank busy in long ranges.
+# collectives, a rank busy in long ranges, device counters sampled by two ranks.
 JOBS = {
     "skewed": ["6", "3000", "3", "5000000", "--user-regions"],
     "gpu": ["5", "4000", "1", "-2000000", "--gpu-aware-allreduce", "--busy-rank=2:20"],
+    "counters": ["4", "2000", "2", "1000000", "--counters=40"],
 }
 FORMATS = ("pftrace", "json", "h5", "otf2")
 

@@ -26,8 +26,11 @@ typedef struct {
 ROCTRACER_API roctracer_status_t rocprof_mpi_cuda_record(const rocprof_mpi_cuda_sink_t* sink,
                                                          char* error, size_t error_size);
 
-/* Hands over every record CUPTI still holds. */
+/* Hands over every record CUPTI still holds (at the end: work still running is left out). */
 ROCTRACER_API void rocprof_mpi_cuda_flush(void);
+
+/* Hands over CUPTI's buffers whose records are all complete (while the program runs). */
+ROCTRACER_API void rocprof_mpi_cuda_flush_completed(void);
 
 /* Records CUPTI dropped for lack of buffer space. */
 ROCTRACER_API uint64_t rocprof_mpi_cuda_dropped_records(void);

@@ -21,8 +21,10 @@ bool start(std::string& why) {
   return true;
 }
 
+// A roctracer flush hands over the work that finished, as on AMD GPUs: CUPTI's buffers whose
+// records are all complete (a forced flush would hand a running kernel over without times).
 const core::DomainBackend kCudaBackend{is_cuda_domain, cuda_op_count, cuda_op_string, start,
-                                       flush_cuda_tracing};
+                                       flush_completed_cuda_tracing};
 
 [[maybe_unused]] const bool kRegistered = [] {
   core::register_domain_backend(kCudaBackend);

@@ -92,6 +92,8 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream, uint8_t* b
   const rocprof_mpi_cuda_sink_t* sink = g_sink.load(std::memory_order_acquire);
   while (g_cupti->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (!convert_activity(*record, converted)) continue;
+    // Work a forced flush handed over unfinished has no times: nothing to place.
+    if (converted.row.begin_ns == 0 || converted.row.end_ns < converted.row.begin_ns) continue;
     if (sink != nullptr) sink->activity(&converted.row, converted.kernel_name);
     deliver_to_clients(converted);
   }
@@ -240,6 +242,10 @@ void flush_cuda_tracing() noexcept {
     g_cupti->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+void flush_completed_cuda_tracing() noexcept {
+  if (g_running.load(std::memory_order_acquire)) g_cupti->flush_all(0);
+}
+
 std::uint64_t cuda_records_dropped() noexcept { return g_dropped.load(std::memory_order_relaxed); }
 
 }  // namespace rocprof::runtime::cuda
@@ -264,6 +270,10 @@ rocprof_mpi_cuda_record(const rocprof_mpi_cuda_sink_t* sink, char* error, size_t
 
 extern "C" ROCTRACER_API void rocprof_mpi_cuda_flush(void) {
   rocprof::runtime::cuda::flush_cuda_tracing();
+}
+
+extern "C" ROCTRACER_API void rocprof_mpi_cuda_flush_completed(void) {
+  rocprof::runtime::cuda::flush_completed_cuda_tracing();
 }
 
 extern "C" ROCTRACER_API uint64_t rocprof_mpi_cuda_dropped_records(void) {

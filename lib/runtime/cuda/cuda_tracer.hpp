@@ -25,8 +25,12 @@ void serve_cuda_clients() noexcept;
 // without kernel name, likewise.
 void set_cuda_sink(const rocprof_mpi_cuda_sink_t* sink) noexcept;
 
-// Delivers every record CUPTI still holds (at exit, before a context is destroyed).
+// Delivers every record CUPTI still holds (at exit, before a context is destroyed); work
+// still running then is left out (CUPTI hands it over without times).
 void flush_cuda_tracing() noexcept;
+// Delivers CUPTI's buffers whose records are all complete (periodically, while work runs: a
+// forced flush would hand over a long kernel before it has times).
+void flush_completed_cuda_tracing() noexcept;
 
 // Records CUPTI dropped for lack of buffer space.
 std::uint64_t cuda_records_dropped() noexcept;
