@@ -3,7 +3,12 @@
 keeps every SM busy, GPU utilisation is above 90 %, the board draws more power than idle and
 the SM clock is not lower; device memory in use and the temperature are read.
 
-Usage: check_device_counters.py CUDA_BUSY_COUNTERS   (exit 77 where no NVIDIA GPU is)"""
+Then the program written from the seed page alone (tests/device/device_profiling_seed.c)
+samples the GPU's counters through NVML.
+
+Usage: check_device_counters.py CUDA_BUSY_COUNTERS SEED_PROGRAM   (exit 77 where no NVIDIA GPU
+is)"""
+import re
 import subprocess
 import sys
 
@@ -33,6 +38,16 @@ def main():
         ("device memory in use read", busy["GPU_MEM_USED"] > 0),
         ("a temperature read", 10 < busy["GPU_TEMPERATURE"] < 120),
     ]
+    seed = subprocess.run([sys.argv[2], "GPU_UTIL", "GPU_POWER", "GPU_SM_CLOCK", "GPU_MEM_USED"],
+                          capture_output=True, text=True, timeout=60)
+    print(seed.stdout, end="")
+    polls = [line for line in seed.stdout.splitlines() if line.startswith("poll ")]
+    last = {name: float(value) for name, value in
+            re.findall(r"(\w+) = ([0-9.]+)", polls[-1])} if polls else {}
+    checks.append(("the seed program polls NVML three times and destroys its session",
+                   seed.returncode == 0 and len(polls) == 3 and "destroyed" in seed.stdout))
+    checks.append(("the seed program reads power and memory in use",
+                   last.get("GPU_POWER", 0) > 10 and last.get("GPU_MEM_USED", 0) > 0))
     failed = 0
     for name, ok in checks:
         print(f"{'ok' if ok else 'FAILED'}: {name}")

@@ -22,7 +22,7 @@ pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
   tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump
-  tests/mpi_pingpong tests/cuda_busy_counters)
+  tests/mpi_pingpong tests/cuda_busy_counters tests/device_profiling_seed)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -33,7 +33,8 @@ rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/tests" "$pack/lib" "$pack/hdf5-plugins"
 cp "$build/bin/rocprof-mpi" "$build/bin/rocprof-merge" "$pack/bin/"
 cp "$build/tests/cuda_streams" "$build/tests/cuda_halo_mpi" "$build/tests/cuda_roctracer_client" \
-  "$build/tests/cuda_trace_report" "$build/tests/cuda_busy_counters" "$pack/tests/"
+  "$build/tests/cuda_trace_report" "$build/tests/cuda_busy_counters" \
+  "$build/tests/device_profiling_seed" "$pack/tests/"
 # The recorder-under-load benchmark (bench/recorder_load.py; run with LOAD=1).
 cp "$build/tests/roctx_burst" "$build/tests/rank_file_dump" "$pack/tests/"
 cp "$here/../bench/recorder_load.py" "$pack/"
@@ -83,7 +84,8 @@ python3 "$pack/check_roctracer_client.py" "$pack/bin/rocprof-mpi" \
   "$pack/tests/cuda_roctracer_client" "$pack/tests/cuda_trace_report" \
   "$work/roctracer_client" || status=1
 echo "== gpu.device_counters"
-python3 "$pack/check_device_counters.py" "$pack/tests/cuda_busy_counters" || status=1
+python3 "$pack/check_device_counters.py" "$pack/tests/cuda_busy_counters" \
+  "$pack/tests/device_profiling_seed" || status=1
 echo "== gpu.counters_timeline"
 python3 "$pack/check_counters_timeline.py" "$pack/bin/rocprof-mpi" "$pack/bin/rocprof-merge" \
   "$pack/tests/cuda_busy_counters" "$pack/tests/cuda_halo_mpi" "$work/counters_timeline" || status=1
