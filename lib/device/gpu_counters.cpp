@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <numeric>
 #include <string_view>
 
 #include "lib/device/nvml_counters.hpp"
@@ -52,8 +53,8 @@ bool parse_visible(std::string_view list, int count, std::vector<int>& gpus) {
 std::vector<int> visible_gpus() {
   std::string why;
   const int count = gpu_count(why);
-  std::vector<int> all;
-  for (int gpu = 0; gpu < count; ++gpu) all.push_back(gpu);
+  std::vector<int> all(static_cast<std::size_t>(count));
+  std::iota(all.begin(), all.end(), 0);
   std::string ignored;
   const bool nvidia = nvml_gpu_count(ignored) > 0;
   for (const char* variable : {nvidia ? "CUDA_VISIBLE_DEVICES" : "ROCR_VISIBLE_DEVICES",

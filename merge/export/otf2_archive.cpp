@@ -229,7 +229,11 @@ struct ProcessReport {
     }
     out.put<std::uint64_t>(metrics.size());
     for (const std::string& metric : metrics) out.put_string(metric);
-    out.put_vector(metric_recorders);
+    out.put<std::uint64_t>(metric_recorders.size());
+    for (const auto& [metric, location] : metric_recorders) {
+      out.put(metric);
+      out.put(location);
+    }
     out.put<std::uint64_t>(locations.size());
     for (const Location& location : locations) {
       out.put(location.id);
@@ -261,7 +265,11 @@ struct ProcessReport {
     }
     const auto metrics = in.get<std::uint64_t>();
     for (std::uint64_t i = 0; i < metrics; ++i) report.metrics.push_back(in.get_string());
-    report.metric_recorders = in.get_vector<std::pair<std::uint32_t, OTF2_LocationRef>>();
+    const auto recorders = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < recorders; ++i) {
+      const auto metric = in.get<std::uint32_t>();
+      report.metric_recorders.emplace_back(metric, in.get<OTF2_LocationRef>());
+    }
     const auto locations = in.get<std::uint64_t>();
     for (std::uint64_t i = 0; i < locations; ++i) {
       Location location;
