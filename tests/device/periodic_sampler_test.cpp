@@ -6,9 +6,9 @@
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <csignal>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <string>
