@@ -1,7 +1,5 @@
 #include "lib/recorder/hip_args.hpp"
 
-#include <dlfcn.h>
-
 #include <array>
 
 #include <roctracer/roctracer_hip.h>
@@ -60,7 +58,7 @@ std::span<const std::uint32_t> hip_ops_with_args() noexcept { return kOps; }
 bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a,
                      KernelRef& kernel) noexcept {
   const auto& args = data.args;
-  kernel = KernelRef{};
+  kernel = runtime::hip::launched_kernel(op, data);
   switch (op) {
     case HIP_API_ID_hipMemcpy:
       a.bytes = args.hipMemcpy.sizeBytes;
@@ -118,8 +116,6 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
       set_dims(a.grid, args.hipLaunchKernel.numBlocks);
       set_dims(a.block, args.hipLaunchKernel.dimBlocks);
       a.stream = stream_id(args.hipLaunchKernel.stream);
-      kernel = {KernelRef::Kind::kHostFunction, args.hipLaunchKernel.function_address,
-                args.hipLaunchKernel.stream};
       return true;
     case HIP_API_ID_hipModuleLaunchKernel: {
       const auto& launch = args.hipModuleLaunchKernel;
@@ -130,7 +126,6 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
       a.block[1] = launch.blockDimY;
       a.block[2] = launch.blockDimZ;
       a.stream = stream_id(launch.stream);
-      kernel = {KernelRef::Kind::kModuleFunction, launch.f, launch.stream};
       return true;
     }
     case HIP_API_ID_hipStreamSynchronize:
@@ -139,30 +134,6 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
     default:
       return false;
   }
-}
-
-const char* kernel_name(const KernelRef& kernel) noexcept {
-  using ByPointer = const char* (*)(const void*, hipStream_t);
-  using ByFunction = const char* (*)(hipFunction_t);
-  // The runtime's own lookups (the ones roctracer's tools use), found in the process once.
-  static const auto by_pointer =
-      reinterpret_cast<ByPointer>(dlsym(RTLD_DEFAULT, "hipKernelNameRefByPtr"));
-  static const auto by_function =
-      reinterpret_cast<ByFunction>(dlsym(RTLD_DEFAULT, "hipKernelNameRef"));
-  switch (kernel.kind) {
-    case KernelRef::Kind::kHostFunction:
-      return by_pointer == nullptr
-                 ? nullptr
-                 : by_pointer(kernel.handle,
-                              static_cast<hipStream_t>(const_cast<void*>(kernel.stream)));
-    case KernelRef::Kind::kModuleFunction:
-      return by_function == nullptr
-                 ? nullptr
-                 : by_function(static_cast<hipFunction_t>(const_cast<void*>(kernel.handle)));
-    case KernelRef::Kind::kNone:
-      break;
-  }
-  return nullptr;
 }
 
 }  // namespace rocprof::recorder

@@ -7,8 +7,8 @@
 #include <span>
 
 #include "lib/format/records.hpp"
+#include "lib/runtime/hip/hip_kernel_ref.hpp"
 
-struct hip_api_data_s;
 
 namespace rocprof::recorder {
 
@@ -22,12 +22,9 @@ struct ApiArgsRow {
   format::CopyDirection copy_direction;
 };
 
-// How to find the launched kernel's name (resolved by the HIP runtime, see hip_args.cpp).
-struct KernelRef {
-  enum class Kind : std::uint8_t { kNone, kHostFunction, kModuleFunction } kind = Kind::kNone;
-  const void* handle = nullptr;
-  const void* stream = nullptr;
-};
+// How to find the launched kernel's name (resolved by the HIP runtime).
+using runtime::hip::kernel_name;
+using runtime::hip::KernelRef;
 
 // Fills `args` (correlation_id excepted) and `kernel` for the ops below; false for any other.
 bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& args,
@@ -35,8 +32,5 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
 
 // The HIP API ops decode_hip_args understands (the recorder subscribes to these only).
 std::span<const std::uint32_t> hip_ops_with_args() noexcept;
-
-// The kernel's name from the HIP runtime in this process, or nullptr.
-const char* kernel_name(const KernelRef& kernel) noexcept;
 
 }  // namespace rocprof::recorder

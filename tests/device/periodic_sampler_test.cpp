@@ -169,8 +169,7 @@ TEST_F(PeriodicSamplerTest, ACpuBurningChildRaisesCpuUtilisation) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0)
-      for (volatile unsigned long spin = 0;; spin = spin + 1) {
-      }
+      while (true) asm volatile("" ::: "memory");  // burns until killed
     children.push_back(child);
   }
   PeriodicSampler burning({"CPU_UTIL"}, true, {}, kTenMs * 5);
