@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iterator>
 
+#include <rocprof-mpi/hip_commands.h>
 #include <roctracer/roctracer_ext.h>
 #include <roctracer/roctracer_hip.h>
 #include <roctracer/roctracer_hsa.h>
@@ -31,19 +32,6 @@ static_assert(std::size(kRoctxNames) == ROCTX_API_ID_NUMBER);
 constexpr const char* kHsaEvtNames[] = {"ALLOCATE", "DEVICE",  "MEMCOPY",
                                         "SUBMIT",   "KSYMBOL", "CODEOBJ"};
 static_assert(std::size(kHsaEvtNames) == HSA_EVT_ID_NUMBER);
-
-// HIP command kinds (the HipVdiCommandKind values of HIP 5.2) and the names the HIP runtime
-// gives them, so HIP_OPS records can be labelled without loading the runtime.
-struct HipCommandKind {
-  std::uint32_t kind;
-  const char* name;
-};
-constexpr HipCommandKind kHipCommandKinds[] = {
-    {0x11F0, "KernelExecution"},      {0x11F3, "CopyDeviceToHost"},
-    {0x11F4, "CopyHostToDevice"},     {0x11F5, "CopyDeviceToDevice"},
-    {0x1201, "CopyDeviceToHost2D"},   {0x1202, "CopyHostToDevice2D"},
-    {0x1203, "CopyDeviceToDevice2D"}, {0x1207, "FillBuffer"},
-};
 
 constexpr std::array<const char*, ACTIVITY_DOMAIN_NUMBER> kDomainNames = {
     "HSA_API", "HSA_OPS", "HIP_OPS", "HIP_API", "KFD_API", "EXT_API", "ROCTX", "HSA_EVT"};
@@ -106,10 +94,8 @@ const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) 
     case ACTIVITY_DOMAIN_HSA_OPS:
       return from_list(kAsyncOpNames, op);
     case ACTIVITY_DOMAIN_HIP_OPS:
-      if (kind != 0) {
-        for (const auto& command : kHipCommandKinds)
-          if (command.kind == kind) return command.name;
-      }
+      if (const char* command = rocprof_mpi_hip_command_name(kind); command != nullptr)
+        return command;
       return op < HIP_OP_ID_NUMBER ? kAsyncOpNames[op] : nullptr;
     case ACTIVITY_DOMAIN_HIP_API:
       return hip_api_op_name(op);
@@ -129,11 +115,10 @@ const char* op_name(std::uint32_t domain, std::uint32_t op, std::uint32_t kind) 
 std::optional<OpCode> op_code(std::uint32_t domain, const char* name) noexcept {
   if (name == nullptr) return std::nullopt;
   if (domain == ACTIVITY_DOMAIN_HIP_OPS) {
-    for (const auto& command : kHipCommandKinds)
-      if (std::strcmp(command.name, name) == 0) {
-        const bool is_copy = command.kind != 0x11F0;
-        return OpCode{is_copy ? HIP_OP_ID_COPY : HIP_OP_ID_DISPATCH, command.kind};
-      }
+    if (const std::uint32_t kind = rocprof_mpi_hip_command_kind(name); kind != 0) {
+      const bool is_copy = kind != ROCPROF_MPI_HIP_KERNEL_EXECUTION;
+      return OpCode{is_copy ? HIP_OP_ID_COPY : HIP_OP_ID_DISPATCH, kind};
+    }
   }
   const std::uint32_t count = op_count(domain);
   for (std::uint32_t op = 0; op < count; ++op) {

@@ -9,7 +9,6 @@
 #include "lib/format/records.hpp"
 #include "lib/runtime/hip/hip_kernel_ref.hpp"
 
-
 namespace rocprof::recorder {
 
 // What travels from the API callback to the sink, ahead of the call's own record.

@@ -171,7 +171,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
         row.queue_id = record.queue_id;
         // The last union holds a kernel name for dispatches, a byte count for copies.
         if (record.op == 0)
-          row.kernel_name = intern(record.kernel_name);
+          row.kernel_name = intern_kernel(record.kernel_name);
         else if (record.op == 1)
           row.bytes = record.bytes;
         keep_activity(row);
@@ -292,7 +292,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kApiArgsDomain: {
         const auto& item = as_private<ApiArgsRow>(slot);
         if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();
-        pending_args_[item.row.correlation_id] = {item.row, intern(item.header.text)};
+        pending_args_[item.row.correlation_id] = {item.row, intern_kernel(item.header.text)};
         slots = PrivateRecord<ApiArgsRow>::kSlots;
         break;
       }

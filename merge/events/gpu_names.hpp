@@ -8,8 +8,12 @@
 #include <fmt/format.h>
 #include "lib/format/records.hpp"
 #include "lib/include/rocprof-mpi/cuda_domains.h"
+#include "lib/include/rocprof-mpi/hip_commands.h"
 
 namespace rocprof::merge {
+
+// ACTIVITY_DOMAIN_HIP_OPS of roctracer (the merge reads files, not the tracer's headers).
+inline constexpr std::uint8_t kHipOpsDomain = 2;
 
 // The track of a GPU queue ("GPU 0 stream 13", "GPU 1 queue 4"); CUDA host waits, which
 // belong to no device, get a track of their own.
@@ -19,12 +23,15 @@ inline std::string gpu_track_name(std::uint8_t domain, std::int32_t device, std:
   return fmt::format("GPU {} stream {}", device, queue & 0xffffffffU);
 }
 
-// A copy's name by its kind: CUDA's CUpti_ActivityMemcpyKind, else the runtime's number.
+// A copy's name by its kind: CUDA's CUpti_ActivityMemcpyKind, HIP's command kind
+// ("CopyHostToDevice"), else the runtime's number.
 inline std::string copy_name(std::uint8_t domain, std::uint32_t kind) {
   static constexpr const char* kCudaKinds[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
                                                "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
   if (domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && kind < std::size(kCudaKinds))
     return fmt::format("memcpy {}", kCudaKinds[kind]);
+  if (domain == kHipOpsDomain)
+    if (const char* command = rocprof_mpi_hip_command_name(kind)) return command;
   return fmt::format("copy (kind {})", kind);
 }
 

@@ -23,7 +23,9 @@ std::string OpNames::of_activity(const format::ActivityRow& row) const {
 }
 
 bool OpNames::is_named_copy(const format::ActivityRow& row) {
-  return row.domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && row.op == ROCPROF_MPI_CUDA_OP_MEMCPY;
+  return (row.domain == ROCPROF_MPI_DOMAIN_CUDA_OPS && row.op == ROCPROF_MPI_CUDA_OP_MEMCPY) ||
+         (row.domain == kHipOpsDomain && row.op == 1 &&
+          rocprof_mpi_hip_command_name(row.kind) != nullptr);
 }
 
 }  // namespace rocprof::merge

@@ -16,8 +16,8 @@ class OpNames {
 
   // The op's name, or "op N" where the file names none.
   std::string operator()(std::uint8_t domain, std::uint32_t op) const;
-  // A dispatch's kernel name, a CUDA copy's name by direction ("memcpy HtoD", as in the
-  // summary), else the op's name.
+  // A dispatch's kernel name, a copy's name by its kind ("memcpy HtoD" for CUDA,
+  // "CopyHostToDevice" for HIP, as in the summary), else the op's name.
   std::string of_activity(const format::ActivityRow& row) const;
   // Whether of_activity names the row by its copy kind rather than its op.
   static bool is_named_copy(const format::ActivityRow& row);

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   for (i = 0; count == 0 && i < 2; ++i) counters[i] = defaults[i];
   if (count == 0) count = 2;
   CHECK(rocprofiler_initialize());
-  CHECK(rocprofiler_device_profiling_session_create(counters, count, &session, cpu_agent,
-                                                    gpu_agent));
+  CHECK(
+      rocprofiler_device_profiling_session_create(counters, count, &session, cpu_agent, gpu_agent));
   CHECK(rocprofiler_device_profiling_session_start(session));
   for (poll = 1; poll <= 3; ++poll) {
     usleep(20000);

@@ -16,7 +16,7 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "merge"))
-from test_merge import parse_text_format, PROTO  # noqa: E402
+from perfetto_text import decode_trace, parse_text_format  # noqa: E402
 
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
@@ -100,11 +100,7 @@ class CounterSamplingTest(unittest.TestCase):
         merged = subprocess.run([MERGE, job, "-o", trace, "--summary-csv", csv_prefix],
                                 capture_output=True, text=True, timeout=300)
         self.assertEqual(merged.returncode, 0, merged.stderr)
-        with open(trace, "rb") as data:
-            decoded = subprocess.run(
-                ["protoc", "--decode=rocprof.perfetto.Trace", f"-I{PROTO}",
-                 os.path.join(PROTO, "perfetto_trace_subset.proto")],
-                stdin=data, capture_output=True, text=True, check=True).stdout
+        decoded = decode_trace(trace)
         packets = parse_text_format(decoded)["packet"]
         process = {int(t["uuid"][0]): int(t["process"][0]["pid"][0]) for p in packets
                    for t in p.get("track_descriptor", []) if "process" in t}
