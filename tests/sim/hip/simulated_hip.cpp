@@ -1,9 +1,9 @@
 // A simulated HIP 5.2 runtime (libamdhip64.so.5) for the tests: no GPU exists here. It is
 // built against Debian's HIP 5.2 headers and exports what Debian's library exports (the rest
-// as stubs returning hipErrorNotSupported, gen_hip_exports.py). A few operations are real in
-// what a tracer sees: memory allocation, copies (sync and async), memset, kernel launch with
-// a configurable duration, streams and their synchronisation, kernel registration. They fire
-// the tracer interface as HIP 5.2 does:
+// as stubs returning hipErrorNotSupported, tests/sim/gen_sim_exports.py). A few operations are real
+// in what a tracer sees: memory allocation, copies (sync and async), memset, kernel launch with a
+// configurable duration, streams and their synchronisation, kernel registration. They fire the
+// tracer interface as HIP 5.2 does:
 //   - API calls: the activity callback hands out the call's hip_api_data_t, HIP fills the
 //     arguments, the API callback runs at enter and at exit, then the activity callback
 //     again (hipRegisterApiCallback, hipRegisterActivityCallback);
