@@ -1,9 +1,11 @@
 /* The rocprofiler v2 device profiling API (ROCm 5.5-5.7's rocprofiler/v2/rocprofiler.h): the
  * library versioning and status codes, initialize/finalize, and device profiling sessions,
  * which sample counters of a device (a GPU, or the host) at the moments the caller polls,
- * whatever runs on it. Names, values and layouts match ROCm's header so that programs written
- * for it compile and link unchanged against librocprofiler64v2; only the part of the API that
- * rocprof-mpi implements is declared here. docs/DEVICE_COUNTERS.md lists the counters. */
+ * whatever runs on it; and code-object capture (ROCm 6.0's addition), which lists the GPU code
+ * objects the process loaded. Names, values and layouts match ROCm's header so that programs
+ * written for it compile and link unchanged against librocprofiler64v2; only the part of the
+ * API that rocprof-mpi implements is declared here. docs/DEVICE_COUNTERS.md lists the
+ * counters, docs/ROCTRACER.md describes code-object capture. */
 #ifndef ROCPROF_MPI_ROCPROFILER_V2_ROCPROFILER_H_
 #define ROCPROF_MPI_ROCPROFILER_V2_ROCPROFILER_H_
 
@@ -78,7 +80,12 @@ typedef enum {
   ROCPROFILER_STATUS_ERROR_SESSION_NOT_ACTIVE = -30,
   ROCPROFILER_STATUS_ERROR_FILTER_NOT_FOUND = -31,
   ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND = -32,
-  ROCPROFILER_STATUS_ERROR_FILTER_NOT_SUPPORTED = -33
+  ROCPROFILER_STATUS_ERROR_FILTER_NOT_SUPPORTED = -33,
+  ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENTS = -34,
+  ROCPROFILER_STATUS_ERROR_INVALID_OPERATION_ID = -35,
+  ROCPROFILER_STATUS_ERROR_INVALID_DOMAIN_ID = -36,
+  ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED = -37,
+  ROCPROFILER_STATUS_ERROR_MISMATCHED_EXTERNAL_CORRELATION_ID = -38
 } rocprofiler_status_t;
 
 /* A text for a status (never NULL; a static string). */
@@ -129,6 +136,77 @@ ROCPROFILER_API rocprofiler_status_t rocprofiler_device_profiling_session_stop(
 /* ..._SESSION_NOT_FOUND for a session never made, or destroyed already. */
 ROCPROFILER_API rocprofiler_status_t rocprofiler_device_profiling_session_destroy(
     rocprofiler_session_id_t session_id) ROCPROFILER_VERSION_9_0;
+
+/* ---- Code-object capture ---- */
+
+/* Nanoseconds on the trace clock (CLOCK_BOOTTIME). */
+typedef struct {
+  uint64_t value;
+} rocprofiler_timestamp_t;
+
+/* A capture record's handle. */
+typedef struct {
+  uint64_t handle;
+} rocprofiler_record_id_t;
+
+/* One GPU code object the process loaded. */
+typedef struct {
+  /* Where the runtime loaded it from: "file://PATH#offset=N&size=N" or
+   * "memory://PID#offset=0xADDRESS&size=N". */
+  const char* filepath;
+  /* The address it is loaded at (its load base on the GPU). */
+  uint64_t base_address;
+  /* A copy of its bytes where the capture mode asks for one, else NULL. */
+  const char* data;
+  /* The number of bytes at `data`, 0 without a copy. */
+  uint64_t size;
+  /* When the capture first saw it loaded, and when it saw it gone (0: still loaded). */
+  rocprofiler_timestamp_t clock_start;
+  rocprofiler_timestamp_t clock_end;
+} rocprofiler_intercepted_codeobj_t;
+
+/* What a capture keeps of each code object. */
+typedef enum {
+  /* Where it came from and where it is loaded. */
+  ROCPROFILER_CAPTURE_SYMBOLS_ONLY = 0,
+  /* That, and a copy of the bytes of code objects loaded from memory. */
+  ROCPROFILER_CAPTURE_COPY_MEMORY = 1,
+  /* That, and a copy of the bytes of every code object, from a file or memory. */
+  ROCPROFILER_CAPTURE_COPY_FILE_AND_MEMORY = 2
+} rocprofiler_codeobj_capture_mode_t;
+
+/* What rocprofiler_codeobj_capture_get hands out: `count` code objects at `symbols`, and the
+ * record's user data. */
+typedef struct {
+  const rocprofiler_intercepted_codeobj_t* symbols;
+  uint64_t count;
+  uint64_t userdata;
+} rocprofiler_codeobj_symbols_t;
+
+/* Makes a capture record (not started) keeping what `mode` says; `userdata` comes back with
+ * each get. ..._INVALID_ARGUMENTS for a NULL `id` or an unknown mode. */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_codeobj_capture_create(
+    rocprofiler_record_id_t* id, rocprofiler_codeobj_capture_mode_t mode,
+    uint64_t userdata) ROCPROFILER_VERSION_9_0;
+
+/* The code objects captured so far (refreshed first while the record is started). The list
+ * stays valid until the next get or free of the record. ..._INVALID_ARGUMENTS for an unknown
+ * record (never made, or freed) or a NULL `capture`. */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_codeobj_capture_get(
+    rocprofiler_record_id_t id, rocprofiler_codeobj_symbols_t* capture) ROCPROFILER_VERSION_9_0;
+
+/* Forgets the record; what get handed out becomes invalid. */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_codeobj_capture_free(rocprofiler_record_id_t id)
+    ROCPROFILER_VERSION_9_0;
+
+/* Captures the code objects loaded now, and those loaded from here until stop (seen at each
+ * get and at stop). */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_codeobj_capture_start(rocprofiler_record_id_t id)
+    ROCPROFILER_VERSION_9_0;
+
+/* Captures what is loaded now and stops; a stop right after a start is a snapshot. */
+ROCPROFILER_API rocprofiler_status_t rocprofiler_codeobj_capture_stop(rocprofiler_record_id_t id)
+    ROCPROFILER_VERSION_9_0;
 
 #ifdef __cplusplus
 }
