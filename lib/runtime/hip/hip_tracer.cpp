@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <new>
 
 #include <roctracer/roctracer_hip.h>
 
@@ -51,7 +52,14 @@ struct Frames {
   Frame frame[kMaxDepth];
   int depth = 0;
 };
-thread_local Frames tl_frames;
+// Allocated at a thread's first HIP call: the library's static TLS must stay small, since it
+// may be loaded after the program started (as an HSA tool, by rocprofiler-register).
+thread_local Frames* tl_frames = nullptr;
+
+Frames* this_thread_frames() noexcept {
+  if (tl_frames == nullptr) tl_frames = new (std::nothrow) Frames;  // NOLINT: lives with the thread
+  return tl_frames;
+}
 
 // The activity callback's argument at a call's end (HIP passes none at its start).
 int g_end_marker = 0;
@@ -60,7 +68,9 @@ int g_end_marker = 0;
 // its end (after the API callback's exit), the frame is done.
 void* on_call_data(std::uint32_t /*cid*/, activity_record_t* /*record*/, const void* /*data*/,
                    void* arg) {
-  Frames& frames = tl_frames;
+  Frames* thread_frames = this_thread_frames();
+  if (thread_frames == nullptr) return nullptr;
+  Frames& frames = *thread_frames;
   if (arg == &g_end_marker) {
     if (frames.depth > 0) --frames.depth;
     return nullptr;
@@ -79,8 +89,8 @@ bool dispatches_recorded() noexcept {
 
 // HIP's API callback, at enter (arguments filled) and at exit (result known).
 void on_call(std::uint32_t /*domain*/, std::uint32_t cid, const void* data, void* /*arg*/) {
-  Frames& frames = tl_frames;
-  if (frames.depth == 0) return;
+  if (tl_frames == nullptr || tl_frames->depth == 0) return;
+  Frames& frames = *tl_frames;
   Frame& frame = frames.frame[frames.depth - 1];
   hip_api_data_t& call = frame.data.hip;
   if (data != &call) return;  // not a call this backend handed data to
@@ -108,8 +118,9 @@ IssuedBy g_issued[kRingSize];
 
 void on_operation_made(activity_correlation_id_t operation) {
   IssuedBy& slot = g_issued[operation & (kRingSize - 1)];
-  const Frames& frames = tl_frames;
-  const Frame* call = frames.depth > 0 ? &frames.frame[frames.depth - 1] : nullptr;
+  const Frames* frames = tl_frames;
+  const Frame* call =
+      frames != nullptr && frames->depth > 0 ? &frames->frame[frames->depth - 1] : nullptr;
   slot.correlation_id = call != nullptr && call->scope.traced ? call->scope.correlation_id : 0;
   slot.kernel = call != nullptr ? call->kernel : nullptr;
   slot.operation.store(operation, std::memory_order_release);
