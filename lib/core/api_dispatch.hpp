@@ -20,7 +20,11 @@ struct ApiCallScope {
   std::uint64_t correlation_id;
   std::uint64_t begin_ns;
   bool traced;
+  std::uint64_t enclosing_call;  // the thread's current call before this one
 };
+
+// The innermost traced API call in progress on this thread, 0 when none.
+inline std::uint64_t current_api_call() noexcept { return this_thread_state().current_api_call; }
 
 // Whether a call of (domain, op) would be reported at all: a wrapper asks first, and calls
 // straight through without filling its callback data when nothing observes the op.
@@ -32,7 +36,7 @@ inline bool api_observed(std::uint32_t domain, std::uint32_t op) noexcept {
 // Call before the runtime function runs. `data` must have `correlation_id` and `phase`.
 template <typename CallbackData>
 ApiCallScope enter_api_call(std::uint32_t domain, std::uint32_t op, CallbackData& data) noexcept {
-  ApiCallScope scope{domain, op, 0, 0, false};
+  ApiCallScope scope{domain, op, 0, 0, false, 0};
   if (!tracing_running()) return scope;
   const CallbackEntry* callback = callback_table().find(domain, op);
   const bool recorded = activity_route(domain, op) != nullptr;
@@ -41,6 +45,8 @@ ApiCallScope enter_api_call(std::uint32_t domain, std::uint32_t op, CallbackData
   if (state.suspended) return scope;
   scope.traced = true;
   scope.correlation_id = next_correlation_id(state);
+  scope.enclosing_call = state.current_api_call;
+  state.current_api_call = scope.correlation_id;
   data.correlation_id = scope.correlation_id;
   data.phase = ACTIVITY_API_PHASE_ENTER;
   if (callback != nullptr) callback->function(domain, op, &data, callback->arg);
@@ -54,6 +60,7 @@ void exit_api_call(const ApiCallScope& scope, CallbackData& data) noexcept {
   if (!scope.traced) return;
   const std::uint64_t end_ns = now_ns();
   ThreadState& state = this_thread_state();
+  state.current_api_call = scope.enclosing_call;
   data.correlation_id = scope.correlation_id;
   data.phase = ACTIVITY_API_PHASE_EXIT;
   if (const CallbackEntry* callback = callback_table().find(scope.domain, scope.op))

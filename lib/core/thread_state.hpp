@@ -31,6 +31,9 @@ struct ThreadState {
   // thread-local increment instead of a contended atomic.
   std::uint64_t next_correlation_id = 0;
   std::uint64_t correlation_block_end = 0;
+  // The innermost traced API call in progress on this thread (0: none): device work the
+  // runtime makes inside it (an HSA queue's doorbell) is tied to it.
+  std::uint64_t current_api_call = 0;
 
   // Shared with the MPI layer, which pushes and pops in place (rocprof_mpi_thread_external_ids).
   rocprof_mpi_external_id_stack_t external{};

@@ -118,7 +118,9 @@ void report_to_clients(std::uint32_t domain, CUpti_CallbackId cbid, const CUpti_
   rocprof_mpi_cuda_api_data_t data{};
   data.cupti_callback_data = &info;
   if (info.callbackSite == CUPTI_API_EXIT) {
-    core::exit_api_call(core::ApiCallScope{domain, cbid, info.correlationId, begin_ns, true}, data);
+    core::exit_api_call(core::ApiCallScope{domain, cbid, info.correlationId, begin_ns, true,
+                                           core::current_api_call()},
+                        data);
     return;
   }
   if (const core::CallbackEntry* callback = core::callback_table().find(domain, cbid)) {

@@ -15,6 +15,7 @@
 #include <roctracer/roctracer_hsa.h>
 
 #include "lib/core/api_dispatch.hpp"
+#include "lib/runtime/hsa/hsa_ops.hpp"
 
 namespace rocprof::hsa {
 namespace {
@@ -66,8 +67,10 @@ bool intercept_api_table(HsaApiTable* table) noexcept {
   if (usable.amd_ext_ != 0) std::memcpy(&g_saved.amd_ext_, table->amd_ext_, usable.amd_ext_);
   if (usable.image_ext_ != 0)
     std::memcpy(&g_saved.image_ext_, table->image_ext_, usable.image_ext_);
+  // Device work (HSA_OPS): queue creation and copies, where the wrappers call the runtime.
+  intercept_device_work(g_saved.core_, usable.core_, g_saved.amd_ext_, usable.amd_ext_);
 
-    // An entry is replaced only where the runtime's table holds it and the runtime filled it.
+  // An entry is replaced only where the runtime's table holds it and the runtime filled it.
 #define ROCPROF_HSA_INSTALL(member, name)                                               \
   if (offsetof(decltype(g_saved.member), name##_fn) + sizeof(void*) <= usable.member && \
       g_saved.member.name##_fn != nullptr)                                              \

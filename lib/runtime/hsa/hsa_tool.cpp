@@ -1,6 +1,6 @@
 // Entry points the HSA runtime looks for in a library named by HSA_TOOLS_LIB: the runtime's
-// API table is wrapped here so its calls reach ACTIVITY_DOMAIN_HSA_API. (Device activity,
-// HSA_OPS, belongs to the HSA backend and is not produced yet.)
+// API table is wrapped here so its calls reach ACTIVITY_DOMAIN_HSA_API, and its queues and
+// copies are intercepted so their device work reaches ACTIVITY_DOMAIN_HSA_OPS (hsa_ops.hpp).
 #include <cstdint>
 
 #include <roctracer/roctracer.h>

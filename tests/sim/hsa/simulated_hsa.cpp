@@ -1,241 +1,288 @@
 // A simulated HSA runtime (libhsa-runtime64.so.1) for the tests: no AMD GPU exists here. It is
 // built against Debian's ROCm 5.2 HSA headers and exports what Debian's library exports (the
-// rest as stubs returning HSA_STATUS_ERROR, tests/sim/gen_sim_exports.py). What is real is
-// what a code-object tracer sees:
-//   - one GPU agent and one CPU agent;
-//   - code object readers from a file descriptor or from memory, executables, and loading a
-//     code object (an ELF file) onto the GPU agent: its bytes copied into a fresh allocation
-//     (the load base), the load delta and size, the URI the runtime gives it
-//     ("file://PATH#offset=0&size=N", "memory://PID#offset=0xADDRESS&size=N");
-//   - the AMD loader extension (hsa_system_get_major_extension_table, HSA_EXTENSION_AMD_LOADER
-//     1.03): executables and the loaded code objects in them, with their attributes.
-// Destroying an executable unloads its code objects.
-#include <elf.h>
-#include <hsa/hsa.h>
-#include <hsa/hsa_ven_amd_loader.h>
-#include <unistd.h>
+// rest as stubs returning HSA_STATUS_ERROR, tests/sim/gen_sim_exports.py). Like ROCr, every
+// public function it simulates calls through the runtime's API table (HsaApiTable), which the
+// first hsa_init hands to each tool named in HSA_TOOLS_LIB (OnLoad). What is real is what a
+// tracer sees:
+//   - one GPU agent and one CPU agent; signals, with waits and asynchronous handlers;
+//   - AQL queues: kernel dispatch and barrier packets run in order on a device thread (a
+//     kernel lasts SIM_HSA_KERNEL_US, default 50), each decrementing its completion signal;
+//     with profiling enabled their start and end are kept, in the GPU's ticks;
+//   - intercept queues (hsa_amd_queue_intercept_create/_register, in the table only, as in
+//     ROCr): at each doorbell the handler sees the packets and writes them on;
+//   - hsa_amd_memory_async_copy on a copy thread, timed when copy profiling is on;
+//   - the GPU's clock runs at half the host's rate from an offset:
+//     hsa_amd_profiling_convert_tick_to_system_domain turns its ticks into system ns
+//     (CLOCK_BOOTTIME, frequency 1 GHz);
+//   - code objects and the AMD loader extension (simulated_hsa_loader.cpp).
+#define AMD_INTERNAL_BUILD 1
+#include <dlfcn.h>
+#include <hsa/hsa_api_trace.h>
+#include <time.h>
 
-#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "tests/sim/hsa/simulated_hsa.hpp"
+
+namespace sim_hsa {
 namespace {
 
-constexpr hsa_agent_t kGpu{1};
-constexpr hsa_agent_t kCpu{2};
+constexpr std::uint64_t kTickOffset = 123'456'789;
 
-struct Reader {
-  std::vector<char> bytes;  // the code object
-  bool from_file = false;
-  std::string path;              // file: its path
-  const void* memory = nullptr;  // memory: where the application keeps it
-};
+std::uint64_t now_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_BOOTTIME, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+// The GPU's clock: half the rate of the host's, from an offset.
+std::uint64_t gpu_ticks() { return now_ns() / 2 + kTickOffset; }
 
-struct LoadedCodeObject {
-  std::uint64_t handle = 0;
-  std::uint64_t executable = 0;
-  std::unique_ptr<char[]> image;  // the loaded copy; its address is the load base
-  std::size_t size = 0;
-  std::int64_t delta = 0;
-  std::string uri;
-  std::uint32_t storage = HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_NONE;
-  const void* memory = nullptr;
-  int file = -1;
-};
+HsaApiTableContainer& tables() {
+  static HsaApiTableContainer container;
+  return container;
+}
 
-struct Runtime {
+// ---- signals ----
+
+struct Signal {
+  std::atomic<hsa_signal_value_t> value{0};
   std::mutex mutex;
-  int initialised = 0;
-  std::uint64_t next_handle = 1;
-  std::map<std::uint64_t, Reader> readers;
-  std::map<std::uint64_t, bool> executables;  // handle -> frozen
-  std::vector<std::unique_ptr<LoadedCodeObject>> loaded;
+  std::condition_variable changed;
+  // Profiling times of the work that completes it (GPU ticks for dispatches, system ns for
+  // copies, as ROCr reports them).
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
 };
 
-Runtime& runtime() {
-  static auto* instance = new Runtime;
+Signal* signal_of(hsa_signal_t handle) { return reinterpret_cast<Signal*>(handle.handle); }
+
+void set_value(Signal& signal, hsa_signal_value_t value) {
+  {
+    const std::lock_guard lock(signal.mutex);
+    signal.value.store(value);
+  }
+  signal.changed.notify_all();
+}
+
+bool satisfied(hsa_signal_condition_t condition, hsa_signal_value_t value,
+               hsa_signal_value_t compare) {
+  switch (condition) {
+    case HSA_SIGNAL_CONDITION_EQ:
+      return value == compare;
+    case HSA_SIGNAL_CONDITION_NE:
+      return value != compare;
+    case HSA_SIGNAL_CONDITION_LT:
+      return value < compare;
+    case HSA_SIGNAL_CONDITION_GTE:
+      return value >= compare;
+  }
+  return false;
+}
+
+hsa_signal_value_t wait_for(Signal& signal, hsa_signal_condition_t condition,
+                            hsa_signal_value_t compare) {
+  std::unique_lock lock(signal.mutex);
+  signal.changed.wait(lock, [&] { return satisfied(condition, signal.value.load(), compare); });
+  return signal.value.load();
+}
+
+// ---- queues ----
+
+struct Queue;
+thread_local Queue* tl_intercepting = nullptr;  // the intercept queue whose handler runs
+
+struct Queue {
+  hsa_queue_t queue{};  // first: the application's hsa_queue_t* is this object
+  std::unique_ptr<char[]> ring;
+  Signal doorbell;
+  std::atomic<std::uint64_t> write_index{0};
+  std::atomic<std::uint64_t> read_index{0};
+  bool profiling = false;
+  // An intercept queue: the packets the application wrote go to its handler, which writes
+  // them on to `target`.
+  std::unique_ptr<Queue> target;
+  hsa_amd_queue_intercept_handler handler = nullptr;
+  void* handler_data = nullptr;
+  std::uint64_t forwarded = 0;  // packets of the ring handed to the handler
+  // The device's side of a hardware queue.
+  std::mutex mutex;
+  std::condition_variable work;
+  bool stopping = false;
+  std::thread device;
+
+  ~Queue() {
+    if (device.joinable()) {
+      {
+        const std::lock_guard lock(mutex);
+        stopping = true;
+      }
+      work.notify_all();
+      device.join();
+    }
+  }
+
+  hsa_kernel_dispatch_packet_t* slot(std::uint64_t index) {
+    return reinterpret_cast<hsa_kernel_dispatch_packet_t*>(ring.get()) + (index % queue.size);
+  }
+
+  // The device: runs each packet once its header is valid, in order.
+  void run() {
+    static const std::uint64_t kernel_ns = [] {
+      const char* text = std::getenv("SIM_HSA_KERNEL_US");  // NOLINT(concurrency-mt-unsafe)
+      return (text != nullptr ? std::strtoull(text, nullptr, 10) : 50) * 1000;
+    }();
+    std::unique_lock lock(mutex);
+    while (true) {
+      work.wait(lock, [&] { return stopping || read_index.load() < write_index.load(); });
+      if (stopping) return;
+      lock.unlock();
+      hsa_kernel_dispatch_packet_t& packet = *slot(read_index.load());
+      const auto type = static_cast<std::uint16_t>(packet.header & 0xFF);
+      Signal* done = signal_of(packet.completion_signal);
+      const std::uint64_t start = gpu_ticks();
+      if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH) {
+        const std::uint64_t began = now_ns();
+        while (now_ns() - began < kernel_ns)
+          std::this_thread::sleep_for(std::chrono::microseconds(10));
+      }
+      if (done != nullptr) {
+        if (profiling) {
+          done->start = start;
+          done->end = gpu_ticks();
+        }
+        {
+          const std::lock_guard signal_lock(done->mutex);
+          done->value.fetch_sub(1);
+        }
+        done->changed.notify_all();
+      }
+      packet.header = HSA_PACKET_TYPE_INVALID;
+      read_index.fetch_add(1);
+      lock.lock();
+    }
+  }
+};
+
+std::unique_ptr<Queue> make_queue(std::uint32_t size, bool hardware) {
+  auto made = std::make_unique<Queue>();
+  made->queue.type = HSA_QUEUE_TYPE_MULTI;
+  made->queue.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
+  made->queue.size = size;
+  made->ring = std::make_unique<char[]>(std::size_t{size} * sizeof(hsa_kernel_dispatch_packet_t));
+  for (std::uint32_t i = 0; i < size; ++i) made->slot(i)->header = HSA_PACKET_TYPE_INVALID;
+  made->queue.base_address = made->ring.get();
+  made->queue.doorbell_signal.handle = reinterpret_cast<std::uint64_t>(&made->doorbell);
+  static std::atomic<std::uint64_t> next_id{0};
+  made->queue.id = next_id++;
+  if (hardware) made->device = std::thread([queue = made.get()] { queue->run(); });
+  return made;
+}
+
+struct Queues {
+  std::mutex mutex;
+  std::map<const hsa_queue_t*, std::unique_ptr<Queue>> all;
+  std::map<const Signal*, Queue*> by_doorbell;
+};
+Queues& queues() {
+  static auto* instance = new Queues;
   return *instance;
 }
 
-// The lowest virtual address of the ELF's loadable segments (0 for a relocatable object).
-std::uint64_t lowest_address(const std::vector<char>& bytes) {
-  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
-    return 0;
-  Elf64_Ehdr header{};
-  std::memcpy(&header, bytes.data(), sizeof header);
-  std::uint64_t lowest = UINT64_MAX;
-  for (int i = 0; i < header.e_phnum; ++i) {
-    const std::size_t at = header.e_phoff + static_cast<std::size_t>(i) * header.e_phentsize;
-    if (at + sizeof(Elf64_Phdr) > bytes.size()) break;
-    Elf64_Phdr segment{};
-    std::memcpy(&segment, bytes.data() + at, sizeof segment);
-    if (segment.p_type == PT_LOAD) lowest = std::min<std::uint64_t>(lowest, segment.p_vaddr);
-  }
-  return lowest == UINT64_MAX ? 0 : lowest;
+Queue* register_queue(std::unique_ptr<Queue> made) {
+  Queue* queue = made.get();
+  Queues& known = queues();
+  const std::lock_guard lock(known.mutex);
+  known.by_doorbell[&queue->doorbell] = queue;
+  if (queue->target) known.by_doorbell[&queue->target->doorbell] = queue->target.get();
+  known.all.emplace(&queue->queue, std::move(made));
+  return queue;
 }
 
-bool is_elf(const std::vector<char>& bytes) {
-  return bytes.size() >= SELFMAG && std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0;
-}
-
-// ---- the AMD loader extension ----
-
-hsa_status_t query_host_address(const void* /*device*/, const void** /*host*/) {
-  return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-}
-
-hsa_status_t query_segment_descriptors(hsa_ven_amd_loader_segment_descriptor_t* /*descriptors*/,
-                                       size_t* count) {
-  if (count == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *count = 0;
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t query_executable(const void* device_address, hsa_executable_t* executable) {
-  if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  const auto* address = static_cast<const char*>(device_address);
-  for (const auto& object : state.loaded)
-    if (address >= object->image.get() && address < object->image.get() + object->size) {
-      executable->handle = object->executable;
-      return HSA_STATUS_SUCCESS;
+// Copies packets to the end of a hardware queue and rings it.
+void write_packets(Queue& hardware, const void* packets, std::uint64_t count) {
+  const auto* from = static_cast<const hsa_kernel_dispatch_packet_t*>(packets);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint64_t index = hardware.write_index.load();
+    *hardware.slot(index) = from[i];
+    {
+      const std::lock_guard lock(hardware.mutex);
+      hardware.write_index.store(index + 1);
     }
-  return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-}
-
-hsa_status_t iterate_loaded_code_objects(hsa_executable_t executable,
-                                         hsa_status_t (*callback)(hsa_executable_t,
-                                                                  hsa_loaded_code_object_t, void*),
-                                         void* data) {
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::vector<std::uint64_t> handles;
-  {
-    Runtime& state = runtime();
-    const std::lock_guard lock(state.mutex);
-    if (!state.executables.contains(executable.handle)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-    for (const auto& object : state.loaded)
-      if (object->executable == executable.handle) handles.push_back(object->handle);
   }
-  for (const std::uint64_t handle : handles)
-    if (const hsa_status_t status = callback(executable, hsa_loaded_code_object_t{handle}, data);
-        status != HSA_STATUS_SUCCESS)
-      return status;
-  return HSA_STATUS_SUCCESS;
+  hardware.work.notify_all();
 }
 
-hsa_status_t loaded_code_object_get_info(hsa_loaded_code_object_t handle,
-                                         hsa_ven_amd_loader_loaded_code_object_info_t attribute,
-                                         void* value) {
-  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  const auto found =
-      std::find_if(state.loaded.begin(), state.loaded.end(),
-                   [&](const auto& object) { return object->handle == handle.handle; });
-  if (found == state.loaded.end()) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-  const LoadedCodeObject& object = **found;
-  switch (attribute) {
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_EXECUTABLE:
-      *static_cast<hsa_executable_t*>(value) = {object.executable};
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_KIND:
-      *static_cast<std::uint32_t*>(value) = HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_KIND_AGENT;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_AGENT:
-      *static_cast<hsa_agent_t*>(value) = kGpu;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_TYPE:
-      *static_cast<std::uint32_t*>(value) = object.storage;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_BASE:
-      *static_cast<std::uint64_t*>(value) = reinterpret_cast<std::uint64_t>(object.memory);
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_SIZE:
-      *static_cast<std::uint64_t*>(value) = object.memory != nullptr ? object.size : 0;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_FILE:
-      *static_cast<int*>(value) = object.file;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_LOAD_DELTA:
-      *static_cast<std::int64_t*>(value) = object.delta;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_LOAD_BASE:
-      *static_cast<std::uint64_t*>(value) = reinterpret_cast<std::uint64_t>(object.image.get());
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_LOAD_SIZE:
-      *static_cast<std::uint64_t*>(value) = object.size;
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_URI_LENGTH:
-      *static_cast<std::uint32_t*>(value) = static_cast<std::uint32_t>(object.uri.size());
-      break;
-    case HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_URI:
-      std::memcpy(value, object.uri.data(), object.uri.size());
-      break;
-    default:
-      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+// The writer handed to an interceptor: onto the queue whose handler runs on this thread.
+void intercept_writer(const void* packets, std::uint64_t count) {
+  if (tl_intercepting != nullptr) write_packets(*tl_intercepting->target, packets, count);
+}
+
+// A doorbell rang: a hardware queue wakes its device; an intercept queue hands the packets
+// written since the last doorbell to its handler.
+void ring(Queue& queue) {
+  if (!queue.target) {
+    queue.work.notify_all();
+    return;
   }
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t create_from_file_with_offset_size(hsa_file_t /*file*/, size_t /*offset*/,
-                                               size_t /*size*/,
-                                               hsa_code_object_reader_t* /*reader*/) {
-  return HSA_STATUS_ERROR;  // not simulated
-}
-
-hsa_status_t iterate_executables(hsa_status_t (*callback)(hsa_executable_t, void*), void* data) {
-  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::vector<std::uint64_t> handles;
-  {
-    Runtime& state = runtime();
-    const std::lock_guard lock(state.mutex);
-    for (const auto& [handle, frozen] : state.executables) handles.push_back(handle);
+  const std::uint64_t written = queue.write_index.load();
+  while (queue.forwarded < written) {
+    const std::uint64_t index = queue.forwarded++;
+    hsa_kernel_dispatch_packet_t packet = *queue.slot(index);
+    queue.slot(index)->header = HSA_PACKET_TYPE_INVALID;
+    if (queue.handler != nullptr) {
+      tl_intercepting = &queue;
+      queue.handler(&packet, 1, index, queue.handler_data, intercept_writer);
+      tl_intercepting = nullptr;
+    } else {
+      write_packets(*queue.target, &packet, 1);
+    }
   }
-  for (const std::uint64_t handle : handles)
-    if (const hsa_status_t status = callback(hsa_executable_t{handle}, data);
-        status != HSA_STATUS_SUCCESS)
-      return status;
-  return HSA_STATUS_SUCCESS;
 }
 
-const hsa_ven_amd_loader_1_03_pfn_t kLoader = {
-    query_host_address,          query_segment_descriptors,   query_executable,
-    iterate_loaded_code_objects, loaded_code_object_get_info, create_from_file_with_offset_size,
-    iterate_executables};
+// ---- the runtime's functions (its API table's entries) ----
 
-}  // namespace
+bool g_copy_profiling = false;
 
-extern "C" {
+hsa_status_t init_runtime();
 
-hsa_status_t hsa_init() {
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  ++state.initialised;
-  return HSA_STATUS_SUCCESS;
-}
+hsa_status_t shut_down() { return HSA_STATUS_SUCCESS; }
 
-hsa_status_t hsa_shut_down() {
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  if (state.initialised == 0) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  --state.initialised;
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_status_string(hsa_status_t status, const char** text) {
+hsa_status_t status_string(hsa_status_t status, const char** text) {
   if (text == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *text = status == HSA_STATUS_SUCCESS ? "HSA_STATUS_SUCCESS" : "an error (simulated runtime)";
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
+hsa_status_t system_get_info(hsa_system_info_t attribute, void* value) {
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  switch (attribute) {
+    case HSA_SYSTEM_INFO_TIMESTAMP:
+      *static_cast<std::uint64_t*>(value) = now_ns();
+      return HSA_STATUS_SUCCESS;
+    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY:
+      *static_cast<std::uint64_t*>(value) = 1'000'000'000;
+      return HSA_STATUS_SUCCESS;
+    default:
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+hsa_status_t iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
   if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (const hsa_agent_t agent : {kCpu, kGpu})
     if (const hsa_status_t status = callback(agent, data); status != HSA_STATUS_SUCCESS)
@@ -243,7 +290,7 @@ hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), vo
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+hsa_status_t agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
   if (value == nullptr || (agent.handle != kGpu.handle && agent.handle != kCpu.handle))
     return HSA_STATUS_ERROR_INVALID_AGENT;
   switch (attribute) {
@@ -262,133 +309,460 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, v
   }
 }
 
+hsa_status_t signal_create(hsa_signal_value_t initial_value, uint32_t /*num_consumers*/,
+                           const hsa_agent_t* /*consumers*/, hsa_signal_t* signal) {
+  if (signal == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  auto* made = new Signal;  // NOLINT(cppcoreguidelines-owning-memory): the handle owns it
+  made->value.store(initial_value);
+  signal->handle = reinterpret_cast<std::uint64_t>(made);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t signal_destroy(hsa_signal_t signal) {
+  if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  delete signal_of(signal);  // NOLINT(cppcoreguidelines-owning-memory)
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_signal_value_t signal_load(hsa_signal_t signal) { return signal_of(signal)->value.load(); }
+
+void signal_store(hsa_signal_t signal, hsa_signal_value_t value) {
+  Signal& target = *signal_of(signal);
+  Queue* queue = nullptr;
+  {
+    Queues& known = queues();
+    const std::lock_guard lock(known.mutex);
+    const auto found = known.by_doorbell.find(&target);
+    if (found != known.by_doorbell.end()) queue = found->second;
+  }
+  set_value(target, value);
+  if (queue != nullptr) ring(*queue);
+}
+
+void signal_subtract(hsa_signal_t signal, hsa_signal_value_t value) {
+  Signal& target = *signal_of(signal);
+  {
+    const std::lock_guard lock(target.mutex);
+    target.value.fetch_sub(value);
+  }
+  target.changed.notify_all();
+}
+
+hsa_signal_value_t signal_wait(hsa_signal_t signal, hsa_signal_condition_t condition,
+                               hsa_signal_value_t compare_value, uint64_t /*timeout_hint*/,
+                               hsa_wait_state_t /*wait_state_hint*/) {
+  return wait_for(*signal_of(signal), condition, compare_value);
+}
+
+hsa_status_t signal_async_handler(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                  hsa_signal_value_t value, hsa_amd_signal_handler handler,
+                                  void* arg) {
+  if (signal.handle == 0 || handler == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::thread([signal, condition, value, handler, arg] {
+    while (handler(wait_for(*signal_of(signal), condition, value), arg)) {
+    }
+  }).detach();
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t /*type*/,
+                          void (* /*callback*/)(hsa_status_t, hsa_queue_t*, void*), void* /*data*/,
+                          uint32_t /*private_segment_size*/, uint32_t /*group_segment_size*/,
+                          hsa_queue_t** queue) {
+  if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (queue == nullptr || size == 0 || (size & (size - 1)) != 0)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *queue = &register_queue(make_queue(size, true))->queue;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t queue_intercept_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
+                                    void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
+                                    uint32_t private_size, uint32_t group_size,
+                                    hsa_queue_t** queue) {
+  if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (queue == nullptr || size == 0 || (size & (size - 1)) != 0)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  (void)type;
+  (void)callback;
+  (void)data;
+  (void)private_size;
+  (void)group_size;
+  auto made = make_queue(size, false);
+  made->target = make_queue(size, true);
+  *queue = &register_queue(std::move(made))->queue;
+  return HSA_STATUS_SUCCESS;
+}
+
+Queue* queue_of(const hsa_queue_t* queue) {
+  Queues& known = queues();
+  const std::lock_guard lock(known.mutex);
+  const auto found = known.all.find(queue);
+  return found == known.all.end() ? nullptr : found->second.get();
+}
+
+hsa_status_t queue_intercept_register(hsa_queue_t* queue, hsa_amd_queue_intercept_handler callback,
+                                      void* user_data) {
+  Queue* found = queue_of(queue);
+  if (found == nullptr || !found->target) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  found->handler = callback;
+  found->handler_data = user_data;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t queue_destroy(hsa_queue_t* queue) {
+  std::unique_ptr<Queue> gone;
+  Queues& known = queues();
+  {
+    const std::lock_guard lock(known.mutex);
+    const auto found = known.all.find(queue);
+    if (found == known.all.end()) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    gone = std::move(found->second);
+    known.all.erase(found);
+    known.by_doorbell.erase(&gone->doorbell);
+    if (gone->target) known.by_doorbell.erase(&gone->target->doorbell);
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+uint64_t queue_load_write_index(const hsa_queue_t* queue) {
+  Queue* found = queue_of(queue);
+  return found == nullptr ? 0 : found->write_index.load();
+}
+
+uint64_t queue_add_write_index(const hsa_queue_t* queue, uint64_t value) {
+  Queue* found = queue_of(queue);
+  return found == nullptr ? 0 : found->write_index.fetch_add(value);
+}
+
+uint64_t queue_load_read_index(const hsa_queue_t* queue) {
+  Queue* found = queue_of(queue);
+  if (found == nullptr) return 0;
+  return found->target ? found->forwarded : found->read_index.load();
+}
+
+hsa_status_t profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
+  Queue* found = queue_of(queue);
+  if (found == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  found->profiling = enable != 0;
+  if (found->target) found->target->profiling = enable != 0;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
+                                         hsa_amd_profiling_dispatch_time_t* time) {
+  if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (signal.handle == 0 || time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  time->start = signal_of(signal)->start;
+  time->end = signal_of(signal)->end;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t profiling_async_copy_enable(bool enable) {
+  g_copy_profiling = enable;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t profiling_get_async_copy_time(hsa_signal_t signal,
+                                           hsa_amd_profiling_async_copy_time_t* time) {
+  if (signal.handle == 0 || time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  time->start = signal_of(signal)->start;
+  time->end = signal_of(signal)->end;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t profiling_convert_tick_to_system_domain(hsa_agent_t agent, uint64_t agent_tick,
+                                                     uint64_t* system_tick) {
+  if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
+  if (system_tick == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  *system_tick = (agent_tick - kTickOffset) * 2;
+  return HSA_STATUS_SUCCESS;
+}
+
+// One copy thread, in submission order.
+struct Copies {
+  std::mutex mutex;
+  std::condition_variable work;
+  std::deque<std::function<void()>> pending;
+  std::thread worker{[this] { run(); }};
+  void run() {
+    std::unique_lock lock(mutex);
+    while (true) {
+      work.wait(lock, [&] { return !pending.empty(); });
+      auto next = std::move(pending.front());
+      pending.pop_front();
+      lock.unlock();
+      next();
+      lock.lock();
+    }
+  }
+};
+Copies& copies() {
+  static auto* instance = new Copies;  // its thread lives as long as the process
+  return *instance;
+}
+
+hsa_status_t memory_async_copy(void* dst, hsa_agent_t /*dst_agent*/, const void* src,
+                               hsa_agent_t /*src_agent*/, size_t size, uint32_t num_dep_signals,
+                               const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+  if ((dst == nullptr || src == nullptr) && size > 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::vector<hsa_signal_t> waits(dep_signals, dep_signals + num_dep_signals);
+  const bool profiled = g_copy_profiling;
+  Copies& engine = copies();
+  {
+    const std::lock_guard lock(engine.mutex);
+    engine.pending.emplace_back([=] {
+      for (const hsa_signal_t wait : waits) wait_for(*signal_of(wait), HSA_SIGNAL_CONDITION_LT, 1);
+      const std::uint64_t start = now_ns();
+      std::memmove(dst, src, size);
+      while (now_ns() - start < 2000 + size / 10) std::this_thread::yield();
+      Signal* done = signal_of(completion_signal);
+      if (done == nullptr) return;
+      if (profiled) {
+        done->start = start;  // system ns, as ROCr reports copy times
+        done->end = now_ns();
+      }
+      {
+        const std::lock_guard signal_lock(done->mutex);
+        done->value.fetch_sub(1);
+      }
+      done->changed.notify_all();
+    });
+  }
+  engine.work.notify_all();
+  return HSA_STATUS_SUCCESS;
+}
+
+// ---- tools ----
+
+using OnLoad = bool (*)(HsaApiTable*, uint64_t, uint64_t, const char* const*);
+
+void load_tools() {
+  const char* listed = std::getenv("HSA_TOOLS_LIB");  // NOLINT(concurrency-mt-unsafe)
+  if (listed == nullptr) return;
+  const std::string names(listed);
+  for (std::size_t start = 0; start < names.size();) {
+    std::size_t end = names.find(' ', start);
+    if (end == std::string::npos) end = names.size();
+    const std::string path = names.substr(start, end - start);
+    start = end + 1;
+    if (path.empty()) continue;
+    void* library = dlopen(path.c_str(), RTLD_NOW);
+    auto on_load =
+        library != nullptr ? reinterpret_cast<OnLoad>(dlsym(library, "OnLoad")) : nullptr;
+    if (on_load == nullptr || !on_load(&tables().root, 1, 0, nullptr))
+      std::fprintf(stderr, "simulated HSA runtime: tool %s not loaded\n", path.c_str());
+  }
+}
+
+hsa_status_t init_runtime() {
+  static std::once_flag tools_loaded;
+  std::call_once(tools_loaded, load_tools);
+  return HSA_STATUS_SUCCESS;
+}
+
+// The runtime's own table entries, filled where it simulates a function.
+[[maybe_unused]] const bool kTableFilled = [] {
+  HsaApiTableContainer& t = tables();
+  CoreApiTable& core = t.core;
+  core.hsa_init_fn = init_runtime;
+  core.hsa_shut_down_fn = shut_down;
+  core.hsa_status_string_fn = status_string;
+  core.hsa_system_get_info_fn = system_get_info;
+  core.hsa_system_get_major_extension_table_fn = system_get_major_extension_table;
+  core.hsa_iterate_agents_fn = iterate_agents;
+  core.hsa_agent_get_info_fn = agent_get_info;
+  core.hsa_signal_create_fn = signal_create;
+  core.hsa_signal_destroy_fn = signal_destroy;
+  core.hsa_signal_load_relaxed_fn = signal_load;
+  core.hsa_signal_load_scacquire_fn = signal_load;
+  core.hsa_signal_store_relaxed_fn = signal_store;
+  core.hsa_signal_store_screlease_fn = signal_store;
+  core.hsa_signal_subtract_relaxed_fn = signal_subtract;
+  core.hsa_signal_subtract_screlease_fn = signal_subtract;
+  core.hsa_signal_wait_relaxed_fn = signal_wait;
+  core.hsa_signal_wait_scacquire_fn = signal_wait;
+  core.hsa_queue_create_fn = queue_create;
+  core.hsa_queue_destroy_fn = queue_destroy;
+  core.hsa_queue_load_write_index_relaxed_fn = queue_load_write_index;
+  core.hsa_queue_load_write_index_scacquire_fn = queue_load_write_index;
+  core.hsa_queue_add_write_index_relaxed_fn = queue_add_write_index;
+  core.hsa_queue_add_write_index_scacq_screl_fn = queue_add_write_index;
+  core.hsa_queue_load_read_index_relaxed_fn = queue_load_read_index;
+  core.hsa_queue_load_read_index_scacquire_fn = queue_load_read_index;
+  core.hsa_code_object_reader_create_from_file_fn = code_object_reader_create_from_file;
+  core.hsa_code_object_reader_create_from_memory_fn = code_object_reader_create_from_memory;
+  core.hsa_code_object_reader_destroy_fn = code_object_reader_destroy;
+  core.hsa_executable_create_alt_fn = executable_create_alt;
+  core.hsa_executable_load_agent_code_object_fn = executable_load_agent_code_object;
+  core.hsa_executable_freeze_fn = executable_freeze;
+  core.hsa_executable_destroy_fn = executable_destroy;
+  AmdExtTable& amd = t.amd_ext;
+  amd.hsa_amd_signal_async_handler_fn = signal_async_handler;
+  amd.hsa_amd_queue_intercept_create_fn = queue_intercept_create;
+  amd.hsa_amd_queue_intercept_register_fn = queue_intercept_register;
+  amd.hsa_amd_profiling_set_profiler_enabled_fn = profiling_set_profiler_enabled;
+  amd.hsa_amd_profiling_get_dispatch_time_fn = profiling_get_dispatch_time;
+  amd.hsa_amd_profiling_async_copy_enable_fn = profiling_async_copy_enable;
+  amd.hsa_amd_profiling_get_async_copy_time_fn = profiling_get_async_copy_time;
+  amd.hsa_amd_profiling_convert_tick_to_system_domain_fn = profiling_convert_tick_to_system_domain;
+  amd.hsa_amd_memory_async_copy_fn = memory_async_copy;
+  return true;
+}();
+
+}  // namespace
+}  // namespace sim_hsa
+
+using sim_hsa::tables;
+
+// ---- the exported API: through the table, as ROCr's entry points are ----
+
+extern "C" {
+
+hsa_status_t hsa_init() { return tables().core.hsa_init_fn(); }
+hsa_status_t hsa_shut_down() { return tables().core.hsa_shut_down_fn(); }
+hsa_status_t hsa_status_string(hsa_status_t status, const char** text) {
+  return tables().core.hsa_status_string_fn(status, text);
+}
+hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void* value) {
+  return tables().core.hsa_system_get_info_fn(attribute, value);
+}
 hsa_status_t hsa_system_get_major_extension_table(uint16_t extension, uint16_t version_major,
                                                   size_t table_length, void* table) {
-  if (table == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (extension != HSA_EXTENSION_AMD_LOADER || version_major != 1)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::memcpy(table, &kLoader, std::min(table_length, sizeof kLoader));
-  return HSA_STATUS_SUCCESS;
+  return tables().core.hsa_system_get_major_extension_table_fn(extension, version_major,
+                                                               table_length, table);
 }
-
+hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, void*), void* data) {
+  return tables().core.hsa_iterate_agents_fn(callback, data);
+}
+hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+  return tables().core.hsa_agent_get_info_fn(agent, attribute, value);
+}
+hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value, uint32_t num_consumers,
+                               const hsa_agent_t* consumers, hsa_signal_t* signal) {
+  return tables().core.hsa_signal_create_fn(initial_value, num_consumers, consumers, signal);
+}
+hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
+  return tables().core.hsa_signal_destroy_fn(signal);
+}
+hsa_signal_value_t hsa_signal_load_relaxed(hsa_signal_t signal) {
+  return tables().core.hsa_signal_load_relaxed_fn(signal);
+}
+hsa_signal_value_t hsa_signal_load_scacquire(hsa_signal_t signal) {
+  return tables().core.hsa_signal_load_scacquire_fn(signal);
+}
+void hsa_signal_store_relaxed(hsa_signal_t signal, hsa_signal_value_t value) {
+  tables().core.hsa_signal_store_relaxed_fn(signal, value);
+}
+void hsa_signal_store_screlease(hsa_signal_t signal, hsa_signal_value_t value) {
+  tables().core.hsa_signal_store_screlease_fn(signal, value);
+}
+void hsa_signal_subtract_relaxed(hsa_signal_t signal, hsa_signal_value_t value) {
+  tables().core.hsa_signal_subtract_relaxed_fn(signal, value);
+}
+void hsa_signal_subtract_screlease(hsa_signal_t signal, hsa_signal_value_t value) {
+  tables().core.hsa_signal_subtract_screlease_fn(signal, value);
+}
+hsa_signal_value_t hsa_signal_wait_relaxed(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                           hsa_signal_value_t compare_value, uint64_t timeout_hint,
+                                           hsa_wait_state_t wait_state_hint) {
+  return tables().core.hsa_signal_wait_relaxed_fn(signal, condition, compare_value, timeout_hint,
+                                                  wait_state_hint);
+}
+hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                             hsa_signal_value_t compare_value,
+                                             uint64_t timeout_hint,
+                                             hsa_wait_state_t wait_state_hint) {
+  return tables().core.hsa_signal_wait_scacquire_fn(signal, condition, compare_value, timeout_hint,
+                                                    wait_state_hint);
+}
+hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
+                              void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
+                              uint32_t private_segment_size, uint32_t group_segment_size,
+                              hsa_queue_t** queue) {
+  return tables().core.hsa_queue_create_fn(agent, size, type, callback, data, private_segment_size,
+                                           group_segment_size, queue);
+}
+hsa_status_t hsa_queue_destroy(hsa_queue_t* queue) {
+  return tables().core.hsa_queue_destroy_fn(queue);
+}
+uint64_t hsa_queue_load_write_index_relaxed(const hsa_queue_t* queue) {
+  return tables().core.hsa_queue_load_write_index_relaxed_fn(queue);
+}
+uint64_t hsa_queue_load_write_index_scacquire(const hsa_queue_t* queue) {
+  return tables().core.hsa_queue_load_write_index_scacquire_fn(queue);
+}
+uint64_t hsa_queue_add_write_index_relaxed(const hsa_queue_t* queue, uint64_t value) {
+  return tables().core.hsa_queue_add_write_index_relaxed_fn(queue, value);
+}
+uint64_t hsa_queue_add_write_index_scacq_screl(const hsa_queue_t* queue, uint64_t value) {
+  return tables().core.hsa_queue_add_write_index_scacq_screl_fn(queue, value);
+}
+uint64_t hsa_queue_load_read_index_relaxed(const hsa_queue_t* queue) {
+  return tables().core.hsa_queue_load_read_index_relaxed_fn(queue);
+}
+uint64_t hsa_queue_load_read_index_scacquire(const hsa_queue_t* queue) {
+  return tables().core.hsa_queue_load_read_index_scacquire_fn(queue);
+}
 hsa_status_t hsa_code_object_reader_create_from_file(hsa_file_t file,
-                                                     hsa_code_object_reader_t* code_object_reader) {
-  if (code_object_reader == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Reader reader;
-  reader.from_file = true;
-  char link[64];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", file);
-  char path[4096] = {};
-  const ssize_t length = readlink(link, path, sizeof path - 1);
-  if (length <= 0) return HSA_STATUS_ERROR_INVALID_FILE;
-  reader.path.assign(path, static_cast<std::size_t>(length));
-  char chunk[65536];
-  for (off_t at = 0;;) {
-    const ssize_t got = pread(file, chunk, sizeof chunk, at);
-    if (got < 0) return HSA_STATUS_ERROR_INVALID_FILE;
-    if (got == 0) break;
-    reader.bytes.insert(reader.bytes.end(), chunk, chunk + got);
-    at += got;
-  }
-  if (!is_elf(reader.bytes)) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  code_object_reader->handle = state.next_handle++;
-  state.readers.emplace(code_object_reader->handle, std::move(reader));
-  return HSA_STATUS_SUCCESS;
+                                                     hsa_code_object_reader_t* reader) {
+  return tables().core.hsa_code_object_reader_create_from_file_fn(file, reader);
 }
-
-hsa_status_t hsa_code_object_reader_create_from_memory(
-    const void* code_object, size_t size, hsa_code_object_reader_t* code_object_reader) {
-  if (code_object == nullptr || size == 0 || code_object_reader == nullptr)
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Reader reader;
-  reader.memory = code_object;
-  reader.bytes.assign(static_cast<const char*>(code_object),
-                      static_cast<const char*>(code_object) + size);
-  if (!is_elf(reader.bytes)) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  code_object_reader->handle = state.next_handle++;
-  state.readers.emplace(code_object_reader->handle, std::move(reader));
-  return HSA_STATUS_SUCCESS;
+hsa_status_t hsa_code_object_reader_create_from_memory(const void* code_object, size_t size,
+                                                       hsa_code_object_reader_t* reader) {
+  return tables().core.hsa_code_object_reader_create_from_memory_fn(code_object, size, reader);
 }
-
-hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t code_object_reader) {
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  return state.readers.erase(code_object_reader.handle) == 1
-             ? HSA_STATUS_SUCCESS
-             : HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
+hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t reader) {
+  return tables().core.hsa_code_object_reader_destroy_fn(reader);
 }
-
-hsa_status_t hsa_executable_create_alt(hsa_profile_t /*profile*/,
-                                       hsa_default_float_rounding_mode_t /*rounding*/,
-                                       const char* /*options*/, hsa_executable_t* executable) {
-  if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  executable->handle = state.next_handle++;
-  state.executables.emplace(executable->handle, false);
-  return HSA_STATUS_SUCCESS;
+hsa_status_t hsa_executable_create_alt(hsa_profile_t profile,
+                                       hsa_default_float_rounding_mode_t rounding,
+                                       const char* options, hsa_executable_t* executable) {
+  return tables().core.hsa_executable_create_alt_fn(profile, rounding, options, executable);
 }
-
 hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                                   hsa_code_object_reader_t code_object_reader,
-                                                   const char* /*options*/,
-                                                   hsa_loaded_code_object_t* loaded_code_object) {
-  if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  const auto frozen = state.executables.find(executable.handle);
-  if (frozen == state.executables.end()) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (frozen->second) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  const auto reader = state.readers.find(code_object_reader.handle);
-  if (reader == state.readers.end()) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  auto object = std::make_unique<LoadedCodeObject>();
-  object->handle = state.next_handle++;
-  object->executable = executable.handle;
-  object->size = reader->second.bytes.size();
-  object->image = std::make_unique<char[]>(object->size);
-  std::memcpy(object->image.get(), reader->second.bytes.data(), object->size);
-  object->delta = static_cast<std::int64_t>(reinterpret_cast<std::uint64_t>(object->image.get()) -
-                                            lowest_address(reader->second.bytes));
-  char uri[4200];
-  if (reader->second.from_file) {
-    object->storage = HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_FILE;
-    std::snprintf(uri, sizeof uri, "file://%s#offset=0&size=%zu", reader->second.path.c_str(),
-                  object->size);
-  } else {
-    object->storage = HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_MEMORY;
-    object->memory = reader->second.memory;
-    std::snprintf(uri, sizeof uri, "memory://%d#offset=0x%llx&size=%zu", static_cast<int>(getpid()),
-                  static_cast<unsigned long long>(  // NOLINT(google-runtime-int)
-                      reinterpret_cast<std::uintptr_t>(reader->second.memory)),
-                  object->size);
-  }
-  object->uri = uri;
-  if (loaded_code_object != nullptr) loaded_code_object->handle = object->handle;
-  state.loaded.push_back(std::move(object));
-  return HSA_STATUS_SUCCESS;
+                                                   hsa_code_object_reader_t reader,
+                                                   const char* options,
+                                                   hsa_loaded_code_object_t* loaded) {
+  return tables().core.hsa_executable_load_agent_code_object_fn(executable, agent, reader, options,
+                                                                loaded);
 }
-
-hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* /*options*/) {
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  const auto found = state.executables.find(executable.handle);
-  if (found == state.executables.end()) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  if (found->second) return HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
-  found->second = true;
-  return HSA_STATUS_SUCCESS;
+hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* options) {
+  return tables().core.hsa_executable_freeze_fn(executable, options);
 }
-
 hsa_status_t hsa_executable_destroy(hsa_executable_t executable) {
-  Runtime& state = runtime();
-  const std::lock_guard lock(state.mutex);
-  if (state.executables.erase(executable.handle) == 0) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
-  std::erase_if(state.loaded,
-                [&](const auto& object) { return object->executable == executable.handle; });
-  return HSA_STATUS_SUCCESS;
+  return tables().core.hsa_executable_destroy_fn(executable);
+}
+hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                          hsa_signal_value_t value, hsa_amd_signal_handler handler,
+                                          void* arg) {
+  return tables().amd_ext.hsa_amd_signal_async_handler_fn(signal, condition, value, handler, arg);
+}
+hsa_status_t hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
+  return tables().amd_ext.hsa_amd_profiling_set_profiler_enabled_fn(queue, enable);
+}
+hsa_status_t hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
+                                                 hsa_amd_profiling_dispatch_time_t* time) {
+  return tables().amd_ext.hsa_amd_profiling_get_dispatch_time_fn(agent, signal, time);
+}
+hsa_status_t hsa_amd_profiling_async_copy_enable(bool enable) {
+  return tables().amd_ext.hsa_amd_profiling_async_copy_enable_fn(enable);
+}
+hsa_status_t hsa_amd_profiling_get_async_copy_time(hsa_signal_t signal,
+                                                   hsa_amd_profiling_async_copy_time_t* time) {
+  return tables().amd_ext.hsa_amd_profiling_get_async_copy_time_fn(signal, time);
+}
+hsa_status_t hsa_amd_profiling_convert_tick_to_system_domain(hsa_agent_t agent, uint64_t agent_tick,
+                                                             uint64_t* system_tick) {
+  return tables().amd_ext.hsa_amd_profiling_convert_tick_to_system_domain_fn(agent, agent_tick,
+                                                                             system_tick);
+}
+hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
+                                       hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
+                                       const hsa_signal_t* dep_signals,
+                                       hsa_signal_t completion_signal) {
+  return tables().amd_ext.hsa_amd_memory_async_copy_fn(
+      dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, completion_signal);
 }
 
 }  // extern "C"

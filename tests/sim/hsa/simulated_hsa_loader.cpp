@@ -207,14 +207,8 @@ const hsa_ven_amd_loader_1_03_pfn_t kLoader = {
 
 }  // namespace
 
-
-
-
-
-
-
 hsa_status_t system_get_major_extension_table(uint16_t extension, uint16_t version_major,
-                                                  size_t table_length, void* table) {
+                                              size_t table_length, void* table) {
   if (table == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (extension != HSA_EXTENSION_AMD_LOADER || version_major != 1)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -223,7 +217,7 @@ hsa_status_t system_get_major_extension_table(uint16_t extension, uint16_t versi
 }
 
 hsa_status_t code_object_reader_create_from_file(hsa_file_t file,
-                                                     hsa_code_object_reader_t* code_object_reader) {
+                                                 hsa_code_object_reader_t* code_object_reader) {
   if (code_object_reader == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Reader reader;
   reader.from_file = true;
@@ -249,8 +243,8 @@ hsa_status_t code_object_reader_create_from_file(hsa_file_t file,
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t code_object_reader_create_from_memory(
-    const void* code_object, size_t size, hsa_code_object_reader_t* code_object_reader) {
+hsa_status_t code_object_reader_create_from_memory(const void* code_object, size_t size,
+                                                   hsa_code_object_reader_t* code_object_reader) {
   if (code_object == nullptr || size == 0 || code_object_reader == nullptr)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Reader reader;
@@ -274,8 +268,8 @@ hsa_status_t code_object_reader_destroy(hsa_code_object_reader_t code_object_rea
 }
 
 hsa_status_t executable_create_alt(hsa_profile_t /*profile*/,
-                                       hsa_default_float_rounding_mode_t /*rounding*/,
-                                       const char* /*options*/, hsa_executable_t* executable) {
+                                   hsa_default_float_rounding_mode_t /*rounding*/,
+                                   const char* /*options*/, hsa_executable_t* executable) {
   if (executable == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   Runtime& state = runtime();
   const std::lock_guard lock(state.mutex);
@@ -285,9 +279,9 @@ hsa_status_t executable_create_alt(hsa_profile_t /*profile*/,
 }
 
 hsa_status_t executable_load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                                   hsa_code_object_reader_t code_object_reader,
-                                                   const char* /*options*/,
-                                                   hsa_loaded_code_object_t* loaded_code_object) {
+                                               hsa_code_object_reader_t code_object_reader,
+                                               const char* /*options*/,
+                                               hsa_loaded_code_object_t* loaded_code_object) {
   if (agent.handle != kGpu.handle) return HSA_STATUS_ERROR_INVALID_AGENT;
   Runtime& state = runtime();
   const std::lock_guard lock(state.mutex);
