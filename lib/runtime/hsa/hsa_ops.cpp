@@ -2,7 +2,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <string>
+#include <unordered_map>
 
 #include <roctracer/roctracer_hsa.h>
 
@@ -29,9 +32,24 @@ struct Runtime {
   decltype(hsa_amd_profiling_async_copy_enable)* copy_profiling = nullptr;
   decltype(hsa_amd_profiling_get_async_copy_time)* copy_time = nullptr;
   decltype(hsa_amd_memory_async_copy)* async_copy = nullptr;
+  // Optional: kernel names by kernel object, learnt as executables are frozen.
+  decltype(hsa_executable_freeze)* executable_freeze = nullptr;
+  decltype(hsa_executable_iterate_symbols)* iterate_symbols = nullptr;
+  decltype(hsa_executable_symbol_get_info)* symbol_info = nullptr;
   std::uint64_t frequency = 0;  // system timestamps per second
 };
 Runtime g_runtime;
+
+// Kernel names by kernel object (the address a dispatch packet carries). Read when a
+// dispatch completes, on the runtime's handler thread; written when an executable is frozen.
+struct KernelNames {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::string> by_object;
+};
+KernelNames& kernel_names() {
+  static auto* names = new KernelNames;  // dispatches may complete during exit
+  return *names;
+}
 std::atomic<bool> g_copy_profiling{false};
 
 // System-domain ticks to ns on the host clock.
@@ -54,6 +72,7 @@ struct InFlight {
   std::uint64_t queue_id = 0;
   std::uint64_t correlation_id = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t kernel_object = 0;
 };
 
 // The operation is done on our signal: the application's signal is decremented as the
@@ -66,7 +85,14 @@ void complete(InFlight& work) {
 
 void record(std::uint32_t op, const InFlight& work, std::uint64_t begin, std::uint64_t end) {
   core::ThreadState& state = core::this_thread_state();
-  core::record_activity(state, ACTIVITY_DOMAIN_HSA_OPS, op, nullptr,
+  std::string name;
+  if (op == HSA_OP_ID_DISPATCH) {
+    KernelNames& names = kernel_names();
+    const std::lock_guard lock(names.mutex);
+    if (const auto found = names.by_object.find(work.kernel_object); found != names.by_object.end())
+      name = found->second;
+  }
+  core::record_activity(state, ACTIVITY_DOMAIN_HSA_OPS, op, name.empty() ? nullptr : name.c_str(),
                         [&](activity_record_t& row, auto&) {
                           row.correlation_id = work.correlation_id;
                           row.begin_ns = begin;
@@ -136,6 +162,7 @@ void on_submit(const void* packets, std::uint64_t count, std::uint64_t /*user_in
     const auto type = static_cast<std::uint16_t>(packet.header & 0xFF);
     if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH) {
       if (InFlight* work = watch(packet.completion_signal, queue.agent, queue.queue_id, 0)) {
+        work->kernel_object = packet.kernel_object;
         packet.completion_signal = work->ours;
         if (g_runtime.async_handler(work->ours, HSA_SIGNAL_CONDITION_LT, 1, on_dispatch_done,
                                     work) != HSA_STATUS_SUCCESS) {
@@ -188,6 +215,42 @@ hsa_status_t traced_async_copy(void* dst, hsa_agent_t dst_agent, const void* src
   return status;
 }
 
+hsa_status_t learn_kernel(hsa_executable_t /*executable*/, hsa_executable_symbol_t symbol,
+                          void* /*data*/) {
+  hsa_symbol_kind_t kind{};
+  std::uint32_t length = 0;
+  std::uint64_t object = 0;
+  if (g_runtime.symbol_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind) != HSA_STATUS_SUCCESS ||
+      kind != HSA_SYMBOL_KIND_KERNEL ||
+      g_runtime.symbol_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length) !=
+          HSA_STATUS_SUCCESS ||
+      g_runtime.symbol_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object) !=
+          HSA_STATUS_SUCCESS)
+    return HSA_STATUS_SUCCESS;
+  std::string name(length, '\0');
+  if (g_runtime.symbol_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data()) !=
+      HSA_STATUS_SUCCESS)
+    return HSA_STATUS_SUCCESS;
+  // AMDGPU code objects name a kernel's descriptor "NAME.kd".
+  if (name.ends_with(".kd")) name.resize(name.size() - 3);
+  KernelNames& names = kernel_names();
+  const std::lock_guard lock(names.mutex);
+  names.by_object[object] = std::move(name);
+  return HSA_STATUS_SUCCESS;
+}
+
+// A frozen executable's kernels are known from here on: their names, by kernel object.
+hsa_status_t traced_executable_freeze(hsa_executable_t executable, const char* options) {
+  const hsa_status_t status = g_runtime.executable_freeze(executable, options);
+  if (status == HSA_STATUS_SUCCESS) {
+    try {
+      g_runtime.iterate_symbols(executable, learn_kernel, nullptr);
+    } catch (...) {  // no memory for a name: that kernel stays unnamed
+    }
+  }
+  return status;
+}
+
 // Whether the runtime filled `entry` of a table of which it filled `bytes`.
 template <typename Table, typename Entry>
 bool filled(const Table& table, const Entry Table::*entry, std::size_t bytes) {
@@ -236,6 +299,14 @@ void intercept_device_work(CoreApiTable& core, std::size_t core_bytes, AmdExtTab
     g_runtime.frequency = 0;
   core.hsa_queue_create_fn = traced_queue_create;
   amd_ext.hsa_amd_memory_async_copy_fn = traced_async_copy;
+  if (filled(core, &CoreApiTable::hsa_executable_freeze_fn, core_bytes) &&
+      filled(core, &CoreApiTable::hsa_executable_iterate_symbols_fn, core_bytes) &&
+      filled(core, &CoreApiTable::hsa_executable_symbol_get_info_fn, core_bytes)) {
+    g_runtime.executable_freeze = core.hsa_executable_freeze_fn;
+    g_runtime.iterate_symbols = core.hsa_executable_iterate_symbols_fn;
+    g_runtime.symbol_info = core.hsa_executable_symbol_get_info_fn;
+    core.hsa_executable_freeze_fn = traced_executable_freeze;
+  }
 }
 
 }  // namespace rocprof::hsa

@@ -3,7 +3,8 @@
 // signal for one of ours and reads hsa_amd_profiling_get_dispatch_time when it fires), and
 // hsa_amd_memory_async_copy timed the same way (hsa_amd_profiling_get_async_copy_time). Times
 // are put on the host clock with the runtime's own conversion; each operation carries the
-// correlation id of the traced API call that made it.
+// correlation id of the traced API call that made it, and a dispatch its kernel's name (from
+// the kernel symbols of each executable, learnt as it is frozen).
 #pragma once
 
 #define AMD_INTERNAL_BUILD 1

@@ -3,30 +3,54 @@
 // queue and copying with hsa_amd_memory_async_copy. The records are timed by the runtime
 // (dispatch: GPU ticks, converted), tied to the API call that issued them, and the
 // application's own completion signals still complete.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <roctracer/roctracer.h>
 #include <roctracer/roctracer_hsa.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
 
 std::mutex g_mutex;
 std::vector<roctracer_record_t> g_records;
+std::vector<std::string> g_kernel_names;  // of the HSA_OPS dispatches, in record order
 
 void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   const std::lock_guard lock(g_mutex);
   for (const auto* record = reinterpret_cast<const roctracer_record_t*>(begin);
        record < reinterpret_cast<const roctracer_record_t*>(end);) {
     g_records.push_back(*record);
+    if (record->domain == ACTIVITY_DOMAIN_HSA_OPS && record->op == HSA_OP_ID_DISPATCH)
+      g_kernel_names.emplace_back(record->kernel_name != nullptr ? record->kernel_name : "");
     roctracer_next_record(record, &record);
   }
+}
+
+// The kernel object of the function symbol `name` in `executable`.
+struct Wanted {
+  const char* name;
+  std::uint64_t object;
+};
+hsa_status_t find_kernel(hsa_executable_t /*executable*/, hsa_executable_symbol_t symbol,
+                         void* data) {
+  auto& wanted = *static_cast<Wanted*>(data);
+  std::uint32_t length = 0;
+  hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &length);
+  std::string name(length, '\0');
+  hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data());
+  if (name == wanted.name)
+    hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
+                                   &wanted.object);
+  return HSA_STATUS_SUCCESS;
 }
 
 std::uint64_t now() {
@@ -43,8 +67,9 @@ hsa_status_t find_agents(hsa_agent_t agent, void* data) {
   return HSA_STATUS_SUCCESS;
 }
 
-// Submits one kernel dispatch on `queue` that completes `done`, as a HIP runtime does.
-void dispatch(hsa_queue_t* queue, hsa_signal_t done) {
+// Submits one kernel dispatch of `kernel_object` on `queue` that completes `done`, as a HIP
+// runtime does.
+void dispatch(hsa_queue_t* queue, hsa_signal_t done, std::uint64_t kernel_object) {
   const std::uint64_t index = hsa_queue_add_write_index_relaxed(queue, 1);
   auto* packet =
       static_cast<hsa_kernel_dispatch_packet_t*>(queue->base_address) + index % queue->size;
@@ -54,7 +79,7 @@ void dispatch(hsa_queue_t* queue, hsa_signal_t done) {
   packet->workgroup_size_y = packet->workgroup_size_z = 1;
   packet->grid_size_x = 4096;
   packet->grid_size_y = packet->grid_size_z = 1;
-  packet->kernel_object = 0x1000;
+  packet->kernel_object = kernel_object;
   packet->completion_signal = done;
   const auto header =
       static_cast<std::uint16_t>(HSA_PACKET_TYPE_KERNEL_DISPATCH |
@@ -82,6 +107,22 @@ TEST(HsaOps, DispatchesAndCopiesAreTimedAndTiedToTheirCalls) {
       roctracer_enable_op_activity(ACTIVITY_DOMAIN_HSA_API, HSA_API_ID_hsa_amd_memory_async_copy),
       ROCTRACER_STATUS_SUCCESS);
 
+  // A code object with its kernels, loaded as a HIP runtime loads a module.
+  const int file = open(TINY_CODE_OBJECT_A, O_RDONLY);
+  ASSERT_GE(file, 0);
+  hsa_code_object_reader_t reader{};
+  hsa_executable_t executable{};
+  ASSERT_EQ(hsa_code_object_reader_create_from_file(file, &reader), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                      nullptr, &executable),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_load_agent_code_object(executable, agents[1], reader, nullptr, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(executable, nullptr), HSA_STATUS_SUCCESS);
+  Wanted stencil{"stencil", 0};
+  hsa_executable_iterate_symbols(executable, find_kernel, &stencil);
+  ASSERT_NE(stencil.object, 0U);
+
   hsa_queue_t* queue = nullptr;
   ASSERT_EQ(hsa_queue_create(agents[1], 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX,
                              UINT32_MAX, &queue),
@@ -89,7 +130,7 @@ TEST(HsaOps, DispatchesAndCopiesAreTimedAndTiedToTheirCalls) {
   hsa_signal_t kernel_done{};
   ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &kernel_done), HSA_STATUS_SUCCESS);
   const std::uint64_t before_dispatch = now();
-  dispatch(queue, kernel_done);
+  dispatch(queue, kernel_done, stencil.object);
   EXPECT_EQ(hsa_signal_wait_scacquire(kernel_done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX,
                                       HSA_WAIT_STATE_BLOCKED),
             0)
@@ -114,7 +155,7 @@ TEST(HsaOps, DispatchesAndCopiesAreTimedAndTiedToTheirCalls) {
   // Not recorded any more: the work still completes, and leaves no record.
   roctracer_disable_domain_activity(ACTIVITY_DOMAIN_HSA_OPS);
   hsa_signal_store_screlease(kernel_done, 1);
-  dispatch(queue, kernel_done);
+  dispatch(queue, kernel_done, stencil.object);
   EXPECT_EQ(hsa_signal_wait_scacquire(kernel_done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX,
                                       HSA_WAIT_STATE_BLOCKED),
             0);
@@ -148,6 +189,7 @@ TEST(HsaOps, DispatchesAndCopiesAreTimedAndTiedToTheirCalls) {
   EXPECT_LE(kernel.end_ns, after_dispatch);
   EXPECT_GE(kernel.end_ns - kernel.begin_ns, 40'000U);
   EXPECT_EQ(kernel.queue_id, queue->id);
+  EXPECT_EQ(g_kernel_names, std::vector<std::string>{"stencil"}) << "named by its code object";
   ASSERT_EQ(doorbells.size(), 1U);
   EXPECT_EQ(kernel.correlation_id, doorbells[0].correlation_id) << "tied to the doorbell call";
   EXPECT_NE(kernel.correlation_id, 0U);
@@ -163,6 +205,9 @@ TEST(HsaOps, DispatchesAndCopiesAreTimedAndTiedToTheirCalls) {
   hsa_signal_destroy(kernel_done);
   hsa_signal_destroy(copy_done);
   hsa_queue_destroy(queue);
+  hsa_executable_destroy(executable);
+  hsa_code_object_reader_destroy(reader);
+  close(file);
   hsa_shut_down();
 }
 

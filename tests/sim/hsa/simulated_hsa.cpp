@@ -597,6 +597,8 @@ hsa_status_t init_runtime() {
   core.hsa_executable_load_agent_code_object_fn = executable_load_agent_code_object;
   core.hsa_executable_freeze_fn = executable_freeze;
   core.hsa_executable_destroy_fn = executable_destroy;
+  core.hsa_executable_iterate_symbols_fn = executable_iterate_symbols;
+  core.hsa_executable_symbol_get_info_fn = executable_symbol_get_info;
   AmdExtTable& amd = t.amd_ext;
   amd.hsa_amd_signal_async_handler_fn = signal_async_handler;
   amd.hsa_amd_queue_intercept_create_fn = queue_intercept_create;
@@ -732,6 +734,15 @@ hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char* opti
 }
 hsa_status_t hsa_executable_destroy(hsa_executable_t executable) {
   return tables().core.hsa_executable_destroy_fn(executable);
+}
+hsa_status_t hsa_executable_iterate_symbols(
+    hsa_executable_t executable,
+    hsa_status_t (*callback)(hsa_executable_t, hsa_executable_symbol_t, void*), void* data) {
+  return tables().core.hsa_executable_iterate_symbols_fn(executable, callback, data);
+}
+hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t symbol,
+                                            hsa_executable_symbol_info_t attribute, void* value) {
+  return tables().core.hsa_executable_symbol_get_info_fn(symbol, attribute, value);
 }
 hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal, hsa_signal_condition_t condition,
                                           hsa_signal_value_t value, hsa_amd_signal_handler handler,

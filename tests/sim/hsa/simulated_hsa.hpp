@@ -28,5 +28,12 @@ hsa_status_t executable_load_agent_code_object(hsa_executable_t executable, hsa_
                                                hsa_loaded_code_object_t* loaded_code_object);
 hsa_status_t executable_freeze(hsa_executable_t executable, const char* options);
 hsa_status_t executable_destroy(hsa_executable_t executable);
+// The kernels of an executable's code objects: their ELF function symbols.
+hsa_status_t executable_iterate_symbols(hsa_executable_t executable,
+                                        hsa_status_t (*callback)(hsa_executable_t,
+                                                                 hsa_executable_symbol_t, void*),
+                                        void* data);
+hsa_status_t executable_symbol_get_info(hsa_executable_symbol_t symbol,
+                                        hsa_executable_symbol_info_t attribute, void* value);
 
 }  // namespace sim_hsa

@@ -45,12 +45,20 @@ struct LoadedCodeObject {
   int file = -1;
 };
 
+// A kernel of a loaded code object: a function symbol of its ELF, at its loaded address.
+struct KernelSymbol {
+  std::uint64_t executable = 0;
+  std::string name;
+  std::uint64_t kernel_object = 0;
+};
+
 struct Runtime {
   std::mutex mutex;
   std::uint64_t next_handle = 1;
   std::map<std::uint64_t, Reader> readers;
   std::map<std::uint64_t, bool> executables;  // handle -> frozen
   std::vector<std::unique_ptr<LoadedCodeObject>> loaded;
+  std::vector<KernelSymbol> symbols;  // a symbol's handle is its index + 1
 };
 
 Runtime& runtime() {
@@ -73,6 +81,40 @@ std::uint64_t lowest_address(const std::vector<char>& bytes) {
     if (segment.p_type == PT_LOAD) lowest = std::min<std::uint64_t>(lowest, segment.p_vaddr);
   }
   return lowest == UINT64_MAX ? 0 : lowest;
+}
+
+// The function symbols of an ELF (.symtab, else .dynsym): name and virtual address.
+std::vector<std::pair<std::string, std::uint64_t>> functions_of(const std::vector<char>& bytes) {
+  std::vector<std::pair<std::string, std::uint64_t>> found;
+  if (bytes.size() < sizeof(Elf64_Ehdr)) return found;
+  Elf64_Ehdr header{};
+  std::memcpy(&header, bytes.data(), sizeof header);
+  auto section = [&](int index) {
+    Elf64_Shdr entry{};
+    const std::size_t at = header.e_shoff + static_cast<std::size_t>(index) * header.e_shentsize;
+    if (at + sizeof entry <= bytes.size()) std::memcpy(&entry, bytes.data() + at, sizeof entry);
+    return entry;
+  };
+  for (const std::uint32_t wanted : {std::uint32_t{SHT_SYMTAB}, std::uint32_t{SHT_DYNSYM}}) {
+    for (int i = 0; i < header.e_shnum && found.empty(); ++i) {
+      const Elf64_Shdr table = section(i);
+      if (table.sh_type != wanted || table.sh_entsize != sizeof(Elf64_Sym)) continue;
+      const Elf64_Shdr names = section(static_cast<int>(table.sh_link));
+      for (std::size_t at = table.sh_offset;
+           at + sizeof(Elf64_Sym) <= table.sh_offset + table.sh_size &&
+           at + sizeof(Elf64_Sym) <= bytes.size();
+           at += sizeof(Elf64_Sym)) {
+        Elf64_Sym symbol{};
+        std::memcpy(&symbol, bytes.data() + at, sizeof symbol);
+        if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_value == 0) continue;
+        const std::size_t name_at = names.sh_offset + symbol.st_name;
+        if (name_at >= bytes.size()) continue;
+        found.emplace_back(std::string(bytes.data() + name_at), symbol.st_value);
+      }
+    }
+    if (!found.empty()) break;
+  }
+  return found;
 }
 
 bool is_elf(const std::vector<char>& bytes) {
@@ -312,6 +354,11 @@ hsa_status_t executable_load_agent_code_object(hsa_executable_t executable, hsa_
                   object->size);
   }
   object->uri = uri;
+  const std::uint64_t lowest = lowest_address(reader->second.bytes);
+  for (const auto& [name, address] : functions_of(reader->second.bytes))
+    state.symbols.push_back(
+        {executable.handle, name,
+         reinterpret_cast<std::uint64_t>(object->image.get()) + address - lowest});
   if (loaded_code_object != nullptr) loaded_code_object->handle = object->handle;
   state.loaded.push_back(std::move(object));
   return HSA_STATUS_SUCCESS;
@@ -333,7 +380,56 @@ hsa_status_t executable_destroy(hsa_executable_t executable) {
   if (state.executables.erase(executable.handle) == 0) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   std::erase_if(state.loaded,
                 [&](const auto& object) { return object->executable == executable.handle; });
+  for (KernelSymbol& symbol : state.symbols)
+    if (symbol.executable == executable.handle) symbol = KernelSymbol{};
   return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t executable_iterate_symbols(hsa_executable_t executable,
+                                        hsa_status_t (*callback)(hsa_executable_t,
+                                                                 hsa_executable_symbol_t, void*),
+                                        void* data) {
+  if (callback == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::vector<std::uint64_t> handles;
+  {
+    Runtime& state = runtime();
+    const std::lock_guard lock(state.mutex);
+    if (!state.executables.contains(executable.handle)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+    for (std::size_t i = 0; i < state.symbols.size(); ++i)
+      if (state.symbols[i].executable == executable.handle) handles.push_back(i + 1);
+  }
+  for (const std::uint64_t handle : handles)
+    if (const hsa_status_t status = callback(executable, hsa_executable_symbol_t{handle}, data);
+        status != HSA_STATUS_SUCCESS)
+      return status;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t executable_symbol_get_info(hsa_executable_symbol_t symbol,
+                                        hsa_executable_symbol_info_t attribute, void* value) {
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  Runtime& state = runtime();
+  const std::lock_guard lock(state.mutex);
+  if (symbol.handle == 0 || symbol.handle > state.symbols.size() ||
+      state.symbols[symbol.handle - 1].executable == 0)
+    return HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL;
+  const KernelSymbol& kernel = state.symbols[symbol.handle - 1];
+  switch (attribute) {
+    case HSA_EXECUTABLE_SYMBOL_INFO_TYPE:
+      *static_cast<hsa_symbol_kind_t*>(value) = HSA_SYMBOL_KIND_KERNEL;
+      return HSA_STATUS_SUCCESS;
+    case HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH:
+      *static_cast<std::uint32_t*>(value) = static_cast<std::uint32_t>(kernel.name.size());
+      return HSA_STATUS_SUCCESS;
+    case HSA_EXECUTABLE_SYMBOL_INFO_NAME:
+      std::memcpy(value, kernel.name.data(), kernel.name.size());
+      return HSA_STATUS_SUCCESS;
+    case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT:
+      *static_cast<std::uint64_t*>(value) = kernel.kernel_object;
+      return HSA_STATUS_SUCCESS;
+    default:
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
 }
 
 }  // namespace sim_hsa
