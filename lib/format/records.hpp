@@ -13,8 +13,9 @@ namespace rocprof::format {
 // minor versions up to 2) is still read.
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
 // 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work;
-// 2.4: timestamp_source and tick_calibration; 2.5: what a counter session sampled
-inline constexpr std::uint32_t kFormatVersionMinor = 5;
+// 2.4: timestamp_source and tick_calibration; 2.5: what a counter session sampled;
+// 2.6: code_objects and kernel_symbols
+inline constexpr std::uint32_t kFormatVersionMinor = 6;
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since
@@ -179,6 +180,27 @@ struct CommunicatorRow {
   std::int32_t remote_size;    // remote group size of an intercommunicator, else 0
   std::int32_t rank;           // this process's rank in it
   StringId creator;            // "MPI_Comm_split", "MPI_COMM_WORLD", ...
+};
+
+// A GPU code object the process had loaded (since 2.6), as its runtime's loader reported it.
+struct CodeObjectRow {
+  std::uint64_t load_base;      // where it is loaded on the GPU
+  std::uint64_t load_size;      // bytes from load_base
+  std::int64_t load_delta;      // load address minus the code object's own addresses
+  std::uint64_t first_seen_ns;  // when the recorder first saw it loaded
+  StringId uri;                 // "file://PATH#offset=N&size=N", "memory://PID#offset=0xA&size=N"
+};
+
+// The name of a dispatch whose kernel the tracer could not name: this prefix, then its kernel
+// object in hexadecimal ("kernel object 0x7f3a00001100"); readers name it from kernel_symbols.
+inline constexpr const char* kKernelObjectNamePrefix = "kernel object 0x";
+
+// A kernel of a loaded code object (since 2.6): the kernel object address a dispatch packet
+// names it by, and its name.
+struct KernelSymbolRow {
+  std::uint64_t kernel_object;
+  std::uint64_t load_base;  // of its code object
+  StringId name;            // demangled
 };
 
 // Name of an operation id seen in the file, so readers need no roctracer to label ops.

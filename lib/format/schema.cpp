@@ -133,6 +133,20 @@ constexpr std::array kCommunicatorColumns = {
     ROCPROF_COLUMN(CommunicatorRow, creator, kU32),
 };
 
+constexpr std::array kCodeObjectColumns = {
+    ROCPROF_COLUMN(CodeObjectRow, load_base, kU64),
+    ROCPROF_COLUMN(CodeObjectRow, load_size, kU64),
+    ROCPROF_COLUMN(CodeObjectRow, load_delta, kI64),
+    ROCPROF_COLUMN(CodeObjectRow, first_seen_ns, kU64),
+    ROCPROF_COLUMN(CodeObjectRow, uri, kU32),
+};
+
+constexpr std::array kKernelSymbolColumns = {
+    ROCPROF_COLUMN(KernelSymbolRow, kernel_object, kU64),
+    ROCPROF_COLUMN(KernelSymbolRow, load_base, kU64),
+    ROCPROF_COLUMN(KernelSymbolRow, name, kU32),
+};
+
 constexpr std::array kOpNameColumns = {
     ROCPROF_COLUMN(OpNameRow, op, kU32),
     ROCPROF_COLUMN(OpNameRow, name, kU32),
@@ -174,13 +188,17 @@ constexpr Table kTickCalibration{"tick_calibration", sizeof(TickCalibrationRow),
 constexpr Table kCommunicators{"communicators", sizeof(CommunicatorRow), kCommunicatorColumns,
                                kSmallTableChunkRows};
 constexpr Table kOpNames{"op_names", sizeof(OpNameRow), kOpNameColumns, kSmallTableChunkRows};
+constexpr Table kCodeObjects{"code_objects", sizeof(CodeObjectRow), kCodeObjectColumns,
+                             kSmallTableChunkRows, 6};
+constexpr Table kKernelSymbols{"kernel_symbols", sizeof(KernelSymbolRow), kKernelSymbolColumns,
+                               kSmallTableChunkRows, 6};
 constexpr Table kThreads{"threads", sizeof(ThreadRow), kThreadColumns, kSmallTableChunkRows};
 constexpr Table kAnnotations{"annotations", sizeof(AnnotationRow), kAnnotationColumns};
 
-constexpr std::array<const Table*, 13> kAllTables = {
+constexpr std::array<const Table*, 15> kAllTables = {
     &kApiCalls,      &kActivities,     &kExternal,        &kMarkers,      &kMpiCalls,
     &kCommunicators, &kCounterSamples, &kCounterSessions, &kClockSamples, &kOpNames,
-    &kThreads,       &kAnnotations,    &kTickCalibration,
+    &kThreads,       &kAnnotations,    &kTickCalibration, &kCodeObjects,  &kKernelSymbols,
 };
 
 }  // namespace
@@ -312,6 +330,14 @@ const Table& table_of<ThreadRow>() noexcept {
 template <>
 const Table& table_of<AnnotationRow>() noexcept {
   return kAnnotations;
+}
+template <>
+const Table& table_of<CodeObjectRow>() noexcept {
+  return kCodeObjects;
+}
+template <>
+const Table& table_of<KernelSymbolRow>() noexcept {
+  return kKernelSymbols;
 }
 
 ColumnSet columns_named(const Table& table, std::initializer_list<std::string_view> names) {

@@ -20,6 +20,10 @@ enum PrivateDomain : std::uint32_t {
   kMpiStaticNameCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 7,  // the name pointer is static
   // The same with begin and end in TSC ticks, converted to ns by the sink.
   kMpiTickCallDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 12,
+  // GPU code objects and their kernels (code_object_recording.hpp); the text is the URI, the
+  // kernel's mangled name.
+  kCodeObjectDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 13,
+  kKernelSymbolDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 14,
   // CUDA API calls and GPU work (lib/runtime/cuda); their text is the kernel's mangled name.
   kCudaApiDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 10,
   kCudaActivityDomain = ROCPROF_MPI_PRIVATE_DOMAIN_BASE + 11,
@@ -74,6 +78,10 @@ inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
       return PrivateRecord<format::ActivityRow>::kSlots;
     case kUserAnnotationDomain:
       return PrivateRecord<format::AnnotationRow>::kSlots;
+    case kCodeObjectDomain:
+      return PrivateRecord<format::CodeObjectRow>::kSlots;
+    case kKernelSymbolDomain:
+      return PrivateRecord<format::KernelSymbolRow>::kSlots;
     default:
       return 1;
   }

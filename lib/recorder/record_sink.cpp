@@ -243,6 +243,22 @@ bool RecordSink::consume(const char* begin, const char* end) {
       case kClockSampleDomain:
         clocks_.push_back(as_private<ClockSampleRow>(slot).row);
         break;
+      case kCodeObjectDomain: {
+        const auto& item = as_private<CodeObjectRow>(slot);
+        CodeObjectRow row = item.row;
+        row.uri = intern(item.header.text);
+        code_objects_.push_back(row);
+        slots = PrivateRecord<CodeObjectRow>::kSlots;
+        break;
+      }
+      case kKernelSymbolDomain: {
+        const auto& item = as_private<KernelSymbolRow>(slot);
+        KernelSymbolRow row = item.row;
+        row.name = intern_kernel(item.header.text);
+        kernel_symbols_.push_back(row);
+        slots = PrivateRecord<KernelSymbolRow>::kSlots;
+        break;
+      }
       case kUserAnnotationDomain: {
         const auto& item = as_private<AnnotationRow>(slot);
         AnnotationRow row = item.row;
@@ -313,7 +329,11 @@ bool RecordSink::append_all() {
       writer_.append<CounterSampleRow>(counters_) && writer_.append<CounterSessionRow>(sessions_) &&
       writer_.append<ClockSampleRow>(clocks_) && writer_.append<OpNameRow>(op_names_) &&
       writer_.append<ThreadRow>(threads_) && writer_.append<AnnotationRow>(annotations_) &&
-      writer_.append<TickCalibrationRow>(tick_pairs_);
+      writer_.append<TickCalibrationRow>(tick_pairs_) &&
+      writer_.append<CodeObjectRow>(code_objects_) &&
+      writer_.append<KernelSymbolRow>(kernel_symbols_);
+  code_objects_.clear();
+  kernel_symbols_.clear();
   api_calls_.clear();
   activities_.clear();
   externals_.clear();

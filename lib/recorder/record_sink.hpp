@@ -67,6 +67,8 @@ class RecordSink {
   std::vector<format::CommunicatorRow> communicators_;
   std::vector<format::CounterSampleRow> counters_;
   std::vector<format::CounterSessionRow> sessions_;
+  std::vector<format::CodeObjectRow> code_objects_;
+  std::vector<format::KernelSymbolRow> kernel_symbols_;
   std::vector<format::ClockSampleRow> clocks_;
   std::vector<format::OpNameRow> op_names_;
   std::vector<format::ThreadRow> threads_;

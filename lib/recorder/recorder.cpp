@@ -32,6 +32,7 @@
 #include <roctracer/roctracer_hip.h>
 
 #include "lib/format/rank_file_writer.hpp"
+#include "lib/recorder/code_object_recording.hpp"
 #include "lib/recorder/counter_sampling.hpp"
 #include "lib/recorder/crash_signals.hpp"
 #include "lib/recorder/helper_threads.hpp"
@@ -212,6 +213,8 @@ void writer_loop(State& state) {
 #ifdef ROCPROF_HAVE_CUDA
     if (state.config.domains.cuda) flush_cuda_recording(/*completed_only=*/!close);
 #endif
+    // The GPU code objects loaded since, for the dispatches named only by address.
+    if (state.config.domains.hsa_ops || state.config.domains.hip_ops) record_new_code_objects();
     roctracer_flush_activity_expl(state.pool);
     bool ok = true;
     {

@@ -21,6 +21,9 @@ class OpNames {
   std::string of_activity(const format::ActivityRow& row) const;
   // Whether of_activity names the row by its copy kind rather than its op.
   static bool is_named_copy(const format::ActivityRow& row);
+  // A dispatch's kernel name; one recorded by address ("kernel object 0x...") named from the
+  // file's kernel_symbols where they hold it. "" for a row without one.
+  std::string kernel_name(const format::ActivityRow& row) const;
 
  private:
   static std::uint64_t key(std::uint8_t domain, std::uint32_t op) {
@@ -28,6 +31,7 @@ class OpNames {
   }
   const format::RankFileReader& reader_;
   std::map<std::uint64_t, std::string> names_;
+  std::map<std::uint64_t, format::StringId> kernels_by_object_;  // kernel_symbols
 };
 
 }  // namespace rocprof::merge

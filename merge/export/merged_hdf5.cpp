@@ -41,7 +41,8 @@ constexpr std::size_t kChunk = 65536;  // rows per chunk of a merged table
 
 // Which columns hold string ids and which hold times on the trace clock, per table.
 const std::set<std::string> kStringColumns = {"kernel_name", "message", "function", "counter",
-                                              "name",        "creator", "text"};
+                                              "name",        "creator", "text",     "uri",
+                                              "backend",     "counters"};
 const std::set<std::string> kTimeColumns = {"begin_ns", "end_ns",     "timestamp_ns",
                                             "start_ns", "created_ns", "first_seen_ns"};
 
@@ -626,7 +627,8 @@ class MergedHdf5Export {
         specs_{spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
                spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
                spec<CounterSampleRow>(), spec<CounterSessionRow>(), spec<ClockSampleRow>(),
-               spec<ThreadRow>(),        spec<AnnotationRow>()},
+               spec<ThreadRow>(),        spec<AnnotationRow>(),     spec<CodeObjectRow>(),
+               spec<KernelSymbolRow>()},
         strings_(ranks),
         steps_(progress, (specs_.size() + 1) * (me.last_rank - me.first_rank)) {
     layouts_.reserve(specs_.size());
@@ -848,7 +850,7 @@ class MergedHdf5Export {
   void write_attributes(const std::string& job_id) {
     const hid_t root = file_handle_->get();
     write_attribute(root, "format", std::string(kMergedTraceFormatName));
-    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 1});
+    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 2});
     write_attribute(root, "job_id", job_id);
     write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
     if (ranks_.empty()) return;

@@ -11,6 +11,7 @@
 
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/op_names.hpp"
 #include "merge/exchange/bytes.hpp"
 
 namespace rocprof::merge {
@@ -192,8 +193,9 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   // time (a range's duration minus its direct children's), and each statistic found once by
   // the ids of its names (a look-up by name per row was most of the summary's cost).
   struct State {
-    explicit State(const RankFileReader& reader) : functions(reader) {}
+    explicit State(const RankFileReader& reader) : functions(reader), names(reader) {}
     MpiFunctions functions;
+    OpNames names;  // kernels recorded by address named from the file's kernel symbols
     absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, double> children;
     absl::flat_hash_map<StringId, Stat*> mpi;                                // by function
     absl::flat_hash_map<std::pair<std::uint32_t, StringId>, Stat*> regions;  // thread, name
@@ -235,7 +237,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
         return part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)"
-                                                   : reader.string(row.kernel_name)][id];
+                                                   : state->names.kernel_name(row)][id];
       }).add(duration, duration);
     else if (row.op == 1)
       cached(state->copies, row.kind, [&]() -> Stat& {

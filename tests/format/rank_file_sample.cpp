@@ -180,6 +180,20 @@ SampleRows make_sample(RankFileWriter& writer, std::size_t api_rows) {
   }
   for (std::uint64_t i = 0; i < 5; ++i)  // format 2.4: a TSC of 2.4 GHz
     s.tick_pairs.push_back({7'000'000 + i * 240'000'000, 1'000'000'000 + i * 100'000'000});
+  // Format 2.6: two code objects and their kernels.
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    const std::uint64_t base = 0x7f0000000000ULL + (i << 24);
+    s.code_objects.push_back(
+        {base, 0x4000, static_cast<std::int64_t>(base) - 0x1000, 6'000'000'000ULL + i,
+         writer.intern("file:///opt/app/kernels" + std::to_string(i) + ".co#offset=0&size=16384")});
+    for (std::uint64_t k = 0; k < 3; ++k) {
+      auto symbol = zeroed<KernelSymbolRow>();
+      symbol.kernel_object = base + 0x100 * (k + 1);
+      symbol.load_base = base;
+      symbol.name = writer.intern("kernel_" + std::to_string(i) + "_" + std::to_string(k));
+      s.kernel_symbols.push_back(symbol);
+    }
+  }
   return s;
 }
 
@@ -204,7 +218,9 @@ SampleRows write_sample_file(const std::string& path, const Compression& compres
        writer->append<CounterSessionRow>(s.sessions) && writer->append<ClockSampleRow>(s.clocks) &&
        writer->append<OpNameRow>(s.op_names) && writer->append<ThreadRow>(s.threads) &&
        writer->append<AnnotationRow>(s.annotations) &&
-       writer->append<TickCalibrationRow>(s.tick_pairs);
+       writer->append<TickCalibrationRow>(s.tick_pairs) &&
+       writer->append<CodeObjectRow>(s.code_objects) &&
+       writer->append<KernelSymbolRow>(s.kernel_symbols);
   status.records_dropped = 17;
   status.last_flush_clock_ns = 9'000'000'000ULL;
   ok = ok && writer->close(status);

@@ -32,6 +32,8 @@ struct SampleRows {
   std::vector<format::ThreadRow> threads;
   std::vector<format::AnnotationRow> annotations;
   std::vector<format::TickCalibrationRow> tick_pairs;
+  std::vector<format::CodeObjectRow> code_objects;
+  std::vector<format::KernelSymbolRow> kernel_symbols;
 };
 
 // `api_rows` API calls (more than one chunk exercises full and partial chunks); string ids

@@ -79,10 +79,14 @@ void expect_sample(const RankFileReader& reader, const SampleRows& s) {
   expect_rows_equal(s.threads, reader.read_all<ThreadRow>(), "threads");
   expect_rows_equal(s.annotations, reader.read_all<AnnotationRow>(), "annotations");
   // Format 1 predates the table: it reads as empty there.
-  if (reader.version_major() == kFormatVersionMajor)
+  if (reader.version_major() == kFormatVersionMajor) {
     expect_rows_equal(s.tick_pairs, reader.read_all<TickCalibrationRow>(), "tick_calibration");
-  else
+    expect_rows_equal(s.code_objects, reader.read_all<CodeObjectRow>(), "code_objects");
+    expect_rows_equal(s.kernel_symbols, reader.read_all<KernelSymbolRow>(), "kernel_symbols");
+  } else {
     EXPECT_TRUE(reader.read_all<TickCalibrationRow>().empty());
+    EXPECT_TRUE(reader.read_all<CodeObjectRow>().empty());
+  }
 }
 
 class RankFileCompression : public RankFile, public ::testing::WithParamInterface<const char*> {

@@ -1280,7 +1280,7 @@ class MergeTest(unittest.TestCase):
             self.assertIn("rocprof-merge: reading MPI messages [", drawn)
             self.assertIn("] 6/6 ", drawn)
             self.assertIn(f"rocprof-merge: writing {path} [", drawn)
-            steps = 72 if output.endswith(".h5") else 6  # .h5: 12 passes over the ranks
+            steps = 84 if output.endswith(".h5") else 6  # .h5: 14 passes over the ranks
             self.assertIn(f"[{'#' * 30}] {steps}/{steps} ", drawn)
             self.assertTrue(drawn.endswith("\r\x1b[K"), repr(drawn[-40:]))  # the line is erased
             code, drawn = self.on_terminal(job, "-o", path, "--quiet")

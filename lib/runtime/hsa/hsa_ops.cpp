@@ -7,10 +7,12 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/format.h>
 #include <roctracer/roctracer_hsa.h>
 
 #include "lib/core/api_dispatch.hpp"
 #include "lib/core/record_activity.hpp"
+#include "lib/format/records.hpp"
 
 namespace rocprof::hsa {
 namespace {
@@ -92,6 +94,10 @@ void record(std::uint32_t op, const InFlight& work, std::uint64_t begin, std::ui
     if (const auto found = names.by_object.find(work.kernel_object); found != names.by_object.end())
       name = found->second;
   }
+  // A kernel whose executable was frozen before the tool came: by its address, which the
+  // merge names from the code objects the recorder saw.
+  if (op == HSA_OP_ID_DISPATCH && name.empty() && work.kernel_object != 0)
+    name = fmt::format("{}{:x}", format::kKernelObjectNamePrefix, work.kernel_object);
   core::record_activity(state, ACTIVITY_DOMAIN_HSA_OPS, op, name.empty() ? nullptr : name.c_str(),
                         [&](activity_record_t& row, auto&) {
                           row.correlation_id = work.correlation_id;

@@ -2,7 +2,9 @@
 // kernel ITERATIONS times through an AQL queue, and copies a buffer with
 // hsa_amd_memory_async_copy, waiting for each on its completion signal.
 //
-// usage: hsa_app CODE_OBJECT [ITERATIONS]
+// It keeps the code object loaded for HOLD_MS (default 0) before unloading it.
+//
+// usage: hsa_app CODE_OBJECT [ITERATIONS [HOLD_MS]]
 #include <fcntl.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 10;
+  const int hold_ms = argc > 3 ? std::atoi(argv[3]) : 0;
   if (hsa_init() != HSA_STATUS_SUCCESS) return 1;
   hsa_agent_t agents[2] = {};
   hsa_iterate_agents(sim_hsa_work::find_agents, agents);
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
   hsa_amd_memory_async_copy(target.data(), agents[1], source.data(), agents[0], source.size(), 0,
                             nullptr, done);
   hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+  usleep(static_cast<useconds_t>(hold_ms) * 1000);
   std::printf("hsa_app: %d dispatches, copy %s\n", iterations,
               target == source ? "correct" : "WRONG");
   hsa_signal_destroy(done);

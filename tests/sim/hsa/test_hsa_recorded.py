@@ -1,6 +1,7 @@
 """An HSA application on the simulated HSA runtime under `rocprof-mpi --hsa-trace
 --kernel-trace`: its kernel dispatches (named by their code object's symbols) and its copy
-reach the rank file as HSA_OPS device work, and the merge draws them on a GPU queue track."""
+reach the rank file as HSA_OPS device work, with the code object and its kernels, and the
+merge draws them on a GPU queue track."""
 
 import json
 import os
@@ -24,8 +25,8 @@ class HsaRecorded(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "trace")
             run = subprocess.run(
-                [LAUNCHER, "--hsa-trace", "--kernel-trace", "-d", out, "--", APP, CODE_OBJECT,
-                 str(ITERATIONS)],
+                [LAUNCHER, "--hsa-trace", "--kernel-trace", "--flush-interval", "10ms", "-d", out,
+                 "--", APP, CODE_OBJECT, str(ITERATIONS), "300"],
                 env=dict(os.environ, LD_LIBRARY_PATH=SIMULATED_HSA_DIR), capture_output=True,
                 text=True, timeout=120)
             self.assertEqual(run.returncode, 0, run.stderr)
@@ -34,6 +35,16 @@ class HsaRecorded(unittest.TestCase):
             with h5py.File(os.path.join(out, name)) as f:
                 strings = [s.decode() for s in f["strings"][:]]
                 rows = [r for r in f["activities"][:] if r["domain"] == HSA_OPS]
+                code_objects = f["code_objects"][:]
+                symbols = {strings[s["name"]]: int(s["kernel_object"])
+                           for s in f["kernel_symbols"][:]}
+            # The code object, seen at a flush while it was loaded, and its two kernels.
+            self.assertEqual(len(code_objects), 1)
+            uri = strings[code_objects[0]["uri"]]
+            self.assertTrue(uri.startswith("file://" + CODE_OBJECT + "#offset=0&size="), uri)
+            self.assertEqual(set(symbols), {"stencil", "gate"})
+            base, size = int(code_objects[0]["load_base"]), int(code_objects[0]["load_size"])
+            self.assertTrue(all(base <= address < base + size for address in symbols.values()))
             kernels = [r for r in rows if r["op"] == 0]
             copies = [r for r in rows if r["op"] == 1]
             self.assertEqual(len(kernels), ITERATIONS)
