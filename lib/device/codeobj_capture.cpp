@@ -3,23 +3,16 @@
 // A code object seen for the first time starts at that moment; one that is gone ends there.
 #include <rocprofiler/v2/rocprofiler.h>
 
-#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "lib/core/clock.hpp"
 #include "lib/device/hsa_code_objects.hpp"
 
 namespace rocprof::device {
 namespace {
-
-std::uint64_t now_ns() {
-  timespec now{};
-  clock_gettime(CLOCK_BOOTTIME, &now);
-  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
-         static_cast<std::uint64_t>(now.tv_nsec);
-}
 
 struct Captured {
   std::string uri;
@@ -43,7 +36,7 @@ struct Record {
 
   // Adds what is loaded and not captured yet; ends what was captured and is gone.
   void refresh() {
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = core::now_ns();
     const std::vector<LoadedCodeObject> loaded = loaded_code_objects();
     for (Captured& known : captured) {
       if (known.end_ns != 0) continue;

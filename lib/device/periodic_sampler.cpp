@@ -7,18 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "lib/core/clock.hpp"
 #include "lib/device/gpu_counters.hpp"
 #include "lib/device/host_counters.hpp"
 
 namespace rocprof::device {
 namespace {
-
-std::uint64_t read_clock(clockid_t clock) noexcept {
-  timespec now{};
-  clock_gettime(clock, &now);
-  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
-         static_cast<std::uint64_t>(now.tv_nsec);
-}
 
 // The asked counters `source` offers: their indices there, and their names in asked order.
 void select(const CounterSource& source, const std::vector<std::string>& asked,
@@ -35,7 +29,7 @@ void select(const CounterSource& source, const std::vector<std::string>& asked,
 
 }  // namespace
 
-std::uint64_t trace_clock_ns() noexcept { return read_clock(CLOCK_BOOTTIME); }
+std::uint64_t trace_clock_ns() noexcept { return core::now_ns(); }
 
 PeriodicSampler::PeriodicSampler(std::vector<std::string> counters, bool host,
                                  std::vector<int> gpus, std::uint64_t interval_ns)

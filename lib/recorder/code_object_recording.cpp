@@ -1,6 +1,5 @@
 #include "lib/recorder/code_object_recording.hpp"
 
-#include <ctime>
 #include <set>
 #include <string>
 #include <utility>
@@ -8,21 +7,12 @@
 
 #include <rocprof-mpi/pool_write.h>
 
+#include "lib/core/clock.hpp"
 #include "lib/device/code_object_symbols.hpp"
 #include "lib/device/hsa_code_objects.hpp"
 #include "lib/recorder/private_write.hpp"
 
 namespace rocprof::recorder {
-namespace {
-
-std::uint64_t now_ns() {
-  timespec now{};
-  clock_gettime(CLOCK_BOOTTIME, &now);
-  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ULL +
-         static_cast<std::uint64_t>(now.tv_nsec);
-}
-
-}  // namespace
 
 void record_new_code_objects() noexcept {
   // The writer thread's alone: the code objects recorded so far, by URI and load base.
@@ -36,7 +26,7 @@ void record_new_code_objects() noexcept {
     rocprof_mpi_set_thread_tracing(1);
     for (const device::LoadedCodeObject& object : loaded) {
       if (!recorded.emplace(object.uri, object.load_base).second) continue;
-      const std::uint64_t seen = now_ns();
+      const std::uint64_t seen = core::now_ns();
       write_private_into<format::CodeObjectRow>(pool, kCodeObjectDomain, object.uri.c_str(),
                                                 [&](format::CodeObjectRow& row) {
                                                   row.load_base = object.load_base;

@@ -12,12 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-// What hipcc's generated code calls at load to register its kernels.
-extern "C" void** __hipRegisterFatBinary(const void* data);
-extern "C" void __hipRegisterFunction(void** modules, const void* hostFunction,
-                                      char* deviceFunction, const char* deviceName,
-                                      unsigned int threadLimit, void* tid, void* bid,
-                                      dim3* blockDim, dim3* gridDim, int* wSize);
+#include "tests/sim/hip/hip_registration.hpp"
 
 namespace {
 

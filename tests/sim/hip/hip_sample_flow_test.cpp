@@ -17,12 +17,7 @@
 #include <string>
 #include <vector>
 
-// What hipcc's generated code calls at load to register a kernel (no HIP header declares it).
-extern "C" void** __hipRegisterFatBinary(const void* data);
-extern "C" void __hipRegisterFunction(void** modules, const void* hostFunction,
-                                      char* deviceFunction, const char* deviceName,
-                                      unsigned int threadLimit, void* tid, void* bid,
-                                      dim3* blockDim, dim3* gridDim, int* wSize);
+#include "tests/sim/hip/hip_registration.hpp"
 
 namespace {
 
