@@ -424,6 +424,17 @@ struct InFlight {
     }
     return std::nullopt;
   }
+  // The latest message before `before` not taken yet and sent at or before `time`.
+  std::optional<std::uint32_t> latest_untaken_sent_by(std::uint32_t before,
+                                                      std::uint64_t time) const {
+    std::optional<std::uint32_t> latest;
+    for (std::uint32_t ordinal = first; ordinal < before && has(ordinal); ++ordinal) {
+      const auto index = static_cast<std::size_t>(ordinal - first);
+      if (sends[index].first > time) break;
+      if (!taken[index]) latest = ordinal;
+    }
+    return latest;
+  }
   std::pair<std::uint64_t, std::uint64_t> take(std::uint32_t ordinal) {
     const auto index = static_cast<std::size_t>(ordinal - first);
     taken[index] = true;
@@ -436,6 +447,32 @@ struct InFlight {
     return sent;
   }
 };
+
+// When no rank can go on: a threaded rank's waiting receive whose posting order its rows could
+// not tell (its thread's call overlapped another's) may hold the place of a message not sent
+// yet while an earlier one, sent before it ended, is still untaken. It takes the latest such
+// message instead, and the receive that was to take that one gets the awaited message. Returns
+// the cursor to resume, or nullopt where no waiting receive can be repaired so.
+std::optional<std::size_t> repair_waiting_receive(const std::vector<EndpointCursor>& cursors,
+                                                  std::vector<InFlight>& streams) {
+  for (InFlight& flight : streams) {
+    if (flight.waiting < 0) continue;
+    const auto waiting = static_cast<std::size_t>(flight.waiting);
+    const EndpointCursor& cursor = cursors[waiting];
+    const SpilledEndpoint& head = cursor.head();
+    if (!cursor.threaded() || !head.unordered()) continue;
+    const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
+    const auto instead = flight.latest_untaken_sent_by(flight.wanted, latest_send);
+    const std::uint32_t place = head.ordinal();
+    if (!instead || flight.claimant(*instead) == place) continue;
+    flight.exchange(*instead, flight.wanted);
+    flight.redirected[place] = *instead;
+    flight.claimed_by[*instead] = place;
+    flight.waiting = -1;
+    return waiting;
+  }
+  return std::nullopt;
+}
 
 // The rounds' first time window; each next one is widened or narrowed so that a round takes
 // about kRoundEndpoints endpoints per rank.
@@ -576,6 +613,10 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
       }
     }
     if (earliest < 0) break;
+    if (const auto resumed = repair_waiting_receive(cursors, streams)) {
+      paused.push_back(*resumed);
+      continue;
+    }
     table.unmatch(earliest_stream);
     given_up.push_back(earliest_stream);
     streams[earliest_stream] = InFlight{};

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
+#include "lib/format/records.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
@@ -193,9 +196,11 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   // time (a range's duration minus its direct children's), and each statistic found once by
   // the ids of its names (a look-up by name per row was most of the summary's cost).
   struct State {
-    explicit State(const RankFileReader& reader) : functions(reader), names(reader) {}
+    explicit State(const RankFileReader& reader) : functions(reader) {}
     MpiFunctions functions;
-    OpNames names;  // kernels recorded by address named from the file's kernel symbols
+    // Kernels recorded by address are named from the file's kernel symbols; those tables are
+    // read at the first such kernel, during the walk, not while other watchers are installed.
+    std::optional<OpNames> names;
     absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, double> children;
     absl::flat_hash_map<StringId, Stat*> mpi;                                // by function
     absl::flat_hash_map<std::pair<std::uint32_t, StringId>, Stat*> regions;  // thread, name
@@ -236,8 +241,13 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
-        return part->kernels_[row.kernel_name == 0 ? "(unnamed kernel)"
-                                                   : state->names.kernel_name(row)][id];
+        if (row.kernel_name == 0) return part->kernels_["(unnamed kernel)"][id];
+        std::string name = reader.string(row.kernel_name);
+        if (name.starts_with(kKernelObjectNamePrefix)) {
+          if (!state->names) state->names.emplace(reader);
+          name = state->names->kernel_name(row);
+        }
+        return part->kernels_[name][id];
       }).add(duration, duration);
     else if (row.op == 1)
       cached(state->copies, row.kind, [&]() -> Stat& {

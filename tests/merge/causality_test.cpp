@@ -332,6 +332,46 @@ TEST(Causality, AThreadHeldUpBeforeItsPostIsPairedAsMpiDid) {
   EXPECT_EQ(table.received_message(0, 2), 1U);
 }
 
+// Rank 1's threads post two receives from rank 0 whose calls overlap; by their starts the
+// places are A, B, but B's thread posted first: B took the first message (sent at 100, its
+// receive ended at 200) and A the second. Rank 1 then answers (300 -> 350), and only then
+// does rank 0 send the second message (400 -> A at 500). Paired by place, B waits for a
+// message rank 0 sends after it waits for rank 1's answer, which comes after B: each rank
+// waits for the other.
+std::vector<Message> crossed_receives(bool unordered) {
+  return {{0, 1, 100, 200, 1, unordered}, {0, 1, 400, 500, 0, unordered}, {1, 0, 300, 350}};
+}
+
+TEST(Causality, ReceivesWaitingOnEachOtherAcrossRanksArePairedAsMpiDid) {
+  HandSpill spill(crossed_receives(true), 2);
+  spill.summary().sections[1].threaded = 1;
+  const CausalityReport report = spill.check(true);
+  EXPECT_TRUE(report.given_up.empty());
+  EXPECT_EQ(report.messages, 3U);
+  EXPECT_EQ(report.violations_before, 0U);
+  EXPECT_TRUE(report.corrections.empty());
+  std::map<std::uint32_t, std::uint32_t> message_of_place;
+  for (const RepairedReceive& receive : report.repaired) {
+    EXPECT_EQ(receive.stream, 0U);
+    message_of_place[receive.place] = receive.message;
+  }
+  EXPECT_EQ(message_of_place, (std::map<std::uint32_t, std::uint32_t>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(report.repaired_ranks, std::vector<std::int32_t>{1});
+}
+
+TEST(Causality, CrossedReceivesWithAKnownOrderAreGivenUp) {
+  // The same rows where the posts did not overlap, or on a rank of one thread: the places
+  // are what MPI used, so the rows contradict themselves and the stream is given up.
+  for (const bool threaded : {true, false}) {
+    HandSpill spill(crossed_receives(!threaded), 2);
+    spill.summary().sections[1].threaded = threaded ? 1 : 0;
+    const CausalityReport report = spill.check(true);
+    EXPECT_EQ(report.given_up.size(), 1U);
+    EXPECT_EQ(report.messages, 1U);
+    EXPECT_TRUE(report.repaired.empty());
+  }
+}
+
 TEST(Causality, ReceivesWithAKnownOrderAreNotRepairedButCorrected) {
   // The same rows where the posts did not overlap (so their order is known), or where the
   // rank has one thread: the places stand, the violations are counted and corrected.
