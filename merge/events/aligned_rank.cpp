@@ -110,7 +110,10 @@ void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>
   if (auto* first = first_block<ApiCallRow>()) cursor.use_first_block(std::move(*first));
   std::vector<ApiCallRow> rows;
   while (cursor.next(rows))
-    for (const ApiCallRow& row : rows) visit(row);
+    for (const ApiCallRow& row : rows) {
+      if (watcher_.api_call) watcher_.api_call(row);
+      visit(row);
+    }
 }
 
 void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {

@@ -139,6 +139,7 @@ class AlignedRank {
     std::function<void(const Range&)> range;
     std::function<void(const format::ActivityRow&)> activity;
     std::function<void(const format::CounterSampleRow&)> counter_sample;
+    std::function<void(const format::ApiCallRow&)> api_call;
   };
   void watch(Watcher watcher) const { watcher_ = std::move(watcher); }
   // For exporters that read the rank's tables themselves: they hand the watcher what the

@@ -437,6 +437,7 @@ std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>&
   if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_call;
   if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activity;
   if constexpr (std::is_same_v<Row, CounterSampleRow>) watch = rank.watcher().counter_sample;
+  if constexpr (std::is_same_v<Row, ApiCallRow>) watch = rank.watcher().api_call;
   RangeCounter ranges;
   std::vector<Row> rows;
   while (cursor.next(rows))

@@ -136,6 +136,8 @@ std::vector<std::byte> Summary::serialize() const {
   put_per_rank(out, kernels_);
   put_per_rank(out, copies_);
   counters_.put(out);
+  out.put<std::uint64_t>(wait_inputs_.size());
+  for (const RankWaitInput& input : wait_inputs_) input.put(out);
   return out.take();
 }
 
@@ -155,7 +157,14 @@ void Summary::merge(std::span<const std::byte> bytes) {
   get_per_rank(in, part.kernels_);
   get_per_rank(in, part.copies_);
   part.counters_.get(in);
+  const auto inputs = in.get<std::uint64_t>();
+  if (inputs > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
+  for (std::uint64_t i = 0; i < inputs; ++i) part.wait_inputs_.push_back(RankWaitInput::get(in));
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
+  // The ranks' wait-state inputs are moved, not copied: they are the summary's largest part.
+  wait_inputs_.insert(wait_inputs_.end(), std::make_move_iterator(part.wait_inputs_.begin()),
+                      std::make_move_iterator(part.wait_inputs_.end()));
+  part.wait_inputs_.clear();
   merge(part);
 }
 
@@ -210,12 +219,16 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   auto state = std::make_shared<State>(reader);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
+  auto waits = std::make_shared<WaitInputGatherer>(rank);
+  part->wait_part_ = waits;
+  watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
   auto counters = std::make_shared<CounterSummary::RankPart>(rank);
   if (!counters->sampled()) counters.reset();
   part->counter_part_ = counters;
   if (counters)
     watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
-  watcher.mpi_call = [part, state, counters, &reader, id](const MpiCallRow& row) {
+  watcher.mpi_call = [part, state, counters, waits, &reader, id](const MpiCallRow& row) {
+    waits->mpi_call(row);
     const bool per_request = state->functions.is_per_request_row(row);
     if (counters) counters->mpi_call(row, per_request);
     if (per_request) return;
@@ -224,7 +237,8 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->mpi_[reader.string(row.function)][id];
     }).add(duration, duration);
   };
-  watcher.range = [part, state, &reader, id](const Range& range) {
+  watcher.range = [part, state, waits, &reader, id](const Range& range) {
+    waits->range(range);
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
     double self = duration;
     if (range.nested) {
@@ -237,7 +251,8 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->regions_[{id, range.thread_id, reader.string(range.name)}];
     }).add(duration, self);
   };
-  watcher.activity = [part, state, &reader, id](const ActivityRow& row) {
+  watcher.activity = [part, state, waits, &reader, id](const ActivityRow& row) {
+    waits->activity(row);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
@@ -261,6 +276,8 @@ void Summary::end_watch() {
   for (const auto& part : watched_) {
     if (part->counter_part_) part->counter_part_->finish(part->counters_);
     part->counter_part_.reset();
+    if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());
+    part->wait_part_.reset();
     merge(*part);
   }
   watched_.clear();
@@ -277,12 +294,20 @@ void Summary::merge(const Summary& part) {
   merge_per_rank(part.kernels_, kernels_);
   merge_per_rank(part.copies_, copies_);
   counters_.merge(part.counters_);
+  wait_inputs_.insert(wait_inputs_.end(), part.wait_inputs_.begin(), part.wait_inputs_.end());
+  wait_report_.reset();
+}
+
+const WaitStateReport& Summary::wait_states() const {
+  if (!wait_report_) wait_report_ = analyse_wait_states(wait_inputs_);
+  return *wait_report_;
 }
 
 void Summary::add(const AlignedRank& rank) {
   watch(rank);
   rank.for_each_mpi_call([](const MpiCallRow&) {});
   rank.for_each_marker([](const MarkerRow&) {}, [](const Range&) {});
+  rank.for_each_api_call([](const ApiCallRow&) {});
   rank.for_each_activity([](const ActivityRow&) {});
   rank.for_each_counter_sample([](const CounterSampleRow&) {});
   rank.watch({});
@@ -320,6 +345,10 @@ void Summary::print(std::FILE* out, std::size_t top) const {
           ms(stat.self_ns));
   }
   counters_.print(out);
+  double mpi_ns = 0;
+  for (const auto& [function, per_rank] : mpi_)
+    for (const auto& [rank, stat] : per_rank) mpi_ns += stat.total_ns;
+  wait_states().print(out, mpi_ns, top);
 }
 
 bool Summary::write_csv(const std::string& prefix, std::string& error) const {
@@ -350,7 +379,7 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
       for (const auto& [rank, s] : per_rank)
         kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
                                s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
-  return counters_.write_csv(prefix, error);
+  return counters_.write_csv(prefix, error) && wait_states().write_csv(prefix, error);
 }
 
 }  // namespace rocprof::merge

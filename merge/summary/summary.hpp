@@ -2,19 +2,22 @@
 // the load imbalance across ranks (max / mean); the top kernels and copies by total time;
 // ROC-TX ranges and user regions per rank and thread with count, total, mean, min, max,
 // standard deviation and self time (time not spent in nested ranges); the device counters
-// (counter_summary.hpp).
+// (counter_summary.hpp); the wait states (merge/analysis/wait_states.hpp).
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "merge/analysis/wait_input.hpp"
+#include "merge/analysis/wait_states.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/summary/counter_summary.hpp"
 
@@ -38,7 +41,8 @@ class Summary {
   std::vector<std::byte> serialize() const;
   void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
-  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv.
+  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv,
+  // <prefix>_waits.csv.
   // False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
@@ -60,6 +64,8 @@ class Summary {
   const std::map<RegionKey, Stat>& regions() const { return regions_; }
   const std::map<std::string, std::map<std::int32_t, Stat>>& kernels() const { return kernels_; }
   const CounterSummary& counters() const { return counters_; }
+  // The wait states of the ranks added up (analysed at the first call).
+  const WaitStateReport& wait_states() const;
 
  private:
   std::map<std::string, std::map<std::int32_t, Stat>> mpi_;  // function -> rank
@@ -70,6 +76,10 @@ class Summary {
   std::uint64_t ranks_ = 0;
   // A watched rank's counter samples, added up into counters_ when it was read whole.
   std::shared_ptr<CounterSummary::RankPart> counter_part_;
+  // What the wait-state analysis needs of each rank; a watched rank's, gathered while read.
+  std::vector<RankWaitInput> wait_inputs_;
+  std::shared_ptr<WaitInputGatherer> wait_part_;
+  mutable std::optional<WaitStateReport> wait_report_;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 

@@ -83,6 +83,19 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       writer->append(OpNameRow{1, writer->intern("hipMemcpyAsync"), kHipApi});
       writer->append(OpNameRow{1, writer->intern("CopyDeviceToHost"), kHipOps});
     }
+    const bool late = job.late_rank >= 0 && job.late_ns > 0;
+    const std::uint64_t delay = late ? job.late_ns : 0;
+    const std::uint64_t own_delay = rank == job.late_rank ? delay : 0;
+    const bool waits_for_late = late && rank == (job.late_rank + 1) % job.ranks;
+    const bool slow_kernel = job.late_on_gpu && own_delay > 0;
+    constexpr std::uint32_t kLaunch = 2;
+    constexpr std::uint32_t kSynchronize = 3;
+    if (slow_kernel) {
+      writer->append(OpNameRow{kLaunch, writer->intern("hipLaunchKernel"), kHipApi});
+      writer->append(OpNameRow{kSynchronize, writer->intern("hipDeviceSynchronize"), kHipApi});
+      writer->append(OpNameRow{0, writer->intern("KernelExecution"), kHipOps});
+    }
+    const StringId slow_kernel_name = slow_kernel ? writer->intern("slow_kernel") : 0;
     std::uint64_t range_id = 1;
     std::uint64_t external = (static_cast<std::uint64_t>(rank) << 44) | 1;
     auto local = [&](std::uint64_t reference) { return synthetic_local_ns(job, rank, reference); };
@@ -97,7 +110,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       copies.clear();
     };
     for (std::uint64_t it = 0; it < iterations; ++it) {
-      const std::uint64_t t = job.start_ns + it * job.iteration_ns;
+      const std::uint64_t t = job.start_ns + it * (job.iteration_ns + delay);
       // A staging copy: the API call (made with `external_id` pushed) and the copy it issues.
       auto copy_inside = [&](std::uint64_t external_id, std::uint64_t at) {
         auto api = blank<ApiCallRow>();
@@ -153,26 +166,56 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
         row.request = request;
         calls.push_back(row);
       };
-      range(compute, t, t + 30'000);
-      range(exchange, t + 30'000, t + 45'000);
+      range(compute, t, t + 30'000 + own_delay);
+      range(exchange, t + 30'000 + own_delay, t + 45'000 + delay);
+      if (slow_kernel) {
+        // The launch, the kernel and the synchronisation waiting for it, inside "compute".
+        auto api = blank<ApiCallRow>();
+        api.begin_ns = local(t + 1'000);
+        api.end_ns = local(t + 1'500);
+        api.correlation_id = correlation;
+        api.thread_id = thread;
+        api.op = kLaunch;
+        api.domain = kHipApi;
+        api.kernel_name = slow_kernel_name;
+        api_calls.push_back(api);
+        auto kernel = blank<ActivityRow>();
+        kernel.begin_ns = local(t + 2'000);
+        kernel.end_ns = local(t + 27'000 + own_delay);
+        kernel.correlation_id = correlation++;
+        kernel.queue_id = 2;
+        kernel.kernel_name = slow_kernel_name;
+        kernel.domain = kHipOps;
+        copies.push_back(kernel);
+        api.begin_ns = local(t + 1'600);
+        api.end_ns = local(t + 27'100 + own_delay);
+        api.correlation_id = correlation++;
+        api.op = kSynchronize;
+        api.kernel_name = 0;
+        api_calls.push_back(api);
+      }
       // The ring: receive from the previous rank, send to the next; Waitall completes both
       // (a row per request, then its own, as the MPI layer records them). A message sent
-      // at t + 31'100 arrives by t + 40'000 (the end of the receiver's Waitall).
-      call(irecv, t + 30'100, t + 31'000, previous, 0, 0, 0x100);
-      call(isend, t + 31'100, t + 32'000, next, 4096, 0, 0x200);
+      // at t + 31'100 arrives by t + 40'000 (the end of the receiver's Waitall); one sent
+      // late arrives as late.
+      const std::uint64_t base = t + own_delay;
+      const std::uint64_t wait_end = waits_for_late ? t + 39'900 + delay : base + 40'000;
+      const std::uint64_t allreduce_begin = waits_for_late ? t + 40'000 + delay : base + 40'100;
+      call(irecv, base + 30'100, base + 31'000, previous, 0, 0, 0x100);
+      call(isend, base + 31'100, base + 32'000, next, 4096, 0, 0x200);
       const std::uint64_t wait_external = external;
-      call(waitall, t + 32'100, t + 40'000, previous, 0, 4096, 0x100);
+      call(waitall, base + 32'100, wait_end, previous, 0, 4096, 0x100);
       external = wait_external;
-      call(waitall, t + 32'100, t + 40'000, next, 4096, 0, 0x200);
+      call(waitall, base + 32'100, wait_end, next, 4096, 0, 0x200);
       external = wait_external;
-      call(waitall, t + 32'100, t + 40'000, -1, 0, 0, 0);
-      if (job.gpu_aware_allreduce) copy_inside(external, t + 40'200);  // the allreduce's id
-      call(allreduce, t + 40'100, t + 44'000, -1, 8, 8, 0);
+      call(waitall, base + 32'100, wait_end, -1, 0, 0, 0);
+      if (job.gpu_aware_allreduce) copy_inside(external, allreduce_begin + 100);  // its id
+      call(allreduce, allreduce_begin, t + 44'000 + delay, -1, 8, 8, 0);
       mpi_calls += rank == 0 ? 4 : 0;
       if (markers.size() >= 16384) flush();
     }
     if (rank == job.busy_rank) {
-      const std::uint64_t after = job.start_ns + iterations * job.iteration_ns;
+      const std::uint64_t after = job.start_ns + iterations * (job.iteration_ns + delay);
       const StringId busy = writer->intern("busy");
       for (std::uint64_t i = 0; i < job.busy_ranges; ++i) {
         auto push = blank<MarkerRow>();
@@ -193,7 +236,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     flush();
     // Clock samples as the MPI layer takes them: at the start and at the end.
     for (const std::uint64_t reference :
-         {job.start_ns, job.start_ns + iterations * job.iteration_ns}) {
+         {job.start_ns, job.start_ns + iterations * (job.iteration_ns + delay)}) {
       auto sample = blank<ClockSampleRow>();
       sample.local_ns = local(reference);
       sample.offset_ns = static_cast<std::int64_t>(reference) -
@@ -220,7 +263,7 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
       session.name = writer->intern("host");
       writer->append(session);
       std::vector<CounterSampleRow> samples;
-      const std::uint64_t span = iterations * job.iteration_ns;
+      const std::uint64_t span = iterations * (job.iteration_ns + delay);
       for (std::uint64_t i = 0; i < job.counter_samples; ++i) {
         const std::uint64_t at = local(job.start_ns + span * i / job.counter_samples);
         const auto busy = static_cast<double>((i * 37 + static_cast<std::uint64_t>(rank)) % 101);

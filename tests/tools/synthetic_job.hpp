@@ -39,6 +39,14 @@ struct SyntheticJob {
   // Device counters: every even rank samples "its" GPU (rank / 2, a simulated one) and the
   // host this many times over the run, as the lowest local rank using a device does.
   std::uint64_t counter_samples = 0;
+  // A late rank: rank `late_rank` computes `late_ns` longer every iteration before it sends,
+  // so the next rank of the ring waits for its message (a late sender) and the other ranks
+  // wait for it in the MPI_Allreduce (a wait at NxN); the next rank's own wait there is 100 ns.
+  // With `late_on_gpu` its compute range holds a hipLaunchKernel of "slow_kernel" (running
+  // the range but 3 us) and a hipDeviceSynchronize that waits for it.
+  int late_rank = -1;
+  std::uint64_t late_ns = 0;
+  bool late_on_gpu = false;
   // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
   std::string compression = "zstd:1";
 };

@@ -2,6 +2,7 @@
 // tests and benchmarks.
 // Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] [--gpu-aware-allreduce]
 //        [--user-regions] [--busy-rank=RANK:RANGES] [--counters=SAMPLES]
+//        [--late-rank=RANK:NS[:gpu]]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,19 @@ int main(int argc, char** argv) {
     else if (std::strncmp(argv[argc - 1], "--counters=", 11) == 0) {
       job.counter_samples = std::strtoull(argv[argc - 1] + 11, nullptr, 10);
       flag = true;
+    } else if (std::strncmp(argv[argc - 1], "--late-rank=", 12) == 0) {
+      char* end = nullptr;
+      job.late_rank = static_cast<int>(std::strtol(argv[argc - 1] + 12, &end, 10));
+      if (*end == ':') job.late_ns = std::strtoull(end + 1, &end, 10);
+      if (std::strcmp(end, ":gpu") == 0) {
+        job.late_on_gpu = true;
+        end += 4;
+      }
+      if (*end != '\0' || job.late_ns == 0) {
+        std::fprintf(stderr, "%s: --late-rank takes RANK:NS[:gpu]\n", argv[0]);
+        return 2;
+      }
+      flag = true;
     } else if (std::strncmp(argv[argc - 1], "--busy-rank=", 12) == 0) {
       char* end = nullptr;
       job.busy_rank = static_cast<int>(std::strtol(argv[argc - 1] + 12, &end, 10));
@@ -34,7 +48,8 @@ int main(int argc, char** argv) {
   if (argc != 4 && argc != 6) {
     std::fprintf(stderr,
                  "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] "
-                 "[--gpu-aware-allreduce] [--user-regions] [--busy-rank=RANK:RANGES]\n",
+                 "[--gpu-aware-allreduce] [--user-regions] [--busy-rank=RANK:RANGES] "
+                 "[--counters=SAMPLES] [--late-rank=RANK:NS[:gpu]]\n",
                  argv[0]);
     return 2;
   }

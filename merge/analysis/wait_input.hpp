@@ -1,0 +1,119 @@
+// What the wait-state analysis needs of one rank, gathered while the merge reads the rank's
+// rows for its outputs: the calls that sent and completed each matched message (by the
+// message's job-wide flow id), the rank's collective calls numbered per communicator, and
+// what the rank was doing (nested regions, MPI calls, API calls, GPU work) so that another
+// rank's wait on it can be blamed on something.
+//
+// Memory: about 40 bytes per message end and collective call, and at most kMaxDoings doings
+// per rank: past that, the shortest are dropped (the least duration kept doubles each time),
+// so that a wait is blamed on what lasted long rather than on nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "lib/format/records.hpp"
+#include "merge/analysis/wait_patterns.hpp"
+#include "merge/events/aligned_rank.hpp"
+#include "merge/events/mpi_call_rows.hpp"
+#include "merge/events/op_names.hpp"
+#include "merge/exchange/bytes.hpp"
+#include "merge/timeline/message_flows.hpp"
+
+namespace rocprof::merge {
+
+// One end of a matched message: the drawn call that sent it or completed its receive.
+struct MessageEnd {
+  std::uint64_t flow;
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint64_t posted_ns;  // a receive: when it was posted (MPI_Irecv's call); a send: begin
+  std::uint32_t thread_id;
+  std::uint32_t function;  // index into RankWaitInput::names
+  std::uint8_t kind;       // MpiCallKind of the call
+  std::uint8_t send;       // 1: the sending end
+  std::uint8_t padding[6] = {};
+};
+
+// A collective call: the `sequence`-th collective of its rank on `communicator`.
+struct CollectiveCall {
+  std::uint64_t communicator;
+  std::uint64_t sequence;
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::int32_t root;  // world rank, -1 if none
+  std::uint32_t thread_id;
+  std::uint32_t function;  // index into RankWaitInput::names
+  CollectiveKind kind;
+  std::uint8_t padding[3] = {};
+};
+
+// Something a rank was doing, that a wait on it may be blamed on.
+enum class DoingKind : std::uint8_t { kRegion, kMpiCall, kApiCall, kGpuWork };
+
+struct Doing {
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint32_t name;  // index into RankWaitInput::names
+  std::uint32_t lane;  // a region's thread and level, a call's thread, GPU work's queue
+  DoingKind kind;
+  std::uint8_t padding[7] = {};
+};
+
+struct RankWaitInput {
+  std::int32_t rank = -1;
+  std::vector<std::string> names;
+  std::vector<MessageEnd> messages;
+  std::vector<CollectiveCall> collectives;
+  std::vector<Doing> doings;
+  // The regions' lanes, for the call paths of waits.
+  struct RegionLane {
+    std::uint32_t lane;
+    std::uint32_t thread_id;
+    std::uint32_t level;
+  };
+  std::vector<RegionLane> region_lanes;
+  std::uint64_t least_doing_ns = 0;  // doings shorter than this were dropped
+
+  void put(ByteWriter& out) const;
+  static RankWaitInput get(ByteReader& in);
+};
+
+// Gathers one rank's RankWaitInput from the rows the merge hands its watchers (MPI calls in
+// file order, ranges, API calls, GPU work; the tables in any order).
+class WaitInputGatherer {
+ public:
+  static constexpr std::size_t kMaxDoings = std::size_t{1} << 20;
+
+  explicit WaitInputGatherer(const AlignedRank& rank);
+  void mpi_call(const format::MpiCallRow& row);
+  void range(const Range& range);
+  void api_call(const format::ApiCallRow& row);
+  void activity(const format::ActivityRow& row);
+  RankWaitInput finish();
+
+ private:
+  std::uint32_t intern(std::uint64_t key, const std::function<std::string()>& name);
+  std::uint32_t lane(std::uint64_t kind, std::uint64_t key);
+  void add_doing(const Doing& doing);
+  const OpNames& op_names();
+
+  const AlignedRank& rank_;
+  RankWaitInput input_;
+  MpiFunctions functions_;
+  std::optional<MessageFlowCursor> flows_;  // made at the first MPI call (reads the rank)
+  std::optional<OpNames> op_names_;         // made at the first API call or GPU work
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> names_;
+  absl::flat_hash_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> lanes_;
+  absl::flat_hash_map<format::StringId, CollectiveKind> collective_kinds_;
+  absl::flat_hash_map<std::uint64_t, std::uint64_t> sequences_;  // communicator -> next
+  std::uint32_t lane_count_ = 0;
+};
+
+}  // namespace rocprof::merge

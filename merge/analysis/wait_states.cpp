@@ -1,0 +1,423 @@
+#include "merge/analysis/wait_states.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <span>
+#include <utility>
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include "merge/events/mpi_call_rows.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+double ms(double ns) { return ns / 1e6; }
+
+// One rank's doings, by lane and begin, for what-was-it-doing queries.
+class RankDoings {
+ public:
+  explicit RankDoings(const RankWaitInput& input) : input_(input) {
+    order_.resize(input.doings.size());
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+      const Doing& x = input.doings[a];
+      const Doing& y = input.doings[b];
+      return std::tie(x.lane, x.begin_ns) < std::tie(y.lane, y.begin_ns);
+    });
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const Doing& doing = input.doings[order_[i]];
+      if (lanes_.empty() || lanes_.back().lane != doing.lane)
+        lanes_.push_back({doing.lane, i, i, 0});
+      Lane& lane = lanes_.back();
+      lane.end = i + 1;
+      lane.longest_ns = std::max(lane.longest_ns, doing.end_ns - doing.begin_ns);
+    }
+    for (const RankWaitInput::RegionLane& region : input.region_lanes)
+      region_lanes_[region.lane] = {region.thread_id, region.level};
+  }
+
+  // What the rank was doing in [from, to): its host in an MPI call for at least half of it
+  // (itself waiting: a chain), else GPU work in flight for half of it, else an API call, else
+  // the innermost region covering half of it, else whatever overlapped it most.
+  std::string cause(std::uint64_t from, std::uint64_t to) const {
+    struct Best {
+      std::uint64_t overlap = 0;
+      const Doing* doing = nullptr;
+      std::uint32_t level = 0;
+    };
+    std::array<Best, 4> best{};  // by DoingKind
+    const std::uint64_t wait = to - from;
+    Best innermost;  // the deepest region covering half the wait
+    for (const Lane& lane : lanes_) {
+      const auto lane_begin = order_.begin() + static_cast<std::ptrdiff_t>(lane.begin);
+      const auto lane_end = order_.begin() + static_cast<std::ptrdiff_t>(lane.end);
+      const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
+      auto it = std::lower_bound(
+          lane_begin, lane_end, earliest,
+          [&](std::size_t i, std::uint64_t t) { return input_.doings[i].begin_ns < t; });
+      for (; it != lane_end && input_.doings[*it].begin_ns < to; ++it) {
+        const Doing& doing = input_.doings[*it];
+        const std::uint64_t begin = std::max(doing.begin_ns, from);
+        const std::uint64_t end = std::min(doing.end_ns, to);
+        if (end <= begin) continue;
+        const std::uint64_t overlap = end - begin;
+        Best& kind = best[static_cast<std::size_t>(doing.kind)];
+        if (overlap > kind.overlap) kind = {overlap, &doing, 0};
+        if (doing.kind == DoingKind::kRegion && overlap * 2 >= wait) {
+          const auto found = region_lanes_.find(doing.lane);
+          const std::uint32_t level = found == region_lanes_.end() ? 0 : found->second.second;
+          if (innermost.doing == nullptr || level > innermost.level)
+            innermost = {overlap, &doing, level};
+        }
+      }
+    }
+    auto named = [&](const Doing& doing) {
+      const std::string& name = input_.names[doing.name];
+      return doing.kind == DoingKind::kRegion ? "region " + name : name;
+    };
+    for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
+      const Best& found = best[static_cast<std::size_t>(kind)];
+      if (found.doing != nullptr && found.overlap * 2 >= wait) return named(*found.doing);
+    }
+    if (innermost.doing != nullptr) return named(*innermost.doing);
+    const Best* most = nullptr;
+    for (const Best& found : best)
+      if (found.doing != nullptr && (most == nullptr || found.overlap > most->overlap))
+        most = &found;
+    return most != nullptr ? named(*most->doing) : std::string("(no recorded activity)");
+  }
+
+  // The regions enclosing time t on `thread`, outermost first: "solve > exchange".
+  std::string call_path(std::uint32_t thread, std::uint64_t t) const {
+    std::vector<std::pair<std::uint32_t, const Doing*>> enclosing;
+    for (const Lane& lane : lanes_) {
+      const auto region = region_lanes_.find(lane.lane);
+      if (region == region_lanes_.end() || region->second.first != thread) continue;
+      const auto lane_begin = order_.begin() + static_cast<std::ptrdiff_t>(lane.begin);
+      const auto lane_end = order_.begin() + static_cast<std::ptrdiff_t>(lane.end);
+      auto it = std::upper_bound(lane_begin, lane_end, t, [&](std::uint64_t time, std::size_t i) {
+        return time < input_.doings[i].begin_ns;
+      });
+      if (it == lane_begin) continue;
+      const Doing& doing = input_.doings[*std::prev(it)];
+      if (doing.end_ns >= t) enclosing.emplace_back(region->second.second, &doing);
+    }
+    std::sort(enclosing.begin(), enclosing.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string path;
+    for (const auto& [level, doing] : enclosing) {
+      if (!path.empty()) path += " > ";
+      path += input_.names[doing->name];
+    }
+    return path;
+  }
+
+ private:
+  struct Lane {
+    std::uint32_t lane;
+    std::size_t begin;  // its doings: order_[begin, end)
+    std::size_t end;
+    std::uint64_t longest_ns;
+  };
+  const RankWaitInput& input_;
+  std::vector<std::size_t> order_;
+  std::vector<Lane> lanes_;
+  absl::flat_hash_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> region_lanes_;
+};
+
+class Analysis {
+ public:
+  explicit Analysis(const std::vector<RankWaitInput>& ranks) : ranks_(ranks) {
+    doings_.reserve(ranks.size());
+    for (const RankWaitInput& rank : ranks) doings_.emplace_back(rank);
+  }
+
+  WaitStateReport run() {
+    messages();
+    collectives();
+    return std::move(report_);
+  }
+
+ private:
+  // A wait of rank index `waiting` in its call (thread, function, call begin) during [from,
+  // to), on rank index `awaited`.
+  void wait(WaitPattern pattern, std::size_t waiting, std::uint32_t thread,
+            const std::string& function, std::uint64_t call_begin, std::uint64_t from,
+            std::uint64_t to, std::size_t awaited) {
+    if (to <= from) return;
+    WaitStateReport::Key key{
+        pattern,  ranks_[waiting].rank, doings_[waiting].call_path(thread, call_begin),
+        function, ranks_[awaited].rank, doings_[awaited].cause(from, to)};
+    report_.waits[std::move(key)].add(static_cast<double>(to - from));
+  }
+
+  void messages() {
+    // Each send by its flow; each waiting call with the latest of the sends it waited for
+    // (an MPI_Waitall of several receives waits for the last one, not for each in turn).
+    absl::flat_hash_map<std::uint64_t, std::pair<std::size_t, const MessageEnd*>> sends;
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      for (const MessageEnd& end : ranks_[r].messages)
+        if (end.send != 0) sends.emplace(end.flow, std::pair{r, &end});
+    struct Waiting {
+      const MessageEnd* receive;
+      std::size_t sender;
+      const MessageEnd* send;
+    };
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      std::map<std::pair<std::uint32_t, std::uint64_t>, Waiting> latest;  // (thread, begin)
+      for (const MessageEnd& end : ranks_[r].messages) {
+        if (end.send != 0) continue;
+        const auto found = sends.find(end.flow);
+        if (found == sends.end()) continue;
+        const auto [sender, send] = found->second;
+        const auto kind = static_cast<MpiCallKind>(end.kind);
+        if (kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
+            kind == MpiCallKind::kSendrecv) {
+          auto [entry, added] =
+              latest.try_emplace({end.thread_id, end.begin_ns}, Waiting{&end, sender, send});
+          if (!added && send->begin_ns > entry->second.send->begin_ns)
+            entry->second = {&end, sender, send};
+        }
+        // Late receiver: a blocking send that began before its receive was posted and ended
+        // only after it was (it waited; an eager send returns at once).
+        if (static_cast<MpiCallKind>(send->kind) == MpiCallKind::kBlockingSend &&
+            end.posted_ns > send->begin_ns && send->end_ns >= end.posted_ns)
+          wait(WaitPattern::kLateReceiver, sender, send->thread_id,
+               ranks_[sender].names[send->function], send->begin_ns, send->begin_ns, end.posted_ns,
+               r);
+      }
+      for (const auto& [call, waiting] : latest) {
+        const MessageEnd& receive = *waiting.receive;
+        wait(WaitPattern::kLateSender, r, receive.thread_id, ranks_[r].names[receive.function],
+             receive.begin_ns, receive.begin_ns, std::min(receive.end_ns, waiting.send->begin_ns),
+             waiting.sender);
+      }
+    }
+  }
+
+  void collectives() {
+    struct Member {
+      std::uint64_t communicator;
+      std::uint64_t sequence;
+      std::size_t rank;
+      const CollectiveCall* call;
+    };
+    std::vector<Member> members;
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      for (const CollectiveCall& call : ranks_[r].collectives)
+        members.push_back({call.communicator, call.sequence, r, &call});
+    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+      return std::tie(a.communicator, a.sequence, a.rank) <
+             std::tie(b.communicator, b.sequence, b.rank);
+    });
+    for (std::size_t first = 0; first < members.size();) {
+      std::size_t last = first + 1;
+      while (last < members.size() && members[last].communicator == members[first].communicator &&
+             members[last].sequence == members[first].sequence)
+        ++last;
+      instance<Member>(std::span<const Member>(members).subspan(first, last - first));
+      first = last;
+    }
+  }
+
+  template <typename Member>
+  void instance(std::span<const Member> members) {
+    if (members.size() < 2) return;
+    const std::string& function = name(members[0]);
+    for (const Member& member : members)
+      if (name(member) != function) {
+        ++report_.mismatched_collectives;
+        return;
+      }
+    const CollectiveKind kind = members[0].call->kind;
+    auto latest_of = [&](auto skip) {
+      const Member* latest = nullptr;
+      for (const Member& member : members)
+        if (!skip(member) && (latest == nullptr || member.call->begin_ns > latest->call->begin_ns))
+          latest = &member;
+      return latest;
+    };
+    auto waits_for = [&](WaitPattern pattern, const Member& waiting, const Member& awaited) {
+      const CollectiveCall& call = *waiting.call;
+      wait(pattern, waiting.rank, call.thread_id, function, call.begin_ns, call.begin_ns,
+           std::min(call.end_ns, awaited.call->begin_ns), awaited.rank);
+    };
+    if (kind == CollectiveKind::kNxN || kind == CollectiveKind::kBarrier) {
+      const Member& latest = *latest_of([](const Member&) { return false; });
+      const WaitPattern pattern =
+          kind == CollectiveKind::kBarrier ? WaitPattern::kWaitAtBarrier : WaitPattern::kWaitAtNxN;
+      for (const Member& member : members)
+        if (&member != &latest) waits_for(pattern, member, latest);
+      return;
+    }
+    if (kind != CollectiveKind::kOneToN && kind != CollectiveKind::kNToOne) return;
+    const auto is_root = [&](const Member& member) {
+      return ranks_[member.rank].rank == member.call->root;
+    };
+    const Member* root = nullptr;
+    for (const Member& member : members)
+      if (is_root(member)) root = &member;
+    if (root == nullptr) return;  // the root was not traced
+    if (kind == CollectiveKind::kOneToN) {
+      for (const Member& member : members)
+        if (&member != root) waits_for(WaitPattern::kLateBroadcast, member, *root);
+      return;
+    }
+    if (const Member* latest = latest_of(is_root))
+      waits_for(WaitPattern::kEarlyReduce, *root, *latest);
+  }
+
+  template <typename Member>
+  const std::string& name(const Member& member) const {
+    return ranks_[member.rank].names[member.call->function];
+  }
+
+  const std::vector<RankWaitInput>& ranks_;
+  std::vector<RankDoings> doings_;
+  WaitStateReport report_;
+};
+
+}  // namespace
+
+WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks) {
+  return Analysis(ranks).run();
+}
+
+std::array<WaitTotals, kWaitPatterns> WaitStateReport::by_pattern() const {
+  std::array<WaitTotals, kWaitPatterns> totals{};
+  for (const auto& [key, total] : waits) {
+    WaitTotals& into = totals[static_cast<std::size_t>(std::get<0>(key))];
+    into.count += total.count;
+    into.total_ns += total.total_ns;
+  }
+  return totals;
+}
+
+std::map<std::int32_t, std::array<double, kWaitPatterns>> WaitStateReport::by_rank() const {
+  std::map<std::int32_t, std::array<double, kWaitPatterns>> totals;
+  for (const auto& [key, total] : waits) {
+    auto [entry, added] = totals.try_emplace(std::get<1>(key));
+    if (added) entry->second.fill(0);
+    entry->second[static_cast<std::size_t>(std::get<0>(key))] += total.total_ns;
+  }
+  return totals;
+}
+
+namespace {
+
+template <typename Key>
+std::vector<std::pair<Key, WaitTotals>> by_total(const std::map<Key, WaitTotals>& totals) {
+  std::vector<std::pair<Key, WaitTotals>> sorted(totals.begin(), totals.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.total_ns > b.second.total_ns;
+  });
+  return sorted;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals>>
+WaitStateReport::by_cause() const {
+  std::map<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals> totals;
+  for (const auto& [key, total] : waits) {
+    WaitTotals& into = totals[{std::get<0>(key), std::get<4>(key), std::get<5>(key)}];
+    into.count += total.count;
+    into.total_ns += total.total_ns;
+  }
+  return by_total(totals);
+}
+
+std::vector<std::pair<std::tuple<WaitPattern, std::string, std::string>, WaitTotals>>
+WaitStateReport::by_call_path() const {
+  std::map<std::tuple<WaitPattern, std::string, std::string>, WaitTotals> totals;
+  for (const auto& [key, total] : waits) {
+    WaitTotals& into = totals[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
+    into.count += total.count;
+    into.total_ns += total.total_ns;
+  }
+  return by_total(totals);
+}
+
+void WaitStateReport::print(std::FILE* out, double mpi_ns, std::size_t top) const {
+  if (empty()) return;
+  fmt::print(out,
+             "Wait states: MPI time spent waiting for another rank (ms; share = of all MPI "
+             "time)\n  {:<16} {:>10} {:>11} {:>7}\n",
+             "pattern", "instances", "total", "share");
+  const auto patterns = by_pattern();
+  for (int p = 0; p < kWaitPatterns; ++p) {
+    const WaitTotals& total = patterns[static_cast<std::size_t>(p)];
+    if (total.count == 0) continue;
+    fmt::print(out, "  {:<16} {:>10} {:>11.3f} {:>6.1f}%\n",
+               wait_pattern_name(static_cast<WaitPattern>(p)), total.count, ms(total.total_ns),
+               mpi_ns > 0 ? 100.0 * total.total_ns / mpi_ns : 0.0);
+  }
+  fmt::print(out, "Wait states per waiting rank (ms)\n  {:>4}", "rank");
+  for (int p = 0; p < kWaitPatterns; ++p)
+    fmt::print(out, " {:>15}", wait_pattern_name(static_cast<WaitPattern>(p)));
+  fmt::print(out, "\n");
+  for (const auto& [rank, totals] : by_rank()) {
+    fmt::print(out, "  {:>4}", rank);
+    for (const double total : totals) fmt::print(out, " {:>15.3f}", ms(total));
+    fmt::print(out, "\n");
+  }
+  fmt::print(out,
+             "Wait states by cause: what the awaited rank was doing (ms)\n  {:<16} {:>7} "
+             "{:<40} {:>10} {:>11}\n",
+             "pattern", "awaited", "cause", "instances", "total");
+  const auto causes = by_cause();
+  for (std::size_t i = 0; i < causes.size() && i < top; ++i) {
+    const auto& [key, total] = causes[i];
+    fmt::print(out, "  {:<16} {:>7} {:<40} {:>10} {:>11.3f}\n", wait_pattern_name(std::get<0>(key)),
+               std::get<1>(key), std::get<2>(key), total.count, ms(total.total_ns));
+  }
+  fmt::print(out,
+             "Wait states by call path: the waiting call and its regions (ms)\n  {:<16} {:<16} "
+             "{:<40} {:>10} {:>11}\n",
+             "pattern", "function", "call path", "instances", "total");
+  const auto paths = by_call_path();
+  for (std::size_t i = 0; i < paths.size() && i < top; ++i) {
+    const auto& [key, total] = paths[i];
+    fmt::print(out, "  {:<16} {:<16} {:<40} {:>10} {:>11.3f}\n",
+               wait_pattern_name(std::get<0>(key)), std::get<1>(key),
+               std::get<2>(key).empty() ? "(no region)" : std::get<2>(key), total.count,
+               ms(total.total_ns));
+  }
+  if (mismatched_collectives > 0)
+    fmt::print(out,
+               "  {} collective instances not analysed: their ranks' records name different "
+               "functions\n",
+               mismatched_collectives);
+}
+
+bool WaitStateReport::write_csv(const std::string& prefix, std::string& error) const {
+  const std::string path = prefix + "_waits.csv";
+  std::ofstream file(path);
+  if (!file) {
+    error = fmt::format("cannot write {}", path);
+    return false;
+  }
+  auto quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    return out + "\"";
+  };
+  file << "pattern,rank,call_path,function,awaited_rank,cause,count,total_ns\n";
+  for (const auto& [key, total] : waits)
+    file << fmt::format("{},{},{},{},{},{},{},{:.0f}\n", wait_pattern_name(std::get<0>(key)),
+                        std::get<1>(key), quoted(std::get<2>(key)), std::get<3>(key),
+                        std::get<4>(key), quoted(std::get<5>(key)), total.count, total.total_ns);
+  if (!file.flush()) {
+    error = fmt::format("cannot write {}", path);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rocprof::merge

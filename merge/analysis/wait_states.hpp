@@ -1,0 +1,61 @@
+// The job's wait states (wait_patterns.hpp), found from every rank's RankWaitInput: per
+// waiting call the time it waited, the rank it waited for and what that rank was doing
+// meanwhile, added up per pattern, per rank, per call path and per cause.
+//
+// Matching: a message's two ends by its flow id (the merge's message matching); a
+// collective's calls as the same-numbered collective of each rank on one communicator (MPI
+// runs a communicator's collectives in one order on all its ranks). Ranks that were not
+// traced are missing from their collectives, which are analysed over the ranks present.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "merge/analysis/wait_input.hpp"
+#include "merge/analysis/wait_patterns.hpp"
+
+namespace rocprof::merge {
+
+struct WaitTotals {
+  std::uint64_t count = 0;
+  double total_ns = 0;
+  void add(double ns) {
+    ++count;
+    total_ns += ns;
+  }
+};
+
+struct WaitStateReport {
+  // pattern, waiting rank, call path ("solve > exchange", "" outside regions), waiting MPI
+  // function, awaited rank, cause ("kernel jacobi", "MPI_Recv", "region compute", ...).
+  using Key =
+      std::tuple<WaitPattern, std::int32_t, std::string, std::string, std::int32_t, std::string>;
+  std::map<Key, WaitTotals> waits;
+  // Collective instances whose ranks called different functions (the records contradict
+  // each other there): not analysed.
+  std::uint64_t mismatched_collectives = 0;
+
+  bool empty() const noexcept { return waits.empty(); }
+  std::array<WaitTotals, kWaitPatterns> by_pattern() const;
+  // Per waiting rank, per pattern.
+  std::map<std::int32_t, std::array<double, kWaitPatterns>> by_rank() const;
+  // (pattern, awaited rank, cause) and (pattern, function, call path), by total time.
+  std::vector<std::pair<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals>> by_cause()
+      const;
+  std::vector<std::pair<std::tuple<WaitPattern, std::string, std::string>, WaitTotals>>
+  by_call_path() const;
+
+  // `mpi_ns`: all ranks' MPI time, for the patterns' shares of it.
+  void print(std::FILE* out, double mpi_ns, std::size_t top) const;
+  // <prefix>_waits.csv; false with `error`.
+  bool write_csv(const std::string& prefix, std::string& error) const;
+};
+
+WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks);
+
+}  // namespace rocprof::merge

@@ -1,0 +1,126 @@
+"""rocprof-merge's wait states: synthetic jobs with an injected delay give the waiting time,
+the rank waited for and its cause exactly, in the summary and its CSV file, whether one
+process or several merge; a real traced run's waits fit inside its MPI time."""
+
+import collections
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+
+MERGE = os.environ["ROCPROF_TEST_MERGE"]
+SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
+JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+
+ITERATIONS = 100  # synthetic jobs of 1,000 events per rank
+DELAY_NS = 1_000_000
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class WaitStatesTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="wait_states_test_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def synthetic(self, name, *extra):
+        path = os.path.join(self.dir, name)
+        subprocess.run([SYNTHETIC, path, "4", str(ITERATIONS * 10), *extra], check=True)
+        return path
+
+    def merge(self, job, *more, processes=1):
+        prefix = os.path.join(self.dir, os.path.basename(job) + str(processes))
+        command = [MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix, *more]
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        if processes > 1:
+            command = ["mpirun", "--oversubscribe", "-np", str(processes), *command]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout, read_csv(prefix + "_waits.csv")
+
+    @staticmethod
+    def rows(waits):
+        return sorted((w["pattern"], int(w["rank"]), w["call_path"], w["function"],
+                       int(w["awaited_rank"]), w["cause"], int(w["count"]), int(w["total_ns"]))
+                      for w in waits)
+
+    def expected(self, cause):
+        # Rank 1 computes 1 ms longer every iteration. Rank 2 receives its message in an
+        # MPI_Waitall entered 1 us after rank 1's send was due: it waits 1 ms - 1 us. Ranks 0
+        # and 3 wait the whole 1 ms in MPI_Allreduce; rank 2, entering 100 ns before rank 1,
+        # waits 100 ns there, while rank 1 is between its calls in "exchange".
+        n = ITERATIONS
+        return sorted([
+            ("late sender", 2, "exchange", "MPI_Waitall", 1, cause, n, n * (DELAY_NS - 1000)),
+            ("wait at NxN", 0, "exchange", "MPI_Allreduce", 1, cause, n, n * DELAY_NS),
+            ("wait at NxN", 2, "exchange", "MPI_Allreduce", 1, "region exchange", n, n * 100),
+            ("wait at NxN", 3, "exchange", "MPI_Allreduce", 1, cause, n, n * DELAY_NS),
+        ])
+
+    def test_a_late_rank_makes_its_receiver_and_the_allreduce_wait(self):
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
+        summary, waits = self.merge(job)
+        self.assertEqual(self.rows(waits), self.expected("region compute"))
+        # The issue's measure: the receiver's late-sender time is the delay times the
+        # iterations, within 1 %.
+        late_sender = sum(int(w["total_ns"]) for w in waits if w["pattern"] == "late sender")
+        self.assertLess(abs(late_sender - ITERATIONS * DELAY_NS), 0.01 * ITERATIONS * DELAY_NS)
+        lines = summary.splitlines()
+        start = lines.index(next(line for line in lines if line.startswith("Wait states:")))
+        self.assertEqual(lines[start + 2].split()[2:4], ["100", "99.900"])  # late sender
+        self.assertEqual(lines[start + 3].split()[3:5], ["300", "200.010"])  # wait at NxN
+        self.assertIn("Wait states by cause", summary)
+        cause = next(line for line in lines if "region compute" in line and "wait at NxN" in line)
+        self.assertEqual(cause.split()[-2:], ["200", "200.000"])
+
+    def test_a_long_kernel_before_the_send_takes_the_blame(self):
+        job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
+        _, waits = self.merge(job)
+        self.assertEqual(self.rows(waits), self.expected("kernel slow_kernel"))
+
+    def test_a_parallel_merge_finds_the_same_wait_states(self):
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
+        _, serial = self.merge(job)
+        _, parallel = self.merge(job, processes=3)
+        self.assertEqual(self.rows(parallel), self.rows(serial))
+
+    def test_a_balanced_job_has_no_wait_states(self):
+        job = self.synthetic("balanced")
+        summary, waits = self.merge(job)
+        self.assertEqual(waits, [])
+        self.assertNotIn("Wait states", summary)
+
+    def test_the_waits_of_a_traced_run_fit_in_its_mpi_time(self):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "--marker-trace", "-d", "trace", "--", JACOBI, "128", "40"],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        summary, waits = self.merge(os.path.join(self.dir, "trace"))
+        self.assertIn("Wait states:", summary)
+        mpi = collections.Counter()
+        for row in read_csv(os.path.join(self.dir, "trace1_mpi.csv")):
+            mpi[int(row["rank"])] += int(row["total_ns"])
+        waited = collections.Counter()
+        for row in waits:
+            waited[int(row["rank"])] += int(row["total_ns"])
+            self.assertIn(row["pattern"], ("late sender", "late receiver", "wait at NxN",
+                                           "wait at barrier", "late broadcast", "early reduce"))
+            self.assertNotEqual(int(row["awaited_rank"]), int(row["rank"]))
+        self.assertTrue(waited)
+        for rank, total in waited.items():
+            self.assertLessEqual(total, mpi[rank], rank)
+
+
+if __name__ == "__main__":
+    unittest.main()

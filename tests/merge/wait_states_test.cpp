@@ -1,0 +1,274 @@
+// The wait-state analysis on hand-made rank inputs: each pattern's waiting time, the rank
+// waited for, what it was doing and the waiting call's regions, known exactly.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "merge/analysis/wait_states.hpp"
+#include "merge/events/mpi_call_rows.hpp"
+
+namespace rocprof::merge {
+namespace {
+
+// A rank's input, built call by call.
+class Rank {
+ public:
+  explicit Rank(std::int32_t rank) { input_.rank = rank; }
+  std::uint32_t name(const std::string& text) {
+    for (std::uint32_t i = 0; i < input_.names.size(); ++i)
+      if (input_.names[i] == text) return i;
+    input_.names.push_back(text);
+    return static_cast<std::uint32_t>(input_.names.size() - 1);
+  }
+  Rank& send(std::uint64_t flow, const std::string& function, std::uint64_t begin,
+             std::uint64_t end) {
+    input_.messages.push_back({flow, begin, end, begin, 1, name(function),
+                               static_cast<std::uint8_t>(mpi_call_kind(function)), 1});
+    return call(function, begin, end);
+  }
+  // A receive completed by `function` in [begin, end), posted at `posted`.
+  Rank& receive(std::uint64_t flow, const std::string& function, std::uint64_t begin,
+                std::uint64_t end, std::uint64_t posted) {
+    input_.messages.push_back({flow, begin, end, posted, 1, name(function),
+                               static_cast<std::uint8_t>(mpi_call_kind(function)), 0});
+    return call(function, begin, end);
+  }
+  Rank& collective(const std::string& function, std::uint64_t begin, std::uint64_t end,
+                   std::int32_t root = -1, std::uint64_t communicator = 1) {
+    input_.collectives.push_back({communicator, sequences_[communicator]++, begin, end, root, 1,
+                                  name(function), collective_kind(function)});
+    return call(function, begin, end);
+  }
+  Rank& doing(DoingKind kind, const std::string& what, std::uint64_t begin, std::uint64_t end,
+              std::uint32_t lane) {
+    input_.doings.push_back({begin, end, name(what), lane, kind});
+    return *this;
+  }
+  // A region on thread 1 at `level` (lane 100 + level).
+  Rank& region(const std::string& what, std::uint64_t begin, std::uint64_t end,
+               std::uint32_t level = 0) {
+    const std::uint32_t lane = 100 + level;
+    bool known = false;
+    for (const auto& region : input_.region_lanes) known = known || region.lane == lane;
+    if (!known) input_.region_lanes.push_back({lane, 1, level});
+    return doing(DoingKind::kRegion, what, begin, end, lane);
+  }
+  const RankWaitInput& input() const { return input_; }
+
+ private:
+  Rank& call(const std::string& function, std::uint64_t begin, std::uint64_t end) {
+    return doing(DoingKind::kMpiCall, function, begin, end, 1);
+  }
+  RankWaitInput input_;
+  std::map<std::uint64_t, std::uint64_t> sequences_;  // by communicator
+};
+
+WaitStateReport analyse(const std::vector<Rank>& ranks) {
+  std::vector<RankWaitInput> inputs;
+  inputs.reserve(ranks.size());
+  for (const Rank& rank : ranks) inputs.push_back(rank.input());
+  return analyse_wait_states(inputs);
+}
+
+using Key = WaitStateReport::Key;
+
+TEST(WaitStates, ALateSenderIsBlamedOnWhatTheSenderDidBeforeSending) {
+  Rank sender(0);
+  Rank receiver(1);
+  // The receiver enters MPI_Recv at 1000; the sender computes in a region, runs a kernel
+  // from 500 to 4000 waited for by a synchronisation, and sends at 5000.
+  sender.region("solve", 0, 9000)
+      .region("compute", 100, 4900, 1)
+      .doing(DoingKind::kGpuWork, "kernel stencil", 500, 4000, 7)
+      .doing(DoingKind::kApiCall, "hipDeviceSynchronize", 600, 4100, 1)
+      .send(1, "MPI_Send", 5000, 5200);
+  receiver.region("solve", 0, 9000)
+      .region("halo", 900, 6000, 1)
+      .receive(1, "MPI_Recv", 1000, 5500, 1000);
+  const WaitStateReport report = analyse({sender, receiver});
+  ASSERT_EQ(report.waits.size(), 1U);
+  const auto& [key, total] = *report.waits.begin();
+  EXPECT_EQ(key,
+            (Key{WaitPattern::kLateSender, 1, "solve > halo", "MPI_Recv", 0, "kernel stencil"}));
+  EXPECT_EQ(total.count, 1U);
+  EXPECT_EQ(total.total_ns, 4000);
+}
+
+TEST(WaitStates, TheCauseIsTheAwaitedRanksMpiCallThenGpuWorkThenApiCallThenInnermostRegion) {
+  // The awaited rank during [1000, 2000): each case covers it with one more kind.
+  auto cause_of = [](auto add) {
+    Rank sender(0);
+    Rank receiver(1);
+    add(sender);
+    sender.send(1, "MPI_Send", 2000, 2100);
+    receiver.receive(1, "MPI_Recv", 1000, 2500, 1000);
+    const WaitStateReport report = analyse({sender, receiver});
+    return report.waits.empty() ? std::string("none") : std::get<5>(report.waits.begin()->first);
+  };
+  EXPECT_EQ(cause_of([](Rank&) {}), "(no recorded activity)");
+  EXPECT_EQ(cause_of([](Rank& r) { r.region("outer", 0, 3000).region("inner", 900, 1900, 1); }),
+            "region inner");
+  EXPECT_EQ(cause_of([](Rank& r) {
+              r.region("inner", 900, 1900).doing(DoingKind::kApiCall, "cudaMemcpy", 1000, 2000, 1);
+            }),
+            "cudaMemcpy");
+  EXPECT_EQ(cause_of([](Rank& r) {
+              r.doing(DoingKind::kApiCall, "cudaMemcpy", 1000, 2000, 1)
+                  .doing(DoingKind::kGpuWork, "memcpy HtoD", 1000, 1900, 9);
+            }),
+            "memcpy HtoD");
+  EXPECT_EQ(cause_of([](Rank& r) {
+              r.doing(DoingKind::kGpuWork, "kernel k", 1000, 2000, 9)
+                  .doing(DoingKind::kMpiCall, "MPI_Wait", 1000, 1800, 1);
+            }),
+            "MPI_Wait");
+  // Less than half the wait covered by anything: what covered most.
+  EXPECT_EQ(cause_of([](Rank& r) {
+              r.region("short", 1000, 1300).doing(DoingKind::kGpuWork, "kernel k", 1500, 1900, 9);
+            }),
+            "kernel k");
+}
+
+TEST(WaitStates, AWaitallWaitsForItsLatestSenderOnly) {
+  Rank first(0);
+  Rank second(2);
+  Rank receiver(1);
+  first.send(1, "MPI_Isend", 3000, 3100);
+  second.send(2, "MPI_Isend", 6000, 6100);
+  // Both receives posted at 100, completed by one MPI_Waitall entered at 1000.
+  receiver.receive(1, "MPI_Waitall", 1000, 7000, 100).receive(2, "MPI_Waitall", 1000, 7000, 100);
+  const WaitStateReport report = analyse({first, second, receiver});
+  ASSERT_EQ(report.waits.size(), 1U);
+  EXPECT_EQ(std::get<4>(report.waits.begin()->first), 2);
+  EXPECT_EQ(report.waits.begin()->second.total_ns, 5000);
+  // A receive that completes without waiting (its send began before): none.
+  Rank early(0);
+  Rank on_time(1);
+  early.send(1, "MPI_Send", 100, 200);
+  on_time.receive(1, "MPI_Recv", 1000, 1100, 1000);
+  EXPECT_TRUE(analyse({early, on_time}).empty());
+}
+
+TEST(WaitStates, ALateReceiverIsABlockingSendThatWaitedForThePost) {
+  Rank sender(0);
+  Rank receiver(1);
+  // A synchronous send from 1000 that returns at 4200, after the receive posted at 4000.
+  sender.send(1, "MPI_Ssend", 1000, 4200);
+  receiver.region("io", 0, 4000).receive(1, "MPI_Recv", 4000, 4300, 4000);
+  WaitStateReport report = analyse({sender, receiver});
+  ASSERT_EQ(report.waits.size(), 1U);
+  EXPECT_EQ(report.waits.begin()->first,
+            (Key{WaitPattern::kLateReceiver, 0, "", "MPI_Ssend", 1, "region io"}));
+  EXPECT_EQ(report.waits.begin()->second.total_ns, 3000);
+  // An eager send returns before the receive is posted: it did not wait.
+  Rank eager(0);
+  Rank later(1);
+  eager.send(1, "MPI_Send", 1000, 1200);
+  later.receive(1, "MPI_Recv", 4000, 4300, 4000);
+  EXPECT_TRUE(analyse({eager, later}).empty());
+}
+
+TEST(WaitStates, CollectivesWaitByTheirKind) {
+  // Three ranks; rank 2 enters every collective last (at 5000), the others at 1000 and 2000.
+  std::vector<Rank> ranks{Rank(0), Rank(1), Rank(2)};
+  const std::uint64_t begin[] = {1000, 2000, 5000};
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    ranks[r].collective("MPI_Allreduce", begin[r], 6000);
+    ranks[r].collective("MPI_Barrier", 10000 + begin[r], 16000);
+    ranks[r].collective("MPI_Bcast", 20000 + begin[r], 26000, 2);   // root 2, entering last
+    ranks[r].collective("MPI_Reduce", 30000 + begin[r], 36000, 0);  // root 0, entering first
+    ranks[r].collective("MPI_Gather", 40000 + begin[r], 46000, 2);  // root 2: none waits
+    ranks[r].collective("MPI_Scan", 50000 + begin[r], 56000);       // not analysed
+  }
+  const WaitStateReport report = analyse(ranks);
+  const auto patterns = report.by_pattern();
+  auto total = [&](WaitPattern p) { return patterns[static_cast<std::size_t>(p)].total_ns; };
+  auto count = [&](WaitPattern p) { return patterns[static_cast<std::size_t>(p)].count; };
+  EXPECT_EQ(total(WaitPattern::kWaitAtNxN), 4000 + 3000);
+  EXPECT_EQ(count(WaitPattern::kWaitAtNxN), 2U);
+  EXPECT_EQ(total(WaitPattern::kWaitAtBarrier), 4000 + 3000);
+  EXPECT_EQ(total(WaitPattern::kLateBroadcast), 4000 + 3000);
+  EXPECT_EQ(total(WaitPattern::kEarlyReduce), 4000);  // the root waits for rank 2
+  EXPECT_EQ(count(WaitPattern::kEarlyReduce), 1U);
+  EXPECT_EQ(total(WaitPattern::kLateSender), 0);
+  for (const auto& [key, totals] : report.waits) EXPECT_EQ(std::get<4>(key), 2);  // awaited
+  const auto per_rank = report.by_rank();
+  EXPECT_FALSE(per_rank.contains(2));  // the last to enter waits for no one
+  EXPECT_EQ(per_rank.at(0)[static_cast<std::size_t>(WaitPattern::kEarlyReduce)], 4000);
+}
+
+TEST(WaitStates, CollectivesWhoseRanksDisagreeAreCountedNotAnalysed) {
+  Rank a(0);
+  Rank b(1);
+  a.collective("MPI_Allreduce", 1000, 5000);
+  b.collective("MPI_Barrier", 3000, 5000);
+  const WaitStateReport report = analyse({a, b});
+  EXPECT_TRUE(report.empty());
+  EXPECT_EQ(report.mismatched_collectives, 1U);
+  // Communicators apart: each instance on its own.
+  Rank c(0);
+  Rank d(1);
+  c.collective("MPI_Barrier", 1000, 5000, -1, 1).collective("MPI_Barrier", 6000, 9000, -1, 2);
+  d.collective("MPI_Barrier", 7000, 9000, -1, 2).collective("MPI_Barrier", 2000, 5000, -1, 1);
+  const WaitStateReport apart = analyse({c, d});
+  EXPECT_EQ(apart.by_pattern()[static_cast<std::size_t>(WaitPattern::kWaitAtBarrier)].total_ns,
+            1000 + 1000);
+}
+
+TEST(WaitStates, ARanksInputCrossesMergeProcessesUnchanged) {
+  Rank rank(3);
+  rank.region("solve", 0, 100).send(9, "MPI_Send", 10, 20).collective("MPI_Bcast", 30, 40, 0);
+  ByteWriter out;
+  rank.input().put(out);
+  const std::vector<std::byte> bytes = out.take();
+  ByteReader in(bytes);
+  const RankWaitInput copy = RankWaitInput::get(in);
+  EXPECT_TRUE(in.done());
+  EXPECT_EQ(copy.rank, 3);
+  EXPECT_EQ(copy.names, rank.input().names);
+  ASSERT_EQ(copy.messages.size(), 1U);
+  EXPECT_EQ(copy.messages[0].flow, 9U);
+  ASSERT_EQ(copy.collectives.size(), 1U);
+  EXPECT_EQ(copy.collectives[0].kind, CollectiveKind::kOneToN);
+  EXPECT_EQ(copy.doings.size(), rank.input().doings.size());
+  EXPECT_EQ(copy.region_lanes.size(), 1U);
+  // A name index past the names: refused.
+  RankWaitInput bad = rank.input();
+  bad.doings[0].name = 99;
+  ByteWriter bad_out;
+  bad.put(bad_out);
+  const std::vector<std::byte> bad_bytes = bad_out.take();
+  ByteReader bad_in(bad_bytes);
+  EXPECT_THROW(RankWaitInput::get(bad_in), std::runtime_error);
+}
+
+TEST(WaitStates, TheCsvHasARowPerWaitKey) {
+  Rank sender(0);
+  Rank receiver(1);
+  sender.region("say \"hi\"", 0, 3000).send(1, "MPI_Send", 2000, 2100);
+  receiver.receive(1, "MPI_Recv", 1000, 2500, 1000);
+  const WaitStateReport report = analyse({sender, receiver});
+  const std::string prefix =
+      (std::filesystem::temp_directory_path() / ("wait_states_test." + std::to_string(::getpid())))
+          .string();
+  std::string error;
+  ASSERT_TRUE(report.write_csv(prefix, error)) << error;
+  std::ifstream file(prefix + "_waits.csv");
+  std::stringstream text;
+  text << file.rdbuf();
+  std::filesystem::remove(prefix + "_waits.csv");
+  EXPECT_EQ(text.str(),
+            "pattern,rank,call_path,function,awaited_rank,cause,count,total_ns\n"
+            "late sender,1,\"\",MPI_Recv,0,\"region say \"\"hi\"\"\",1,1000\n");
+  EXPECT_FALSE(report.write_csv("/nonexistent/dir/x", error));
+  EXPECT_NE(error.find("/nonexistent/dir/x_waits.csv"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace rocprof::merge
