@@ -36,8 +36,13 @@ int run(int argc, char** argv) {
                "leave out files that cannot be read, and say which");
   app.add_option(
       "--summary-csv", options.csv_prefix,
-      "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv");
+      "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv, "
+      "PREFIX_counters.csv, PREFIX_waits.csv");
   app.add_flag("--no-summary", no_summary, "do not print the summary");
+  bool no_wait_states = false;
+  app.add_flag("--no-wait-states", no_wait_states,
+               "leave the wait states out of the summary (saves the merge the memory and time "
+               "of their analysis)");
   app.add_flag("--no-causality-correction", no_correction,
                "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", options.quiet, "print nothing but errors");
@@ -65,6 +70,7 @@ int run(int argc, char** argv) {
   }
   options.print_summary = !no_summary;
   options.correct_causality = !no_correction;
+  options.wait_states = !no_wait_states;
   rocprof::merge::MergePipeline pipeline(std::move(options), parse_error == nullptr);
   rocprof::merge::MergeGroup group(&argc, &argv);
   if (parse_error != nullptr) {

@@ -56,6 +56,7 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
 WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank)
     : rank_(rank), functions_(rank.reader()) {
   input_.rank = rank.rank();
+  input_.least_doing_ns = kLeastDoingNs;
 }
 
 std::uint32_t WaitInputGatherer::intern(std::uint64_t key,
@@ -96,8 +97,8 @@ void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
   std::vector<MessageFlow>& pending = flows_->advance(row);
   if (functions_.is_per_request_row(row)) return;
   const format::RankFileReader& reader = rank_.reader();
-  const std::uint32_t function =
-      intern(kFunctionName | row.function, [&] { return reader.string(row.function); });
+  const auto function = static_cast<std::uint16_t>(
+      intern(kFunctionName | row.function, [&] { return reader.string(row.function); }));
   const auto kind = static_cast<std::uint8_t>(functions_.kind(row.function));
   for (const MessageFlow& flow : pending)
     input_.messages.push_back({flow.flow, row.begin_ns, row.end_ns,
@@ -109,9 +110,9 @@ void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
   if (collective->second != CollectiveKind::kNone) {
     const bool rooted = collective->second == CollectiveKind::kOneToN ||
                         collective->second == CollectiveKind::kNToOne;
-    input_.collectives.push_back({row.communicator, sequences_[row.communicator]++, row.begin_ns,
-                                  row.end_ns, rooted ? row.peer : -1, row.thread_id, function,
-                                  collective->second});
+    input_.collectives.push_back({row.communicator, row.begin_ns, row.end_ns,
+                                  sequences_[row.communicator]++, rooted ? row.peer : -1,
+                                  row.thread_id, function, collective->second});
   }
   add_doing(
       {row.begin_ns, row.end_ns, function, lane(kThreadLane, row.thread_id), DoingKind::kMpiCall});
@@ -127,7 +128,7 @@ void WaitInputGatherer::range(const Range& range) {
   const std::uint32_t region_lane = lane(kRegionLane, key);
   if (lane_count_ != before)
     input_.region_lanes.push_back({region_lane, range.thread_id, range.level});
-  add_doing({range.begin_ns, range.end_ns, name, region_lane, DoingKind::kRegion});
+  add_doing(Doing(range.begin_ns, range.end_ns, name, region_lane, DoingKind::kRegion));
 }
 
 void WaitInputGatherer::api_call(const format::ApiCallRow& row) {
@@ -145,9 +146,13 @@ void WaitInputGatherer::activity(const format::ActivityRow& row) {
           : intern(kWorkName | std::uint64_t{row.domain} << 40 | std::uint64_t{row.op} << 32 |
                        (OpNames::is_named_copy(row) ? row.kind : 0),
                    [&] { return op_names().of_activity(row); });
-  add_doing({row.begin_ns, row.end_ns, name, lane(kQueueLane, row.queue_id), DoingKind::kGpuWork});
+  add_doing(
+      Doing(row.begin_ns, row.end_ns, name, lane(kQueueLane, row.queue_id), DoingKind::kGpuWork));
 }
 
-RankWaitInput WaitInputGatherer::finish() { return std::move(input_); }
+RankWaitInput WaitInputGatherer::finish() {
+  std::sort(input_.doings.begin(), input_.doings.end(), doing_order);
+  return std::move(input_);
+}
 
 }  // namespace rocprof::merge

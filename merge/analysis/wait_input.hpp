@@ -4,11 +4,13 @@
 // what the rank was doing (nested regions, MPI calls, API calls, GPU work) so that another
 // rank's wait on it can be blamed on something.
 //
-// Memory: about 40 bytes per message end and collective call, and at most kMaxDoings doings
-// per rank: past that, the shortest are dropped (the least duration kept doubles each time),
-// so that a wait is blamed on what lasted long rather than on nothing.
+// Memory: 40 bytes per message end and collective call, and 24 per doing; doings shorter
+// than kLeastDoingNs are not kept (they explain no wait worth telling), and at most
+// kMaxDoings per rank: past that, the shortest are dropped (the least duration kept doubles
+// each time), so that a wait is blamed on what lasted long rather than on nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,36 +37,54 @@ struct MessageEnd {
   std::uint64_t end_ns;
   std::uint64_t posted_ns;  // a receive: when it was posted (MPI_Irecv's call); a send: begin
   std::uint32_t thread_id;
-  std::uint32_t function;  // index into RankWaitInput::names
+  std::uint16_t function;  // index into RankWaitInput::names (MPI functions are few)
   std::uint8_t kind;       // MpiCallKind of the call
   std::uint8_t send;       // 1: the sending end
-  std::uint8_t padding[6] = {};
 };
 
 // A collective call: the `sequence`-th collective of its rank on `communicator`.
 struct CollectiveCall {
   std::uint64_t communicator;
-  std::uint64_t sequence;
   std::uint64_t begin_ns;
   std::uint64_t end_ns;
+  std::uint32_t sequence;
   std::int32_t root;  // world rank, -1 if none
   std::uint32_t thread_id;
-  std::uint32_t function;  // index into RankWaitInput::names
+  std::uint16_t function;  // index into RankWaitInput::names
   CollectiveKind kind;
-  std::uint8_t padding[3] = {};
+  std::uint8_t padding = 0;
 };
 
 // Something a rank was doing, that a wait on it may be blamed on.
 enum class DoingKind : std::uint8_t { kRegion, kMpiCall, kApiCall, kGpuWork };
 
-struct Doing {
-  std::uint64_t begin_ns;
-  std::uint64_t end_ns;
-  std::uint32_t name;  // index into RankWaitInput::names
-  std::uint32_t lane;  // a region's thread and level, a call's thread, GPU work's queue
-  DoingKind kind;
-  std::uint8_t padding[7] = {};
+// 24 bytes: the analysis may keep a million per rank.
+class Doing {
+ public:
+  static constexpr std::uint32_t kMaxLane = (1U << 24) - 1;
+  Doing() = default;
+  // `lane`: a region's thread and level, a call's thread, GPU work's queue (up to kMaxLane).
+  Doing(std::uint64_t begin, std::uint64_t end, std::uint32_t name, std::uint32_t lane,
+        DoingKind kind)
+      : begin_ns(begin),
+        end_ns(end),
+        name(name),
+        lane_kind_(std::min(lane, kMaxLane) << 8 | static_cast<std::uint32_t>(kind)) {}
+  std::uint32_t lane() const noexcept { return lane_kind_ >> 8; }
+  DoingKind kind() const noexcept { return static_cast<DoingKind>(lane_kind_ & 0xff); }
+
+  std::uint64_t begin_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t name = 0;  // index into RankWaitInput::names
+
+ private:
+  std::uint32_t lane_kind_ = 0;
 };
+
+// The order of a rank's doings: by lane, then begin.
+inline bool doing_order(const Doing& a, const Doing& b) {
+  return a.lane() != b.lane() ? a.lane() < b.lane() : a.begin_ns < b.begin_ns;
+}
 
 struct RankWaitInput {
   std::int32_t rank = -1;
@@ -80,6 +100,8 @@ struct RankWaitInput {
   };
   std::vector<RegionLane> region_lanes;
   std::uint64_t least_doing_ns = 0;  // doings shorter than this were dropped
+  // Doings sorted by lane, then begin (the gatherer leaves them so; the analysis sorts a copy
+  // of any other).
 
   void put(ByteWriter& out) const;
   static RankWaitInput get(ByteReader& in);
@@ -90,6 +112,7 @@ struct RankWaitInput {
 class WaitInputGatherer {
  public:
   static constexpr std::size_t kMaxDoings = std::size_t{1} << 20;
+  static constexpr std::uint64_t kLeastDoingNs = 1000;
 
   explicit WaitInputGatherer(const AlignedRank& rank);
   void mpi_call(const format::MpiCallRow& row);
@@ -112,7 +135,7 @@ class WaitInputGatherer {
   absl::flat_hash_map<std::uint64_t, std::uint32_t> names_;
   absl::flat_hash_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> lanes_;
   absl::flat_hash_map<format::StringId, CollectiveKind> collective_kinds_;
-  absl::flat_hash_map<std::uint64_t, std::uint64_t> sequences_;  // communicator -> next
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> sequences_;  // communicator -> next
   std::uint32_t lane_count_ = 0;
 };
 

@@ -19,18 +19,16 @@ double ms(double ns) { return ns / 1e6; }
 // One rank's doings, by lane and begin, for what-was-it-doing queries.
 class RankDoings {
  public:
-  explicit RankDoings(const RankWaitInput& input) : input_(input) {
-    order_.resize(input.doings.size());
-    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
-      const Doing& x = input.doings[a];
-      const Doing& y = input.doings[b];
-      return std::tie(x.lane, x.begin_ns) < std::tie(y.lane, y.begin_ns);
-    });
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      const Doing& doing = input.doings[order_[i]];
-      if (lanes_.empty() || lanes_.back().lane != doing.lane)
-        lanes_.push_back({doing.lane, i, i, 0});
+  explicit RankDoings(const RankWaitInput& input) : input_(input), doings_(input.doings) {
+    if (!std::is_sorted(doings_.begin(), doings_.end(), doing_order)) {
+      sorted_ = input.doings;
+      std::sort(sorted_.begin(), sorted_.end(), doing_order);
+      doings_ = sorted_;
+    }
+    for (std::size_t i = 0; i < doings_.size(); ++i) {
+      const Doing& doing = doings_[i];
+      if (lanes_.empty() || lanes_.back().lane != doing.lane())
+        lanes_.push_back({doing.lane(), i, i, 0});
       Lane& lane = lanes_.back();
       lane.end = i + 1;
       lane.longest_ns = std::max(lane.longest_ns, doing.end_ns - doing.begin_ns);
@@ -52,22 +50,21 @@ class RankDoings {
     const std::uint64_t wait = to - from;
     Best innermost;  // the deepest region covering half the wait
     for (const Lane& lane : lanes_) {
-      const auto lane_begin = order_.begin() + static_cast<std::ptrdiff_t>(lane.begin);
-      const auto lane_end = order_.begin() + static_cast<std::ptrdiff_t>(lane.end);
+      const auto [lane_begin, lane_end] = lane_doings(lane);
       const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
-      auto it = std::lower_bound(
-          lane_begin, lane_end, earliest,
-          [&](std::size_t i, std::uint64_t t) { return input_.doings[i].begin_ns < t; });
-      for (; it != lane_end && input_.doings[*it].begin_ns < to; ++it) {
-        const Doing& doing = input_.doings[*it];
+      auto it =
+          std::lower_bound(lane_begin, lane_end, earliest,
+                           [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+      for (; it != lane_end && it->begin_ns < to; ++it) {
+        const Doing& doing = *it;
         const std::uint64_t begin = std::max(doing.begin_ns, from);
         const std::uint64_t end = std::min(doing.end_ns, to);
         if (end <= begin) continue;
         const std::uint64_t overlap = end - begin;
-        Best& kind = best[static_cast<std::size_t>(doing.kind)];
+        Best& kind = best[static_cast<std::size_t>(doing.kind())];
         if (overlap > kind.overlap) kind = {overlap, &doing, 0};
-        if (doing.kind == DoingKind::kRegion && overlap * 2 >= wait) {
-          const auto found = region_lanes_.find(doing.lane);
+        if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
+          const auto found = region_lanes_.find(doing.lane());
           const std::uint32_t level = found == region_lanes_.end() ? 0 : found->second.second;
           if (innermost.doing == nullptr || level > innermost.level)
             innermost = {overlap, &doing, level};
@@ -76,7 +73,7 @@ class RankDoings {
     }
     auto named = [&](const Doing& doing) {
       const std::string& name = input_.names[doing.name];
-      return doing.kind == DoingKind::kRegion ? "region " + name : name;
+      return doing.kind() == DoingKind::kRegion ? "region " + name : name;
     };
     for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
       const Best& found = best[static_cast<std::size_t>(kind)];
@@ -96,13 +93,12 @@ class RankDoings {
     for (const Lane& lane : lanes_) {
       const auto region = region_lanes_.find(lane.lane);
       if (region == region_lanes_.end() || region->second.first != thread) continue;
-      const auto lane_begin = order_.begin() + static_cast<std::ptrdiff_t>(lane.begin);
-      const auto lane_end = order_.begin() + static_cast<std::ptrdiff_t>(lane.end);
-      auto it = std::upper_bound(lane_begin, lane_end, t, [&](std::uint64_t time, std::size_t i) {
-        return time < input_.doings[i].begin_ns;
-      });
+      const auto [lane_begin, lane_end] = lane_doings(lane);
+      auto it = std::upper_bound(
+          lane_begin, lane_end, t,
+          [](std::uint64_t time, const Doing& doing) { return time < doing.begin_ns; });
       if (it == lane_begin) continue;
-      const Doing& doing = input_.doings[*std::prev(it)];
+      const Doing& doing = *std::prev(it);
       if (doing.end_ns >= t) enclosing.emplace_back(region->second.second, &doing);
     }
     std::sort(enclosing.begin(), enclosing.end(),
@@ -118,12 +114,18 @@ class RankDoings {
  private:
   struct Lane {
     std::uint32_t lane;
-    std::size_t begin;  // its doings: order_[begin, end)
+    std::size_t begin;  // its doings: doings_[begin, end)
     std::size_t end;
     std::uint64_t longest_ns;
   };
+  std::pair<std::span<const Doing>::iterator, std::span<const Doing>::iterator> lane_doings(
+      const Lane& lane) const {
+    return {doings_.begin() + static_cast<std::ptrdiff_t>(lane.begin),
+            doings_.begin() + static_cast<std::ptrdiff_t>(lane.end)};
+  }
   const RankWaitInput& input_;
-  std::vector<std::size_t> order_;
+  std::span<const Doing> doings_;  // by lane and begin: the input's, or sorted_
+  std::vector<Doing> sorted_;
   std::vector<Lane> lanes_;
   absl::flat_hash_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> region_lanes_;
 };
@@ -167,7 +169,8 @@ class Analysis {
       const MessageEnd* send;
     };
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
-      std::map<std::pair<std::uint32_t, std::uint64_t>, Waiting> latest;  // (thread, begin)
+      absl::flat_hash_map<std::pair<std::uint32_t, std::uint64_t>, Waiting>
+          latest;  // (thread, begin)
       for (const MessageEnd& end : ranks_[r].messages) {
         if (end.send != 0) continue;
         const auto found = sends.find(end.flow);

@@ -21,7 +21,8 @@ struct MergeOptions {
   bool quiet = false;  // nothing but errors
   bool print_summary = true;
   bool correct_causality = true;
-  bool timings = false;  // each phase's time, on stderr
+  bool wait_states = true;  // the summary's wait-state analysis (docs/ANALYSIS.md)
+  bool timings = false;     // each phase's time, on stderr
 };
 
 struct MergeSettings {

@@ -103,7 +103,9 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
   summary.end_watch();
   if (group.size() == 1) return;
   const auto parts = group.all_gather(summary.serialize());
+  const bool waits = summary.gathers_wait_states();
   summary = Summary();
+  summary.gather_wait_states(waits);
   for (const auto& part : parts) summary.merge(part);
 }
 
@@ -161,6 +163,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     } const stop_early{sink};
     // The summary: gathered from the rows the sink reads, not in a pass of its own.
     Summary summary;
+    summary.gather_wait_states(options_.wait_states);
     const bool want_summary =
         (!options_.quiet && options_.print_summary) || !options_.csv_prefix.empty();
     if (want_summary)

@@ -189,17 +189,18 @@ void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
   watched_at_[&rank] = watched_.size();
   watched_.push_back(std::make_shared<Summary>());
-  install_watcher(rank, watched_.back());
+  install_watcher(rank, watched_.back(), analyse_waits_);
 }
 
 void Summary::watch_again(const AlignedRank& rank) {
   const auto found = watched_at_.find(&rank);
   if (found == watched_at_.end()) return;  // not watched: nothing to forget
   watched_[found->second] = std::make_shared<Summary>();
-  install_watcher(rank, watched_[found->second]);
+  install_watcher(rank, watched_[found->second], analyse_waits_);
 }
 
-void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) {
+void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part,
+                              bool waits_too) {
   const RankFileReader& reader = rank.reader();
   // Per rank: the MPI function kinds, the nested ranges' time by (thread, level) for self
   // time (a range's duration minus its direct children's), and each statistic found once by
@@ -219,16 +220,19 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   auto state = std::make_shared<State>(reader);
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
-  auto waits = std::make_shared<WaitInputGatherer>(rank);
-  part->wait_part_ = waits;
-  watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
+  std::shared_ptr<WaitInputGatherer> waits;
+  if (waits_too) {
+    waits = std::make_shared<WaitInputGatherer>(rank);
+    part->wait_part_ = waits;
+    watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
+  }
   auto counters = std::make_shared<CounterSummary::RankPart>(rank);
   if (!counters->sampled()) counters.reset();
   part->counter_part_ = counters;
   if (counters)
     watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
   watcher.mpi_call = [part, state, counters, waits, &reader, id](const MpiCallRow& row) {
-    waits->mpi_call(row);
+    if (waits) waits->mpi_call(row);
     const bool per_request = state->functions.is_per_request_row(row);
     if (counters) counters->mpi_call(row, per_request);
     if (per_request) return;
@@ -238,7 +242,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     }).add(duration, duration);
   };
   watcher.range = [part, state, waits, &reader, id](const Range& range) {
-    waits->range(range);
+    if (waits) waits->range(range);
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
     double self = duration;
     if (range.nested) {
@@ -252,7 +256,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     }).add(duration, self);
   };
   watcher.activity = [part, state, waits, &reader, id](const ActivityRow& row) {
-    waits->activity(row);
+    if (waits) waits->activity(row);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
@@ -348,7 +352,7 @@ void Summary::print(std::FILE* out, std::size_t top) const {
   double mpi_ns = 0;
   for (const auto& [function, per_rank] : mpi_)
     for (const auto& [rank, stat] : per_rank) mpi_ns += stat.total_ns;
-  wait_states().print(out, mpi_ns, top);
+  if (analyse_waits_) wait_states().print(out, mpi_ns, top);
 }
 
 bool Summary::write_csv(const std::string& prefix, std::string& error) const {
@@ -379,7 +383,8 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
       for (const auto& [rank, s] : per_rank)
         kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
                                s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
-  return counters_.write_csv(prefix, error) && wait_states().write_csv(prefix, error);
+  return counters_.write_csv(prefix, error) &&
+         (!analyse_waits_ || wait_states().write_csv(prefix, error));
 }
 
 }  // namespace rocprof::merge

@@ -25,6 +25,9 @@ namespace rocprof::merge {
 
 class Summary {
  public:
+  // Whether ranks watched from now on are gathered for the wait states (on by default).
+  void gather_wait_states(bool on) { analyse_waits_ = on; }
+  bool gathers_wait_states() const noexcept { return analyse_waits_; }
   // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
   // The same, from the rows the rank's visitors hand out to whoever reads them next (an
@@ -42,7 +45,7 @@ class Summary {
   void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
   // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv,
-  // <prefix>_waits.csv.
+  // <prefix>_waits.csv (unless the wait states are not analysed).
   // False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
@@ -80,11 +83,13 @@ class Summary {
   std::vector<RankWaitInput> wait_inputs_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   mutable std::optional<WaitStateReport> wait_report_;
+  bool analyse_waits_ = true;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 
   // Sends the rank's rows to `part`.
-  static void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part);
+  static void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part,
+                              bool waits);
 
   void merge(const Summary& part);
 };

@@ -98,6 +98,17 @@ class WaitStatesTest(unittest.TestCase):
         self.assertEqual(waits, [])
         self.assertNotIn("Wait states", summary)
 
+    def test_no_wait_states_leaves_them_out(self):
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
+        prefix = os.path.join(self.dir, "without")
+        result = subprocess.run([MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix,
+                                 "--no-wait-states"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("Wait states", result.stdout)
+        self.assertIn("MPI_Allreduce", result.stdout)
+        self.assertTrue(os.path.exists(prefix + "_mpi.csv"))
+        self.assertFalse(os.path.exists(prefix + "_waits.csv"))
+
     def test_the_waits_of_a_traced_run_fit_in_its_mpi_time(self):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}

@@ -28,21 +28,21 @@ class Rank {
   }
   Rank& send(std::uint64_t flow, const std::string& function, std::uint64_t begin,
              std::uint64_t end) {
-    input_.messages.push_back({flow, begin, end, begin, 1, name(function),
+    input_.messages.push_back({flow, begin, end, begin, 1, function_name(function),
                                static_cast<std::uint8_t>(mpi_call_kind(function)), 1});
     return call(function, begin, end);
   }
   // A receive completed by `function` in [begin, end), posted at `posted`.
   Rank& receive(std::uint64_t flow, const std::string& function, std::uint64_t begin,
                 std::uint64_t end, std::uint64_t posted) {
-    input_.messages.push_back({flow, begin, end, posted, 1, name(function),
+    input_.messages.push_back({flow, begin, end, posted, 1, function_name(function),
                                static_cast<std::uint8_t>(mpi_call_kind(function)), 0});
     return call(function, begin, end);
   }
   Rank& collective(const std::string& function, std::uint64_t begin, std::uint64_t end,
                    std::int32_t root = -1, std::uint64_t communicator = 1) {
-    input_.collectives.push_back({communicator, sequences_[communicator]++, begin, end, root, 1,
-                                  name(function), collective_kind(function)});
+    input_.collectives.push_back({communicator, begin, end, sequences_[communicator]++, root, 1,
+                                  function_name(function), collective_kind(function)});
     return call(function, begin, end);
   }
   Rank& doing(DoingKind kind, const std::string& what, std::uint64_t begin, std::uint64_t end,
@@ -60,13 +60,16 @@ class Rank {
     return doing(DoingKind::kRegion, what, begin, end, lane);
   }
   const RankWaitInput& input() const { return input_; }
+  std::uint16_t function_name(const std::string& text) {
+    return static_cast<std::uint16_t>(name(text));
+  }
 
  private:
   Rank& call(const std::string& function, std::uint64_t begin, std::uint64_t end) {
     return doing(DoingKind::kMpiCall, function, begin, end, 1);
   }
   RankWaitInput input_;
-  std::map<std::uint64_t, std::uint64_t> sequences_;  // by communicator
+  std::map<std::uint64_t, std::uint32_t> sequences_;  // by communicator
 };
 
 WaitStateReport analyse(const std::vector<Rank>& ranks) {
