@@ -2,7 +2,8 @@
 # The README's main job: install dependencies, build, and run the bundled MPI example (a
 # Jacobi solver with halo exchanges and ROC-TX ranges) on 4 ranks under rocprof-mpi: through
 # srun when a local Slurm answers, otherwise through mpirun. Then print what was traced and
-# where the rank files are, merge them into one timeline and print its summary and path.
+# where the rank files are, merge them into one timeline and an HTML report, and print the
+# summary and their paths.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ "${ROCPROF_DEMO_SKIP_BUILD:-0}" != 1 ]; then  # the tests run it on their own build
@@ -24,5 +25,6 @@ else
     mpirun --oversubscribe -np 4 "$build/bin/rocprof-mpi" "${trace[@]}" -- "${app[@]}"
 fi
 echo
-"$build/bin/rocprof-merge" "$out" -o "$out.pftrace"
+"$build/bin/rocprof-merge" "$out" -o "$out.pftrace" --report "$out.html"
 echo "Timeline: $out.pftrace (open it in https://ui.perfetto.dev)"
+echo "Report: $out.html (open it in a browser)"

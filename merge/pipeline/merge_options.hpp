@@ -16,6 +16,7 @@ struct MergeOptions {
   std::vector<std::string> inputs;  // a directory of rank files, or rank files
   std::string output;               // the timeline; its extension names the format
   std::string csv_prefix;           // the summary's CSV files, or none
+  std::string report;               // the HTML report, or none
   bool allow_missing = false;
   bool skip_bad = false;
   bool quiet = false;  // nothing but errors

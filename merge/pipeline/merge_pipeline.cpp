@@ -17,6 +17,7 @@
 #include "merge/pipeline/output_checks.hpp"
 #include "merge/pipeline/partial_output.hpp"
 #include "merge/pipeline/phase_timings.hpp"
+#include "merge/report/html_report.hpp"
 #include "merge/summary/summary.hpp"
 
 namespace rocprof::merge {
@@ -164,8 +165,8 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // The summary: gathered from the rows the sink reads, not in a pass of its own.
     Summary summary;
     summary.gather_wait_states(options_.wait_states);
-    const bool want_summary =
-        (!options_.quiet && options_.print_summary) || !options_.csv_prefix.empty();
+    const bool want_summary = (!options_.quiet && options_.print_summary) ||
+                              !options_.csv_prefix.empty() || !options_.report.empty();
     if (want_summary)
       for (const AlignedRank* rank : job.block()) summary.watch(*rank);
 
@@ -236,6 +237,16 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         fmt::print(stderr, "rocprof-merge: {}\n", error);
         return 1;
       }
+    }
+    if (!options_.report.empty()) {
+      std::string error;
+      const ReportJob about{checked.set.job_id(), static_cast<std::size_t>(group.size()),
+                            options_.output};
+      if (!write_html_report(options_.report, summary, about, error)) {
+        fmt::print(stderr, "rocprof-merge: {}\n", error);
+        return 1;
+      }
+      if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
     }
     // The summary and CSV files stand on their own; a timeline written to a file that is
     // gone is not a success.

@@ -138,6 +138,8 @@ std::vector<std::byte> Summary::serialize() const {
   counters_.put(out);
   out.put<std::uint64_t>(wait_inputs_.size());
   for (const RankWaitInput& input : wait_inputs_) input.put(out);
+  out.put<std::uint64_t>(rank_times_.size());
+  for (const RankTime& time : rank_times_) time.put(out);
   return out.take();
 }
 
@@ -160,6 +162,9 @@ void Summary::merge(std::span<const std::byte> bytes) {
   const auto inputs = in.get<std::uint64_t>();
   if (inputs > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
   for (std::uint64_t i = 0; i < inputs; ++i) part.wait_inputs_.push_back(RankWaitInput::get(in));
+  const auto times = in.get<std::uint64_t>();
+  if (times > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
+  for (std::uint64_t i = 0; i < times; ++i) part.rank_times_.push_back(RankTime::get(in));
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
   // The ranks' wait-state inputs are moved, not copied: they are the summary's largest part.
   wait_inputs_.insert(wait_inputs_.end(), std::make_move_iterator(part.wait_inputs_.begin()),
@@ -224,25 +229,32 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   if (waits_too) {
     waits = std::make_shared<WaitInputGatherer>(rank);
     part->wait_part_ = waits;
-    watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
   }
+  auto time = std::make_shared<RankTime>(rank.rank());
+  part->time_part_ = time;
+  watcher.api_call = [waits, time](const ApiCallRow& row) {
+    time->record(row.begin_ns, row.end_ns);
+    if (waits) waits->api_call(row);
+  };
   auto counters = std::make_shared<CounterSummary::RankPart>(rank);
   if (!counters->sampled()) counters.reset();
   part->counter_part_ = counters;
   if (counters)
     watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
-  watcher.mpi_call = [part, state, counters, waits, &reader, id](const MpiCallRow& row) {
+  watcher.mpi_call = [part, state, counters, waits, time, &reader, id](const MpiCallRow& row) {
     if (waits) waits->mpi_call(row);
     const bool per_request = state->functions.is_per_request_row(row);
     if (counters) counters->mpi_call(row, per_request);
     if (per_request) return;
+    time->mpi_call(row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     cached(state->mpi, row.function, [&]() -> Stat& {
       return part->mpi_[reader.string(row.function)][id];
     }).add(duration, duration);
   };
-  watcher.range = [part, state, waits, &reader, id](const Range& range) {
+  watcher.range = [part, state, waits, time, &reader, id](const Range& range) {
     if (waits) waits->range(range);
+    time->record(range.begin_ns, range.end_ns);
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
     double self = duration;
     if (range.nested) {
@@ -255,8 +267,9 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->regions_[{id, range.thread_id, reader.string(range.name)}];
     }).add(duration, self);
   };
-  watcher.activity = [part, state, waits, &reader, id](const ActivityRow& row) {
+  watcher.activity = [part, state, waits, time, &reader, id](const ActivityRow& row) {
     if (waits) waits->activity(row);
+    time->gpu_work(row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
@@ -282,6 +295,11 @@ void Summary::end_watch() {
     part->counter_part_.reset();
     if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());
     part->wait_part_.reset();
+    if (part->time_part_) {
+      part->time_part_->finish();
+      rank_times_.push_back(*part->time_part_);
+      part->time_part_.reset();
+    }
     merge(*part);
   }
   watched_.clear();
@@ -299,7 +317,15 @@ void Summary::merge(const Summary& part) {
   merge_per_rank(part.copies_, copies_);
   counters_.merge(part.counters_);
   wait_inputs_.insert(wait_inputs_.end(), part.wait_inputs_.begin(), part.wait_inputs_.end());
+  rank_times_.insert(rank_times_.end(), part.rank_times_.begin(), part.rank_times_.end());
   wait_report_.reset();
+}
+
+std::vector<RankTime> Summary::rank_times() const {
+  std::vector<RankTime> times = rank_times_;
+  std::sort(times.begin(), times.end(),
+            [](const RankTime& a, const RankTime& b) { return a.rank() < b.rank(); });
+  return times;
 }
 
 const WaitStateReport& Summary::wait_states() const {

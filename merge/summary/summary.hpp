@@ -20,6 +20,7 @@
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/summary/counter_summary.hpp"
+#include "merge/summary/rank_time.hpp"
 
 namespace rocprof::merge {
 
@@ -67,6 +68,9 @@ class Summary {
   const std::map<RegionKey, Stat>& regions() const { return regions_; }
   const std::map<std::string, std::map<std::int32_t, Stat>>& kernels() const { return kernels_; }
   const CounterSummary& counters() const { return counters_; }
+  // Where each rank's time went (span, MPI, GPU busy), by rank.
+  std::vector<RankTime> rank_times() const;
+  std::uint64_t ranks() const noexcept { return ranks_; }
   // The wait states of the ranks added up (analysed at the first call).
   const WaitStateReport& wait_states() const;
 
@@ -81,6 +85,8 @@ class Summary {
   std::shared_ptr<CounterSummary::RankPart> counter_part_;
   // What the wait-state analysis needs of each rank; a watched rank's, gathered while read.
   std::vector<RankWaitInput> wait_inputs_;
+  std::vector<RankTime> rank_times_;
+  std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   mutable std::optional<WaitStateReport> wait_report_;
   bool analyse_waits_ = true;

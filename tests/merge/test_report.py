@@ -1,0 +1,123 @@
+"""rocprof-merge --report: a self-contained HTML file whose numbers add up, drawn by a real
+browser (headless Chromium, network off) with every plot rendered and no console error; the
+screenshot is kept under the build's test-artifacts/."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+MERGE = os.environ["ROCPROF_TEST_MERGE"]
+SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
+LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
+JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+ARTIFACTS = os.environ["ROCPROF_TEST_ARTIFACTS"]
+CHROMIUM = shutil.which("chromium")
+
+
+def rank_rows(html):
+    """The per-rank table: rank -> (wall, compute, transfer, wait, gpu) in ms."""
+    rows = {}
+    for cells in re.findall(r"<tr>((?:<td>[^<]*</td>){6})</tr>", html):
+        values = re.findall(r"<td>([^<]*)</td>", cells)
+        if re.fullmatch(r"\d+", values[0]) and all(re.fullmatch(r"[\d.]+", v) for v in values):
+            rows[int(values[0])] = tuple(float(v) for v in values[1:])
+    return rows
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="report_test_")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def report(self, job, name):
+        path = os.path.join(self.dir, name + ".html")
+        result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, name + ".pftrace"),
+                                 "--report", path], capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"report -> {path}", result.stdout)
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+
+    def check_adds_up(self, html, ranks):
+        rows = rank_rows(html)
+        self.assertEqual(sorted(rows), list(range(ranks)))
+        for rank, (wall, compute, transfer, wait, gpu) in rows.items():
+            self.assertGreater(wall, 0, rank)
+            # Per rank: compute + MPI = wall, within 1 %.
+            self.assertLess(abs(compute + transfer + wait - wall), 0.01 * wall + 0.002, rank)
+            self.assertLessEqual(gpu, wall + 0.001, rank)
+        return rows
+
+    def browse(self, path, screenshot):
+        """Chromium, headless, offline: the DOM after the page's script ran, and its console."""
+        if CHROMIUM is None:
+            self.skipTest("chromium is not installed (scripts/install-deps.sh installs it)")
+        base = ["unshare", "-n", CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                f"--user-data-dir={os.path.join(self.dir, 'profile')}"]
+        dom = subprocess.run([*base, "--dump-dom", "file://" + path], capture_output=True,
+                             text=True, timeout=120)
+        self.assertEqual(dom.returncode, 0, dom.stderr[-2000:])
+        shot = subprocess.run([*base, "--enable-logging=stderr", "--v=0", "--window-size=1100,2400",
+                               f"--screenshot={screenshot}", "file://" + path],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(shot.returncode, 0, shot.stderr[-2000:])
+        self.assertGreater(os.path.getsize(screenshot), 10_000)
+        console = [line for line in shot.stderr.splitlines() if ":CONSOLE" in line]
+        return dom.stdout, console
+
+    def test_the_report_of_a_job_with_waits_and_kernels(self):
+        job = os.path.join(self.dir, "job")
+        subprocess.run([SYNTHETIC, job, "4", "1000", "--late-rank=1:1000000:gpu"], check=True)
+        path, html = self.report(job, "job")
+        # Self-contained: nothing loaded from anywhere.
+        self.assertNotRegex(html, r"(src|href)\s*=")
+        self.assertNotIn("@import", html)
+        rows = self.check_adds_up(html, 4)
+        # Rank 1 is late by 1 ms in each of 100 iterations: the others wait about 100 ms.
+        self.assertAlmostEqual(rows[0][3], 100.0, delta=0.5)
+        self.assertAlmostEqual(rows[1][3], 0.0, delta=0.01)
+        self.assertAlmostEqual(rows[1][4], 102.5, delta=0.01)  # its GPU ran slow_kernel
+        for plot in ("time-per-rank", "mpi-heatmap", "wait-patterns", "wait-causes"):
+            self.assertIn(f'id="{plot}"', html)
+        self.assertIn("rank 1 in kernel slow_kernel", html)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        screenshot = os.path.join(ARTIFACTS, "report.png")
+        dom, console = self.browse(path, screenshot)
+        plots = html.count('<svg class="plot"')
+        self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1), str(plots))
+        self.assertTrue(any(f"{plots} plots drawn" in line for line in console), console)
+        self.assertFalse([line for line in console if "plots drawn" not in line], console)
+
+    def test_the_report_of_a_traced_run(self):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "--marker-trace", "-d", "trace", "--", JACOBI, "128", "40"],
+                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        path, html = self.report(os.path.join(self.dir, "trace"), "trace")
+        rows = self.check_adds_up(html, 4)
+        self.assertTrue(any(transfer + wait > 0 for _, _, transfer, wait, _ in rows.values()))
+        dom, console = self.browse(path, os.path.join(ARTIFACTS, "report_jacobi.png"))
+        self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1),
+                         str(html.count('<svg class="plot"')))
+
+    def test_a_report_that_cannot_be_written_is_refused_before_any_work(self):
+        job = os.path.join(self.dir, "job")
+        subprocess.run([SYNTHETIC, job, "2", "100"], check=True)
+        result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "t.json"), "--report",
+                                 "/nonexistent/dir/r.html"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("/nonexistent/dir/r.html", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "t.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()
