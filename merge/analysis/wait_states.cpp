@@ -9,126 +9,13 @@
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
+#include "merge/analysis/rank_doings.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 
 namespace rocprof::merge {
 namespace {
 
 double ms(double ns) { return ns / 1e6; }
-
-// One rank's doings, by lane and begin, for what-was-it-doing queries.
-class RankDoings {
- public:
-  explicit RankDoings(const RankWaitInput& input) : input_(input), doings_(input.doings) {
-    if (!std::is_sorted(doings_.begin(), doings_.end(), doing_order)) {
-      sorted_ = input.doings;
-      std::sort(sorted_.begin(), sorted_.end(), doing_order);
-      doings_ = sorted_;
-    }
-    for (std::size_t i = 0; i < doings_.size(); ++i) {
-      const Doing& doing = doings_[i];
-      if (lanes_.empty() || lanes_.back().lane != doing.lane())
-        lanes_.push_back({doing.lane(), i, i, 0});
-      Lane& lane = lanes_.back();
-      lane.end = i + 1;
-      lane.longest_ns = std::max(lane.longest_ns, doing.end_ns - doing.begin_ns);
-    }
-    for (const RankWaitInput::RegionLane& region : input.region_lanes)
-      region_lanes_[region.lane] = {region.thread_id, region.level};
-  }
-
-  // What the rank was doing in [from, to): its host in an MPI call for at least half of it
-  // (itself waiting: a chain), else GPU work in flight for half of it, else an API call, else
-  // the innermost region covering half of it, else whatever overlapped it most.
-  std::string cause(std::uint64_t from, std::uint64_t to) const {
-    struct Best {
-      std::uint64_t overlap = 0;
-      const Doing* doing = nullptr;
-      std::uint32_t level = 0;
-    };
-    std::array<Best, 4> best{};  // by DoingKind
-    const std::uint64_t wait = to - from;
-    Best innermost;  // the deepest region covering half the wait
-    for (const Lane& lane : lanes_) {
-      const auto [lane_begin, lane_end] = lane_doings(lane);
-      const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
-      auto it =
-          std::lower_bound(lane_begin, lane_end, earliest,
-                           [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
-      for (; it != lane_end && it->begin_ns < to; ++it) {
-        const Doing& doing = *it;
-        const std::uint64_t begin = std::max(doing.begin_ns, from);
-        const std::uint64_t end = std::min(doing.end_ns, to);
-        if (end <= begin) continue;
-        const std::uint64_t overlap = end - begin;
-        Best& kind = best[static_cast<std::size_t>(doing.kind())];
-        if (overlap > kind.overlap) kind = {overlap, &doing, 0};
-        if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
-          const auto found = region_lanes_.find(doing.lane());
-          const std::uint32_t level = found == region_lanes_.end() ? 0 : found->second.second;
-          if (innermost.doing == nullptr || level > innermost.level)
-            innermost = {overlap, &doing, level};
-        }
-      }
-    }
-    auto named = [&](const Doing& doing) {
-      const std::string& name = input_.names[doing.name];
-      return doing.kind() == DoingKind::kRegion ? "region " + name : name;
-    };
-    for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
-      const Best& found = best[static_cast<std::size_t>(kind)];
-      if (found.doing != nullptr && found.overlap * 2 >= wait) return named(*found.doing);
-    }
-    if (innermost.doing != nullptr) return named(*innermost.doing);
-    const Best* most = nullptr;
-    for (const Best& found : best)
-      if (found.doing != nullptr && (most == nullptr || found.overlap > most->overlap))
-        most = &found;
-    return most != nullptr ? named(*most->doing) : std::string("(no recorded activity)");
-  }
-
-  // The regions enclosing time t on `thread`, outermost first: "solve > exchange".
-  std::string call_path(std::uint32_t thread, std::uint64_t t) const {
-    std::vector<std::pair<std::uint32_t, const Doing*>> enclosing;
-    for (const Lane& lane : lanes_) {
-      const auto region = region_lanes_.find(lane.lane);
-      if (region == region_lanes_.end() || region->second.first != thread) continue;
-      const auto [lane_begin, lane_end] = lane_doings(lane);
-      auto it = std::upper_bound(
-          lane_begin, lane_end, t,
-          [](std::uint64_t time, const Doing& doing) { return time < doing.begin_ns; });
-      if (it == lane_begin) continue;
-      const Doing& doing = *std::prev(it);
-      if (doing.end_ns >= t) enclosing.emplace_back(region->second.second, &doing);
-    }
-    std::sort(enclosing.begin(), enclosing.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string path;
-    for (const auto& [level, doing] : enclosing) {
-      if (!path.empty()) path += " > ";
-      path += input_.names[doing->name];
-    }
-    return path;
-  }
-
- private:
-  struct Lane {
-    std::uint32_t lane;
-    std::size_t begin;  // its doings: doings_[begin, end)
-    std::size_t end;
-    std::uint64_t longest_ns;
-  };
-  std::pair<std::span<const Doing>::iterator, std::span<const Doing>::iterator> lane_doings(
-      const Lane& lane) const {
-    return {doings_.begin() + static_cast<std::ptrdiff_t>(lane.begin),
-            doings_.begin() + static_cast<std::ptrdiff_t>(lane.end)};
-  }
-  const RankWaitInput& input_;
-  std::span<const Doing> doings_;  // by lane and begin: the input's, or sorted_
-  std::vector<Doing> sorted_;
-  std::vector<Lane> lanes_;
-  absl::flat_hash_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> region_lanes_;
-};
 
 class Analysis {
  public:
@@ -154,6 +41,7 @@ class Analysis {
         pattern,  ranks_[waiting].rank, doings_[waiting].call_path(thread, call_begin),
         function, ranks_[awaited].rank, doings_[awaited].cause(from, to)};
     report_.waits[std::move(key)].add(static_cast<double>(to - from));
+    report_.edges.push_back({ranks_[waiting].rank, ranks_[awaited].rank, from, to});
   }
 
   void messages() {

@@ -36,6 +36,15 @@ struct WaitStateReport {
   using Key =
       std::tuple<WaitPattern, std::int32_t, std::string, std::string, std::int32_t, std::string>;
   std::map<Key, WaitTotals> waits;
+  // Each wait: rank `waiting` could not go on in [from, to) until rank `awaited` got there
+  // (the edges of the critical path).
+  struct Edge {
+    std::int32_t waiting;
+    std::int32_t awaited;
+    std::uint64_t from;
+    std::uint64_t to;
+  };
+  std::vector<Edge> edges;
   // Collective instances whose ranks called different functions (the records contradict
   // each other there): not analysed.
   std::uint64_t mismatched_collectives = 0;

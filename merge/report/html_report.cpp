@@ -329,6 +329,33 @@ void gpu(std::string& out, const Summary& summary) {
   out += "</table>\n";
 }
 
+void critical_path(std::string& out, const Summary& summary) {
+  out += "<h2>Critical path</h2>\n";
+  if (!summary.gathers_wait_states()) {
+    out += "<p>Not found (--no-wait-states).</p>\n";
+    return;
+  }
+  const CriticalPath& path = summary.critical_path();
+  if (path.empty()) {
+    out += "<p>No rank recorded anything.</p>\n";
+    return;
+  }
+  out += fmt::format(
+      "<p>The chain of work that set the job's length: {} in {} stretches over {} ranks, from "
+      "the end of the last rank back through each wait to the rank waited for. Each instant "
+      "goes to an MPI call, else GPU work in flight, else an API call, else the innermost "
+      "region.</p>\n",
+      duration(path.length_ns), path.stretches.size(), path.by_rank.size());
+  std::vector<std::pair<std::string, double>> bars;
+  for (const auto& [name, ns] : path.activities()) {
+    if (bars.size() == kTopRows) break;
+    bars.emplace_back(name.empty() ? "(no recorded activity)" : name, ns);
+  }
+  bar_chart(out, "critical-path", bars, "#76b7b2", [&](double ns) {
+    return fmt::format("{} ({:.1f}%)", duration(ns), 100 * ns / path.length_ns);
+  });
+}
+
 constexpr std::string_view kStyle = R"(<style>
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px 40px; color: #222; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ccc; }
@@ -393,8 +420,8 @@ std::string html_report(const Summary& summary, const ReportJob& job) {
   mpi_heatmap(out, times);
   wait_states(out, summary, mpi);
   gpu(out, summary);
+  critical_path(out, summary);
   out +=
-      "<h2>Critical path</h2>\n<p>Not computed by this version of rocprof-merge.</p>\n"
       "<p class=\"note\">Made by rocprof-merge from the job's rank files; open the timeline in "
       "Perfetto (ui.perfetto.dev) for the details.</p>\n";
   out += kPlotCheck;

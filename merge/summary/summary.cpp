@@ -319,6 +319,17 @@ void Summary::merge(const Summary& part) {
   wait_inputs_.insert(wait_inputs_.end(), part.wait_inputs_.begin(), part.wait_inputs_.end());
   rank_times_.insert(rank_times_.end(), part.rank_times_.begin(), part.rank_times_.end());
   wait_report_.reset();
+  critical_path_.reset();
+}
+
+const CriticalPath& Summary::critical_path() const {
+  if (!critical_path_) {
+    std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>> spans;
+    for (const RankTime& time : rank_times_)
+      if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
+    critical_path_ = find_critical_path(wait_inputs_, wait_states(), spans);
+  }
+  return *critical_path_;
 }
 
 std::vector<RankTime> Summary::rank_times() const {
@@ -378,7 +389,10 @@ void Summary::print(std::FILE* out, std::size_t top) const {
   double mpi_ns = 0;
   for (const auto& [function, per_rank] : mpi_)
     for (const auto& [rank, stat] : per_rank) mpi_ns += stat.total_ns;
-  if (analyse_waits_) wait_states().print(out, mpi_ns, top);
+  if (analyse_waits_) {
+    wait_states().print(out, mpi_ns, top);
+    critical_path().print(out, top);
+  }
 }
 
 bool Summary::write_csv(const std::string& prefix, std::string& error) const {
@@ -410,7 +424,8 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
         kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
                                s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
   return counters_.write_csv(prefix, error) &&
-         (!analyse_waits_ || wait_states().write_csv(prefix, error));
+         (!analyse_waits_ ||
+          (wait_states().write_csv(prefix, error) && critical_path().write_csv(prefix, error)));
 }
 
 }  // namespace rocprof::merge

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/aligned_rank.hpp"
@@ -46,7 +47,8 @@ class Summary {
   void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
   // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv,
-  // <prefix>_waits.csv (unless the wait states are not analysed).
+  // <prefix>_waits.csv and <prefix>_critical_path.csv (unless the wait states are not
+  // analysed).
   // False with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
@@ -71,6 +73,8 @@ class Summary {
   // Where each rank's time went (span, MPI, GPU busy), by rank.
   std::vector<RankTime> rank_times() const;
   std::uint64_t ranks() const noexcept { return ranks_; }
+  // The job's critical path through the wait states (found at the first call).
+  const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).
   const WaitStateReport& wait_states() const;
 
@@ -89,6 +93,7 @@ class Summary {
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   mutable std::optional<WaitStateReport> wait_report_;
+  mutable std::optional<CriticalPath> critical_path_;
   bool analyse_waits_ = true;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part

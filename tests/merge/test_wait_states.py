@@ -86,11 +86,27 @@ class WaitStatesTest(unittest.TestCase):
         _, waits = self.merge(job)
         self.assertEqual(self.rows(waits), self.expected("kernel slow_kernel"))
 
+    def test_the_critical_path_runs_through_the_late_ranks_kernel(self):
+        job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
+        summary, _ = self.merge(job)
+        path = {row["activity"]: int(row["total_ns"])
+                for row in read_csv(os.path.join(self.dir, "gpu1_critical_path.csv"))}
+        # From rank 0's end back to its last MPI_Allreduce wait, then all of rank 1: its
+        # kernels (25 us + 1 ms each) are 97.6 % of the path.
+        self.assertEqual(path["kernel slow_kernel"], ITERATIONS * (25_000 + DELAY_NS))
+        self.assertEqual(max(path, key=path.get), "kernel slow_kernel")
+        span = ITERATIONS * (50_000 + DELAY_NS) - 5_000  # first record to last
+        self.assertLess(abs(sum(path.values()) - span), 100)
+        self.assertIn("Critical path: 104.995 ms in 2 stretches over 2 ranks", summary)
+
     def test_a_parallel_merge_finds_the_same_wait_states(self):
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
         _, serial = self.merge(job)
         _, parallel = self.merge(job, processes=3)
         self.assertEqual(self.rows(parallel), self.rows(serial))
+        with open(os.path.join(self.dir, "late1_critical_path.csv")) as a, \
+                open(os.path.join(self.dir, "late3_critical_path.csv")) as b:
+            self.assertEqual(a.read(), b.read())
 
     def test_a_balanced_job_has_no_wait_states(self):
         job = self.synthetic("balanced")
@@ -108,6 +124,7 @@ class WaitStatesTest(unittest.TestCase):
         self.assertIn("MPI_Allreduce", result.stdout)
         self.assertTrue(os.path.exists(prefix + "_mpi.csv"))
         self.assertFalse(os.path.exists(prefix + "_waits.csv"))
+        self.assertFalse(os.path.exists(prefix + "_critical_path.csv"))
 
     def test_the_waits_of_a_traced_run_fit_in_its_mpi_time(self):
         env = {k: v for k, v in os.environ.items()

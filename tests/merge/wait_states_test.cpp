@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 
@@ -271,6 +272,49 @@ TEST(WaitStates, TheCsvHasARowPerWaitKey) {
             "late sender,1,\"\",MPI_Recv,0,\"region say \"\"hi\"\"\",1,1000\n");
   EXPECT_FALSE(report.write_csv("/nonexistent/dir/x", error));
   EXPECT_NE(error.find("/nonexistent/dir/x_waits.csv"), std::string::npos) << error;
+}
+
+TEST(CriticalPath, WalksBackThroughEachWaitToTheRankWaitedFor) {
+  // Rank 1 computes (a region, a kernel from 2000 to 8000 waited for by a synchronisation)
+  // and sends at 9000; rank 0 waits for it in MPI_Recv from 1000, then computes until 12000;
+  // rank 2 ends first, at 5000.
+  Rank zero(0);
+  Rank one(1);
+  Rank two(2);
+  one.region("step", 0, 9000)
+      .doing(DoingKind::kGpuWork, "kernel big", 2000, 8000, 7)
+      .doing(DoingKind::kApiCall, "hipDeviceSynchronize", 1500, 8100, 1)
+      .send(1, "MPI_Send", 9000, 9200);
+  zero.region("solve", 0, 12000).receive(1, "MPI_Recv", 1000, 9500, 1000);
+  two.region("idle", 0, 5000);
+  const std::vector<Rank> ranks{zero, one, two};
+  std::vector<RankWaitInput> inputs;
+  for (const Rank& rank : ranks) inputs.push_back(rank.input());
+  const WaitStateReport waits = analyse_wait_states(inputs);
+  ASSERT_EQ(waits.edges.size(), 1U);
+  const CriticalPath path =
+      find_critical_path(inputs, waits, {{0, {0, 12000}}, {1, {0, 9200}}, {2, {0, 5000}}});
+  // Rank 0 from 9000 (its wait's end) to 12000, then rank 1 from its start to 9000.
+  ASSERT_EQ(path.stretches.size(), 2U);
+  EXPECT_EQ(path.stretches[0].rank, 0);
+  EXPECT_EQ(path.stretches[0].from, 9000U);
+  EXPECT_EQ(path.stretches[1].rank, 1);
+  EXPECT_EQ(path.stretches[1].to, 9000U);
+  EXPECT_EQ(path.length_ns, 12000);
+  EXPECT_EQ(path.by_rank, (std::map<std::int32_t, double>{{0, 3000}, {1, 9000}}));
+  // Rank 0: MPI_Recv 9000-9500, then its region; rank 1: region, the synchronisation around
+  // the kernel, the kernel itself.
+  EXPECT_EQ(path.by_activity, (std::map<std::string, double>{{"MPI_Recv", 500},
+                                                             {"region solve", 2500},
+                                                             {"region step", 1500 + 900},
+                                                             {"hipDeviceSynchronize", 500 + 100},
+                                                             {"kernel big", 6000}}));
+  EXPECT_EQ(path.activities().front().first, "kernel big");
+  // No waits: the last rank alone.
+  const CriticalPath alone = find_critical_path(inputs, WaitStateReport{}, {{2, {100, 5000}}});
+  ASSERT_EQ(alone.stretches.size(), 1U);
+  EXPECT_EQ(alone.length_ns, 4900);
+  EXPECT_TRUE(find_critical_path(inputs, waits, {}).empty());
 }
 
 }  // namespace

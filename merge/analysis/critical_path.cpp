@@ -1,0 +1,108 @@
+#include "merge/analysis/critical_path.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "merge/analysis/rank_doings.hpp"
+
+namespace rocprof::merge {
+
+CriticalPath find_critical_path(
+    const std::vector<RankWaitInput>& ranks, const WaitStateReport& waits,
+    const std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>& spans) {
+  CriticalPath path;
+  if (spans.empty()) return path;
+  // Each rank's waits by when they ended.
+  std::map<std::int32_t, std::vector<const WaitStateReport::Edge*>> ended;
+  for (const WaitStateReport::Edge& edge : waits.edges) ended[edge.waiting].push_back(&edge);
+  for (auto& [rank, edges] : ended)
+    std::sort(edges.begin(), edges.end(),
+              [](const auto* a, const auto* b) { return a->to < b->to; });
+  // From the rank that ended last (the lowest of several).
+  std::int32_t rank = spans.begin()->first;
+  for (const auto& [candidate, span] : spans)
+    if (span.second > spans.at(rank).second) rank = candidate;
+  std::uint64_t t = spans.at(rank).second;
+  // Each step goes strictly back in time: at most one step per wait, plus the last.
+  for (std::size_t steps = 0; steps <= waits.edges.size(); ++steps) {
+    const auto span = spans.find(rank);
+    const std::uint64_t first = span == spans.end() ? t : std::min(span->second.first, t);
+    const WaitStateReport::Edge* latest = nullptr;
+    if (const auto found = ended.find(rank); found != ended.end()) {
+      const auto& edges = found->second;
+      auto it =
+          std::lower_bound(edges.begin(), edges.end(), t,
+                           [](const auto* edge, std::uint64_t time) { return edge->to < time; });
+      if (it != edges.begin()) latest = *std::prev(it);  // the latest that ended before t
+    }
+    if (latest == nullptr || latest->to <= first) {
+      path.stretches.push_back({rank, first, t});
+      break;
+    }
+    path.stretches.push_back({rank, latest->to, t});
+    rank = latest->awaited;
+    t = latest->to;
+  }
+  std::map<std::int32_t, const RankWaitInput*> inputs;
+  for (const RankWaitInput& input : ranks) inputs[input.rank] = &input;
+  std::map<std::int32_t, RankDoings> doings;
+  for (const CriticalPath::Stretch& stretch : path.stretches) {
+    const auto length = static_cast<double>(stretch.to - stretch.from);
+    path.length_ns += length;
+    path.by_rank[stretch.rank] += length;
+    const auto input = inputs.find(stretch.rank);
+    if (input == inputs.end()) {
+      path.by_activity[""] += length;
+      continue;
+    }
+    const RankDoings& of_rank = doings.try_emplace(stretch.rank, *input->second).first->second;
+    of_rank.attribute(stretch.from, stretch.to,
+                      [&](const std::string& name, double ns) { path.by_activity[name] += ns; });
+  }
+  return path;
+}
+
+std::vector<std::pair<std::string, double>> CriticalPath::activities() const {
+  std::vector<std::pair<std::string, double>> sorted(by_activity.begin(), by_activity.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return sorted;
+}
+
+void CriticalPath::print(std::FILE* out, std::size_t top) const {
+  if (empty()) return;
+  fmt::print(out,
+             "Critical path: {:.3f} ms in {} stretches over {} ranks (ms; share = of the "
+             "path)\n  {:<48} {:>11} {:>7}\n",
+             length_ns / 1e6, stretches.size(), by_rank.size(), "activity", "time", "share");
+  const auto sorted = activities();
+  for (std::size_t i = 0; i < sorted.size() && i < top; ++i)
+    fmt::print(out, "  {:<48} {:>11.3f} {:>6.1f}%\n",
+               sorted[i].first.empty() ? "(no recorded activity)" : sorted[i].first,
+               sorted[i].second / 1e6, length_ns > 0 ? 100 * sorted[i].second / length_ns : 0.0);
+}
+
+bool CriticalPath::write_csv(const std::string& prefix, std::string& error) const {
+  const std::string path = prefix + "_critical_path.csv";
+  std::ofstream file(path);
+  if (file) {
+    file << "activity,total_ns,share\n";
+    for (const auto& [name, ns] : activities()) {
+      std::string quoted = "\"";
+      for (const char c : name.empty() ? std::string("(no recorded activity)") : name) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+      }
+      file << fmt::format("{}\",{:.0f},{:.6f}\n", quoted, ns, length_ns > 0 ? ns / length_ns : 0.0);
+    }
+  }
+  if (!file || !file.flush()) {
+    error = fmt::format("cannot write {}", path);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rocprof::merge

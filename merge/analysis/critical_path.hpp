@@ -1,0 +1,46 @@
+// The job's critical path: the chain of work that set its length. It starts where the last
+// rank ended and walks back in time on that rank until a wait state ended (the rank could
+// not go on before another rank got there); from there it goes on, back in time, on the
+// awaited rank, and so on until a rank's first record. Each stretch of a rank on the path is
+// shared out instant by instant among what the rank was doing (RankDoings::attribute: an
+// MPI call, else GPU work in flight, a host-to-GPU dependency, else an API call, else the
+// innermost region).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "merge/analysis/wait_input.hpp"
+#include "merge/analysis/wait_states.hpp"
+
+namespace rocprof::merge {
+
+struct CriticalPath {
+  struct Stretch {
+    std::int32_t rank;
+    std::uint64_t from;
+    std::uint64_t to;
+  };
+  std::vector<Stretch> stretches;  // latest first
+  double length_ns = 0;
+  std::map<std::string, double> by_activity;  // "" for time with no record
+  std::map<std::int32_t, double> by_rank;
+
+  bool empty() const noexcept { return stretches.empty(); }
+  // by_activity, largest first.
+  std::vector<std::pair<std::string, double>> activities() const;
+  void print(std::FILE* out, std::size_t top) const;
+  // <prefix>_critical_path.csv; false with `error`.
+  bool write_csv(const std::string& prefix, std::string& error) const;
+};
+
+// `spans`: each rank's first and last record (by rank).
+CriticalPath find_critical_path(
+    const std::vector<RankWaitInput>& ranks, const WaitStateReport& waits,
+    const std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>& spans);
+
+}  // namespace rocprof::merge

@@ -1,0 +1,172 @@
+#include "merge/analysis/rank_doings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace rocprof::merge {
+
+RankDoings::RankDoings(const RankWaitInput& input) : input_(input), doings_(input.doings) {
+  if (!std::is_sorted(doings_.begin(), doings_.end(), doing_order)) {
+    sorted_ = input.doings;
+    std::sort(sorted_.begin(), sorted_.end(), doing_order);
+    doings_ = sorted_;
+  }
+  for (std::size_t i = 0; i < doings_.size(); ++i) {
+    const Doing& doing = doings_[i];
+    if (lanes_.empty() || lanes_.back().lane != doing.lane())
+      lanes_.push_back({doing.lane(), i, i, 0});
+    Lane& lane = lanes_.back();
+    lane.end = i + 1;
+    lane.longest_ns = std::max(lane.longest_ns, doing.end_ns - doing.begin_ns);
+  }
+  for (const RankWaitInput::RegionLane& region : input.region_lanes)
+    region_lanes_[region.lane] = {region.thread_id, region.level};
+}
+
+std::string RankDoings::cause(std::uint64_t from, std::uint64_t to) const {
+  struct Best {
+    std::uint64_t overlap = 0;
+    const Doing* doing = nullptr;
+    std::uint32_t level = 0;
+  };
+  std::array<Best, 4> best{};  // by DoingKind
+  const std::uint64_t wait = to - from;
+  Best innermost;  // the deepest region covering half the wait
+  for (const Lane& lane : lanes_) {
+    const auto [lane_begin, lane_end] = lane_doings(lane);
+    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
+    auto it =
+        std::lower_bound(lane_begin, lane_end, earliest,
+                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+    for (; it != lane_end && it->begin_ns < to; ++it) {
+      const Doing& doing = *it;
+      const std::uint64_t begin = std::max(doing.begin_ns, from);
+      const std::uint64_t end = std::min(doing.end_ns, to);
+      if (end <= begin) continue;
+      const std::uint64_t overlap = end - begin;
+      Best& kind = best[static_cast<std::size_t>(doing.kind())];
+      if (overlap > kind.overlap) kind = {overlap, &doing, 0};
+      if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
+        const auto found = region_lanes_.find(doing.lane());
+        const std::uint32_t level = found == region_lanes_.end() ? 0 : found->second.second;
+        if (innermost.doing == nullptr || level > innermost.level)
+          innermost = {overlap, &doing, level};
+      }
+    }
+  }
+  auto named = [&](const Doing& doing) {
+    const std::string& name = input_.names[doing.name];
+    return doing.kind() == DoingKind::kRegion ? "region " + name : name;
+  };
+  for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
+    const Best& found = best[static_cast<std::size_t>(kind)];
+    if (found.doing != nullptr && found.overlap * 2 >= wait) return named(*found.doing);
+  }
+  if (innermost.doing != nullptr) return named(*innermost.doing);
+  const Best* most = nullptr;
+  for (const Best& found : best)
+    if (found.doing != nullptr && (most == nullptr || found.overlap > most->overlap)) most = &found;
+  return most != nullptr ? named(*most->doing) : std::string("(no recorded activity)");
+}
+
+std::string RankDoings::call_path(std::uint32_t thread, std::uint64_t t) const {
+  std::vector<std::pair<std::uint32_t, const Doing*>> enclosing;
+  for (const Lane& lane : lanes_) {
+    const auto region = region_lanes_.find(lane.lane);
+    if (region == region_lanes_.end() || region->second.first != thread) continue;
+    const auto [lane_begin, lane_end] = lane_doings(lane);
+    auto it = std::upper_bound(lane_begin, lane_end, t, [](std::uint64_t time, const Doing& doing) {
+      return time < doing.begin_ns;
+    });
+    if (it == lane_begin) continue;
+    const Doing& doing = *std::prev(it);
+    if (doing.end_ns >= t) enclosing.emplace_back(region->second.second, &doing);
+  }
+  std::sort(enclosing.begin(), enclosing.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string path;
+  for (const auto& [level, doing] : enclosing) {
+    if (!path.empty()) path += " > ";
+    path += input_.names[doing->name];
+  }
+  return path;
+}
+
+void RankDoings::overlapping(std::uint64_t from, std::uint64_t to,
+                             const std::function<void(const Doing&)>& visit) const {
+  for (const Lane& lane : lanes_) {
+    const auto [lane_begin, lane_end] = lane_doings(lane);
+    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
+    auto it =
+        std::lower_bound(lane_begin, lane_end, earliest,
+                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+    for (; it != lane_end && it->begin_ns < to; ++it)
+      if (it->end_ns > from) visit(*it);
+  }
+}
+
+std::uint32_t RankDoings::level_of(const Doing& region) const {
+  const auto found = region_lanes_.find(region.lane());
+  return found == region_lanes_.end() ? 0 : found->second.second;
+}
+
+std::string RankDoings::named(const Doing& doing) const {
+  const std::string& name = input_.names[doing.name];
+  return doing.kind() == DoingKind::kRegion ? "region " + name : name;
+}
+
+void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
+                           const std::function<void(const std::string&, double)>& add) const {
+  if (to <= from) return;
+  // A sweep over the doings' starts and ends within [from, to); at each instant the doing
+  // that takes it: the kinds in order of precedence, the latest started within a kind (the
+  // deepest for regions).
+  struct Edge {
+    std::uint64_t time;
+    bool starts;
+    const Doing* doing;
+  };
+  std::vector<Edge> edges;
+  overlapping(from, to, [&](const Doing& doing) {
+    edges.push_back({std::max(doing.begin_ns, from), true, &doing});
+    edges.push_back({std::min(doing.end_ns, to), false, &doing});
+  });
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    return a.time != b.time ? a.time < b.time : (!a.starts && b.starts);
+  });
+  // Active doings per kind, by (level or start, address) so the last is the one that wins.
+  constexpr std::array kPrecedence{DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall,
+                                   DoingKind::kRegion};
+  std::array<std::map<std::pair<std::uint64_t, const Doing*>, bool>, 4> active;
+  auto key = [&](const Doing* doing) {
+    return std::pair{
+        doing->kind() == DoingKind::kRegion ? std::uint64_t{level_of(*doing)} : doing->begin_ns,
+        doing};
+  };
+  std::uint64_t at = from;
+  auto take = [&](std::uint64_t until) {
+    if (until <= at) return;
+    for (const DoingKind kind : kPrecedence) {
+      const auto& now = active[static_cast<std::size_t>(kind)];
+      if (!now.empty()) {
+        add(named(*now.rbegin()->first.second), static_cast<double>(until - at));
+        at = until;
+        return;
+      }
+    }
+    add(std::string(), static_cast<double>(until - at));
+    at = until;
+  };
+  for (const Edge& edge : edges) {
+    take(edge.time);
+    auto& now = active[static_cast<std::size_t>(edge.doing->kind())];
+    if (edge.starts)
+      now.emplace(key(edge.doing), true);
+    else
+      now.erase(key(edge.doing));
+  }
+  take(to);
+}
+
+}  // namespace rocprof::merge
