@@ -37,7 +37,7 @@ int run(int argc, char** argv) {
   app.add_option(
       "--summary-csv", options.csv_prefix,
       "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv, "
-      "PREFIX_counters.csv, PREFIX_waits.csv");
+      "PREFIX_counters.csv, PREFIX_waits.csv, PREFIX_critical_path.csv, PREFIX_imbalance.csv");
   app.add_option("--report", options.report,
                  "also write a self-contained HTML report of the job (docs/ANALYSIS.md)");
   app.add_flag("--no-summary", no_summary, "do not print the summary");

@@ -47,7 +47,7 @@ std::string output_problem(const MergeOptions& options, const Sink& sink) {
   std::vector<std::string> written = {options.output};
   if (!options.csv_prefix.empty())
     for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv", "_counters.csv",
-                              "_waits.csv", "_critical_path.csv"})
+                              "_waits.csv", "_critical_path.csv", "_imbalance.csv"})
       written.push_back(options.csv_prefix + table);
   if (!options.report.empty()) written.push_back(options.report);
   // The rank files, listed only if one of those exists already (missing inputs are told later).

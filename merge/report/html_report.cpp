@@ -1,6 +1,7 @@
 #include "merge/report/html_report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -329,6 +330,82 @@ void gpu(std::string& out, const Summary& summary) {
   out += "</table>\n";
 }
 
+// Per region: its imbalance in total, and over the run as a line per iteration-like region.
+void region_imbalance(std::string& out, const Summary& summary) {
+  const std::vector<RegionImbalance> regions = summary.region_imbalance();
+  out += "<h2>Region imbalance across ranks</h2>\n";
+  if (regions.empty()) {
+    out += "<p>No region was run by more than one rank.</p>\n";
+    return;
+  }
+  out +=
+      "<p>max / mean of the ranks' time in each region (1 = balanced). For regions every rank "
+      "ran as often, the lines show it instance by instance over the run.</p>\n";
+  constexpr std::array<std::string_view, 4> kColours{"#4e79a7", "#e15759", "#59a14f", "#b07aa1"};
+  std::vector<const RegionImbalance*> lines;
+  double highest = 1.0;
+  for (const RegionImbalance& region : regions)
+    if (region.over_time.size() > 1 && lines.size() < kColours.size()) {
+      lines.push_back(&region);
+      highest = std::max(highest, region.worst);
+    }
+  if (!lines.empty()) {
+    constexpr int kHeight = 220;
+    constexpr int kLeft = 50;
+    const int width = kPlotWidth - kLeft - 20;
+    out += fmt::format(
+        "<svg class=\"plot\" id=\"region-imbalance\" width=\"{}\" height=\"{}\" "
+        "role=\"img\">\n<rect x=\"{}\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" "
+        "stroke=\"#ccc\"/>\n",
+        kPlotWidth, kHeight + 24, kLeft, width, kHeight);
+    auto y_of = [&](double value) {
+      return kHeight - (value - 1.0) / std::max(highest - 1.0, 1e-9) * (kHeight - 10);
+    };
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">1.00</text><text x=\"{}\" y=\"12\" "
+        "text-anchor=\"end\">{:.2f}</text>\n",
+        kLeft - 4, kHeight, kLeft - 4, highest);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      const RegionImbalance& region = *lines[l];
+      std::string points;
+      const double step =
+          static_cast<double>(width) / static_cast<double>(region.over_time.size() - 1);
+      for (std::size_t b = 0; b < region.over_time.size(); ++b)
+        points += fmt::format("{:.1f},{:.1f} ", kLeft + static_cast<double>(b) * step,
+                              y_of(region.over_time[b]));
+      out += fmt::format(
+          "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}"
+          "</title></polyline>\n",
+          points, kColours[l], escaped(region.name));
+    }
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\">first instance</text><text x=\"{}\" y=\"{}\" "
+        "text-anchor=\"end\">last instance</text>\n</svg>\n",
+        kLeft, kHeight + 16, kLeft + width, kHeight + 16);
+    out += "<p class=\"legend\">";
+    for (std::size_t l = 0; l < lines.size(); ++l)
+      out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", kColours[l],
+                         escaped(lines[l]->name));
+    out += "</p>\n";
+  }
+  out +=
+      "<table><tr><th>region</th><th>ranks</th><th>instances per rank</th><th>mean per rank "
+      "(ms)</th><th>max rank (ms)</th><th>slowest rank</th><th>imbalance</th><th>worst "
+      "instance</th></tr>\n";
+  for (std::size_t i = 0; i < regions.size() && i < kTopRows; ++i) {
+    const RegionImbalance& r = regions[i];
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td><td>{:.2f}"
+        "</td><td>{}</td></tr>\n",
+        escaped(r.name), r.ranks,
+        r.instances == 0 ? std::string("varies") : fmt::format("{}", r.instances),
+        ms(r.mean_total_ns), ms(r.max_total_ns), r.max_rank, r.imbalance(),
+        r.over_time.empty() ? std::string("-")
+                            : fmt::format("{:.2f} at {}", r.worst, r.worst_first));
+  }
+  out += "</table>\n";
+}
+
 void critical_path(std::string& out, const Summary& summary) {
   out += "<h2>Critical path</h2>\n";
   if (!summary.gathers_wait_states()) {
@@ -419,6 +496,7 @@ std::string html_report(const Summary& summary, const ReportJob& job) {
   time_per_rank(out, splits);
   mpi_heatmap(out, times);
   wait_states(out, summary, mpi);
+  region_imbalance(out, summary);
   gpu(out, summary);
   critical_path(out, summary);
   out +=

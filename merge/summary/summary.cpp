@@ -140,6 +140,7 @@ std::vector<std::byte> Summary::serialize() const {
   for (const RankWaitInput& input : wait_inputs_) input.put(out);
   out.put<std::uint64_t>(rank_times_.size());
   for (const RankTime& time : rank_times_) time.put(out);
+  region_input_.put(out);
   return out.take();
 }
 
@@ -165,6 +166,7 @@ void Summary::merge(std::span<const std::byte> bytes) {
   const auto times = in.get<std::uint64_t>();
   if (times > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
   for (std::uint64_t i = 0; i < times; ++i) part.rank_times_.push_back(RankTime::get(in));
+  part.region_input_.get(in);
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
   // The ranks' wait-state inputs are moved, not copied: they are the summary's largest part.
   wait_inputs_.insert(wait_inputs_.end(), std::make_move_iterator(part.wait_inputs_.begin()),
@@ -232,6 +234,9 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   }
   auto time = std::make_shared<RankTime>(rank.rank());
   part->time_part_ = time;
+  auto region_series = std::make_shared<RegionSeriesPart>();
+  region_series->rank = rank.rank();
+  part->region_part_ = region_series;
   watcher.api_call = [waits, time](const ApiCallRow& row) {
     time->record(row.begin_ns, row.end_ns);
     if (waits) waits->api_call(row);
@@ -252,9 +257,12 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->mpi_[reader.string(row.function)][id];
     }).add(duration, duration);
   };
-  watcher.range = [part, state, waits, time, &reader, id](const Range& range) {
+  watcher.range = [part, state, waits, time, region_series, &reader, id](const Range& range) {
     if (waits) waits->range(range);
     time->record(range.begin_ns, range.end_ns);
+    auto [series, added] = region_series->series.try_emplace({range.thread_id, range.name});
+    if (added) series->second.first = reader.string(range.name);
+    series->second.second.add(static_cast<double>(range.end_ns - range.begin_ns));
     const auto duration = static_cast<double>(range.end_ns - range.begin_ns);
     double self = duration;
     if (range.nested) {
@@ -295,6 +303,11 @@ void Summary::end_watch() {
     part->counter_part_.reset();
     if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());
     part->wait_part_.reset();
+    if (part->region_part_) {
+      for (const auto& [key, series] : part->region_part_->series)
+        region_input_.add(part->region_part_->rank, series.first, series.second);
+      part->region_part_.reset();
+    }
     if (part->time_part_) {
       part->time_part_->finish();
       rank_times_.push_back(*part->time_part_);
@@ -318,8 +331,13 @@ void Summary::merge(const Summary& part) {
   counters_.merge(part.counters_);
   wait_inputs_.insert(wait_inputs_.end(), part.wait_inputs_.begin(), part.wait_inputs_.end());
   rank_times_.insert(rank_times_.end(), part.rank_times_.begin(), part.rank_times_.end());
+  region_input_.merge(part.region_input_);
   wait_report_.reset();
   critical_path_.reset();
+}
+
+std::vector<RegionImbalance> Summary::region_imbalance() const {
+  return merge::region_imbalance(region_input_);
 }
 
 const CriticalPath& Summary::critical_path() const {
@@ -386,6 +404,7 @@ void Summary::print(std::FILE* out, std::size_t top) const {
           ms(stat.self_ns));
   }
   counters_.print(out);
+  print_region_imbalance(out, region_imbalance(), top);
   double mpi_ns = 0;
   for (const auto& [function, per_rank] : mpi_)
     for (const auto& [rank, stat] : per_rank) mpi_ns += stat.total_ns;
@@ -424,6 +443,7 @@ bool Summary::write_csv(const std::string& prefix, std::string& error) const {
         kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
                                s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
   return counters_.write_csv(prefix, error) &&
+         write_region_imbalance_csv(prefix, region_imbalance(), error) &&
          (!analyse_waits_ ||
           (wait_states().write_csv(prefix, error) && critical_path().write_csv(prefix, error)));
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "merge/analysis/critical_path.hpp"
+#include "merge/analysis/region_imbalance.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/aligned_rank.hpp"
@@ -73,6 +74,8 @@ class Summary {
   // Where each rank's time went (span, MPI, GPU busy), by rank.
   std::vector<RankTime> rank_times() const;
   std::uint64_t ranks() const noexcept { return ranks_; }
+  // Each region's imbalance across ranks, in total and over the run.
+  std::vector<RegionImbalance> region_imbalance() const;
   // The job's critical path through the wait states (found at the first call).
   const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).
@@ -90,6 +93,14 @@ class Summary {
   // What the wait-state analysis needs of each rank; a watched rank's, gathered while read.
   std::vector<RankWaitInput> wait_inputs_;
   std::vector<RankTime> rank_times_;
+  RegionImbalanceInput region_input_;
+  // A watched rank's regions by thread and name: the name and its instances.
+  struct RegionSeriesPart {
+    std::int32_t rank = -1;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::string, InstanceSeries>>
+        series;
+  };
+  std::shared_ptr<RegionSeriesPart> region_part_;
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   mutable std::optional<WaitStateReport> wait_report_;

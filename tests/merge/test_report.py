@@ -84,7 +84,7 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows[1][3], 0.0, delta=0.01)
         self.assertAlmostEqual(rows[1][4], 102.5, delta=0.01)  # its GPU ran slow_kernel
         for plot in ("time-per-rank", "mpi-heatmap", "wait-patterns", "wait-causes",
-                     "critical-path"):
+                     "region-imbalance", "critical-path"):
             self.assertIn(f'id="{plot}"', html)
         self.assertIn("rank 1 in kernel slow_kernel", html)
         os.makedirs(ARTIFACTS, exist_ok=True)

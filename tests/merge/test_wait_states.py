@@ -99,14 +99,31 @@ class WaitStatesTest(unittest.TestCase):
         self.assertLess(abs(sum(path.values()) - span), 100)
         self.assertIn("Critical path: 104.995 ms in 2 stretches over 2 ranks", summary)
 
+    def test_the_late_ranks_region_is_the_imbalanced_one_in_every_iteration(self):
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
+        summary, _ = self.merge(job)
+        rows = read_csv(os.path.join(self.dir, "late1_imbalance.csv"))
+        compute = [row for row in rows if row["region"] == "compute"]
+        # Rank 1's "compute" is 30 us + 1 ms, the others' 30 us: max / mean = 1.03 / 0.28.
+        self.assertEqual(compute[0]["first_instance"], "")
+        self.assertAlmostEqual(float(compute[0]["imbalance"]), 1.03 / 0.28, places=4)
+        per_instance = compute[1:]
+        self.assertEqual([int(row["first_instance"]) for row in per_instance],
+                         list(range(ITERATIONS)))
+        for row in per_instance:
+            self.assertAlmostEqual(float(row["imbalance"]), 1.03 / 0.28, places=4)
+        line = next(line for line in summary.splitlines() if line.strip().startswith("compute"))
+        self.assertEqual(line.split()[1:7], ["4", "100", "28.000", "103.000", "1", "3.68"])
+
     def test_a_parallel_merge_finds_the_same_wait_states(self):
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
         _, serial = self.merge(job)
         _, parallel = self.merge(job, processes=3)
         self.assertEqual(self.rows(parallel), self.rows(serial))
-        with open(os.path.join(self.dir, "late1_critical_path.csv")) as a, \
-                open(os.path.join(self.dir, "late3_critical_path.csv")) as b:
-            self.assertEqual(a.read(), b.read())
+        for table in ("critical_path", "imbalance"):
+            with open(os.path.join(self.dir, f"late1_{table}.csv")) as a, \
+                    open(os.path.join(self.dir, f"late3_{table}.csv")) as b:
+                self.assertEqual(a.read(), b.read(), table)
 
     def test_a_balanced_job_has_no_wait_states(self):
         job = self.synthetic("balanced")
@@ -125,6 +142,7 @@ class WaitStatesTest(unittest.TestCase):
         self.assertTrue(os.path.exists(prefix + "_mpi.csv"))
         self.assertFalse(os.path.exists(prefix + "_waits.csv"))
         self.assertFalse(os.path.exists(prefix + "_critical_path.csv"))
+        self.assertTrue(os.path.exists(prefix + "_imbalance.csv"))  # not a wait-state table
 
     def test_the_waits_of_a_traced_run_fit_in_its_mpi_time(self):
         env = {k: v for k, v in os.environ.items()
