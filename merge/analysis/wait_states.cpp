@@ -37,11 +37,16 @@ class Analysis {
             const std::string& function, std::uint64_t call_begin, std::uint64_t from,
             std::uint64_t to, std::size_t awaited) {
     if (to <= from) return;
+    std::string cause = doings_[awaited].cause(from, to);
+    const auto [entry, added] =
+        causes_.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
+    if (added) report_.causes.push_back(cause);
+    report_.edges.push_back(
+        {ranks_[waiting].rank, ranks_[awaited].rank, from, to, pattern, entry->second});
     WaitStateReport::Key key{
         pattern,  ranks_[waiting].rank, doings_[waiting].call_path(thread, call_begin),
-        function, ranks_[awaited].rank, doings_[awaited].cause(from, to)};
+        function, ranks_[awaited].rank, std::move(cause)};
     report_.waits[std::move(key)].add(static_cast<double>(to - from));
-    report_.edges.push_back({ranks_[waiting].rank, ranks_[awaited].rank, from, to});
   }
 
   void messages() {
@@ -169,6 +174,7 @@ class Analysis {
   const std::vector<RankWaitInput>& ranks_;
   std::vector<RankDoings> doings_;
   WaitStateReport report_;
+  absl::flat_hash_map<std::string, std::uint32_t> causes_;  // -> report_.causes
 };
 
 }  // namespace

@@ -43,8 +43,11 @@ struct WaitStateReport {
     std::int32_t awaited;
     std::uint64_t from;
     std::uint64_t to;
+    WaitPattern pattern;
+    std::uint32_t cause;  // index into causes
   };
   std::vector<Edge> edges;
+  std::vector<std::string> causes;
   // Collective instances whose ranks called different functions (the records contradict
   // each other there): not analysed.
   std::uint64_t mismatched_collectives = 0;

@@ -43,6 +43,8 @@ class PacketFile {
     else
       used_ = static_cast<std::size_t>(end - memory_.get());
   }
+  // What an in-memory one holds.
+  std::span<const std::uint8_t> memory() const noexcept { return {memory_.get(), used_}; }
   // Appends the packets `other` holds in memory (and counts them).
   void append(const PacketFile& other);
   // Empties an in-memory one, keeping its memory for the next rank.

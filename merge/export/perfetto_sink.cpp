@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "merge/export/perfetto_analysis.hpp"
 #include "merge/export/perfetto_trace.hpp"
 #include "merge/export/sink_registry.hpp"
 
@@ -12,6 +13,11 @@ namespace {
 class PerfettoSink final : public Sink {
  public:
   Parallel parallel() const noexcept override { return Parallel::kParts; }
+
+  bool add_analysis(const std::string& path, const WaitStateReport& waits,
+                    const CriticalPath& critical, std::string& error) const override {
+    return append_analysis_to_perfetto(path, waits, critical, error);
+  }
 
   void begin_early(const std::vector<const AlignedRank*>& block, std::size_t threads) override {
     if (threads > 0) head_start_.emplace(block, threads);

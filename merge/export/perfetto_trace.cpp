@@ -18,6 +18,7 @@
 #include "merge/events/rank_progress.hpp"
 #include "merge/export/encode_ahead.hpp"
 #include "merge/export/perfetto_encoder.hpp"
+#include "merge/export/perfetto_tracks.hpp"
 #include "merge/timeline/rank_timeline.hpp"
 #include "perfetto_trace_subset.pb.h"
 
@@ -26,22 +27,6 @@ namespace {
 
 using namespace rocprof::format;
 namespace pb = rocprof::perfetto;
-
-constexpr int kTrackDescriptorField = 60;  // TracePacket.track_descriptor
-
-// Track uuids: rank in the top 16 bits, then a kind, then the thread or queue.
-std::uint64_t process_uuid(std::int32_t rank) { return (std::uint64_t(rank) + 1) << 48; }
-std::uint64_t thread_uuid(std::int32_t rank, std::uint32_t tid) {
-  return process_uuid(rank) | (std::uint64_t{1} << 40) | tid;
-}
-std::uint64_t queue_uuid(std::int32_t rank, std::uint64_t queue) {
-  return process_uuid(rank) | (std::uint64_t{2} << 40) | (queue & 0xffffffffffULL);
-}
-// A counter track (session << 32 | counter string id): 16 bits of session, 24 of counter.
-std::uint64_t counter_uuid(std::int32_t rank, std::uint64_t track) {
-  return process_uuid(rank) | (std::uint64_t{3} << 40) | ((track >> 32) & 0xffff) << 24 |
-         (track & 0xffffff);
-}
 
 // One rank's timeline as a packet sequence, into `file` (the output, or memory for a rank
 // encoded aside). One rank at a time on each thread: the buffers below are reused from rank

@@ -248,6 +248,15 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       }
       if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
     }
+    // The wait states and the critical path on the timeline, for a format that draws them.
+    if (want_summary && summary.gathers_wait_states()) {
+      std::string error;
+      if (!sink.add_analysis(staged->path(), summary.wait_states(), summary.critical_path(),
+                             error)) {
+        fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error));
+        return 1;
+      }
+    }
     // The summary and CSV files stand on their own; a timeline written to a file that is
     // gone is not a success.
     if (const std::string missing = partial.missing(); !missing.empty()) {

@@ -9,6 +9,8 @@ import subprocess
 import tempfile
 import unittest
 
+from perfetto_text import decode_trace, parse_text_format, perfetto_events
+
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
@@ -114,6 +116,41 @@ class WaitStatesTest(unittest.TestCase):
             self.assertAlmostEqual(float(row["imbalance"]), 1.03 / 0.28, places=4)
         line = next(line for line in summary.splitlines() if line.strip().startswith("compute"))
         self.assertEqual(line.split()[1:7], ["4", "100", "28.000", "103.000", "1", "3.68"])
+
+    def test_the_perfetto_timeline_draws_the_waits_and_the_critical_path(self):
+        job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
+        out = os.path.join(self.dir, "gpu.pftrace")
+        result = subprocess.run([MERGE, job, "-o", out], capture_output=True, text=True,
+                                timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = decode_trace(out)
+        names = {}
+        for packet in parse_text_format(text).get("packet", []):
+            for track in packet.get("track_descriptor", []):
+                if "name" in track:
+                    names[track["uuid"][0]] = (int(track["parent_uuid"][0]) >> 48) - 1, \
+                        track["name"][0]
+        analysis = [e for e in perfetto_events(text) if e["category"] == ["analysis"]]
+        slices = collections.Counter((names[e["track"]], e["name"]) for e in analysis
+                                     if e["type"] == "TYPE_SLICE_BEGIN")
+        n = ITERATIONS
+        self.assertEqual(slices, {
+            ((0, "wait states"), "wait at NxN for rank 1"): n,
+            ((2, "wait states"), "wait at NxN for rank 1"): n,
+            ((2, "wait states"), "late sender for rank 1"): n,
+            ((3, "wait states"), "wait at NxN for rank 1"): n,
+            ((0, "critical path"), "critical path"): 1,
+            ((1, "critical path"), "critical path"): 1,
+        })
+        # Each wait's flow ends on an instant on rank 1, named by what it was doing then.
+        instants = collections.Counter((names[e["track"]], e["name"]) for e in analysis
+                                       if e["type"] == "TYPE_INSTANT")
+        self.assertEqual(instants[((1, "waited for by other ranks"), "kernel slow_kernel")], 3 * n)
+        self.assertEqual(instants[((1, "waited for by other ranks"), "region exchange")], n)
+        started = {f for e in analysis for f in e["flows"]}
+        ended = {f for e in analysis for f in e["terminating"]}
+        self.assertEqual(started, ended)
+        self.assertEqual(len(started), 4 * n + 1)  # the waits, and rank 1 -> rank 0 on the path
 
     def test_a_parallel_merge_finds_the_same_wait_states(self):
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
