@@ -41,10 +41,10 @@ int run(int argc, char** argv) {
   app.add_option("--report", options.report,
                  "also write a self-contained HTML report of the job (docs/ANALYSIS.md)");
   app.add_flag("--no-summary", no_summary, "do not print the summary");
-  bool no_wait_states = false;
-  app.add_flag("--no-wait-states", no_wait_states,
-               "leave the wait states out of the summary (saves the merge the memory and time "
-               "of their analysis)");
+  bool wait_states = false;
+  app.add_flag("--wait-states", wait_states,
+               "also find the wait states and the critical path (summary, CSV, .pftrace; "
+               "--report does too); costs the merge memory and time: docs/ANALYSIS.md");
   app.add_flag("--no-causality-correction", no_correction,
                "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", options.quiet, "print nothing but errors");
@@ -72,7 +72,7 @@ int run(int argc, char** argv) {
   }
   options.print_summary = !no_summary;
   options.correct_causality = !no_correction;
-  options.wait_states = !no_wait_states;
+  options.wait_states = wait_states || !options.report.empty();
   rocprof::merge::MergePipeline pipeline(std::move(options), parse_error == nullptr);
   rocprof::merge::MergeGroup group(&argc, &argv);
   if (parse_error != nullptr) {

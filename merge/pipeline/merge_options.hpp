@@ -22,8 +22,9 @@ struct MergeOptions {
   bool quiet = false;  // nothing but errors
   bool print_summary = true;
   bool correct_causality = true;
-  bool wait_states = true;  // the summary's wait-state analysis (docs/ANALYSIS.md)
-  bool timings = false;     // each phase's time, on stderr
+  // The summary's wait states and critical path (docs/ANALYSIS.md): --wait-states, --report.
+  bool wait_states = false;
+  bool timings = false;  // each phase's time, on stderr
 };
 
 struct MergeSettings {

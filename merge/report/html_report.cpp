@@ -244,7 +244,7 @@ void wait_states(std::string& out, const Summary& summary, double mpi_ns) {
   const WaitStateReport& report = summary.wait_states();
   out += "<h2>Wait states</h2>\n";
   if (!summary.gathers_wait_states()) {
-    out += "<p>Not analysed (--no-wait-states).</p>\n";
+    out += "<p>Not analysed.</p>\n";
     return;
   }
   if (report.empty()) {
@@ -409,7 +409,7 @@ void region_imbalance(std::string& out, const Summary& summary) {
 void critical_path(std::string& out, const Summary& summary) {
   out += "<h2>Critical path</h2>\n";
   if (!summary.gathers_wait_states()) {
-    out += "<p>Not found (--no-wait-states).</p>\n";
+    out += "<p>Not found.</p>\n";
     return;
   }
   const CriticalPath& path = summary.critical_path();

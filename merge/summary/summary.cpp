@@ -411,6 +411,10 @@ void Summary::print(std::FILE* out, std::size_t top) const {
   if (analyse_waits_) {
     wait_states().print(out, mpi_ns, top);
     critical_path().print(out, top);
+  } else if (!mpi_.empty()) {
+    fmt::print(out,
+               "Wait states and the critical path: not analysed (rocprof-merge --wait-states, "
+               "or --report)\n");
   }
 }
 

@@ -9,6 +9,10 @@ Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHA
   --against names another rocprof-merge (built at another commit, say): every configuration
   runs with both, one after the other, and the table adds its median and the ratio of the
   two (BUILD_DIR's over the other's), measured on the same jobs at the same moments.
+  --merge-args gives the merge's options besides the job and -o (default --no-summary);
+  --against-args those of the merge compared with: with no --against, this build's own, so
+  that one binary is compared with itself under other options (the summary's wait-state
+  analysis: --merge-args "--summary-csv P --wait-states" --against-args "--summary-csv P").
   --against-synthetic gives the other build's job generator: the other merge then reads the
   same shapes as that build writes them, for a build of an older rank-file format (one that
   cannot read this build's files).
@@ -24,6 +28,7 @@ file), timeline events per second, and the peak resident memory of the largest m
 import argparse
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -59,12 +64,12 @@ def input_records(job, build):
     return total
 
 
-def run(merge, job, output, processes):
+def run(merge, job, output, processes, merge_args=("--no-summary",)):
     # Each merge process under /usr/bin/time, writing to a file of its own (their stderr
     # would interleave).
     times = output + ".time"
     timed = ["sh", "-c", f'exec /usr/bin/time -o "{times}.${{OMPI_COMM_WORLD_RANK:-0}}" '
-             '-f "peak_kb=%M wall_s=%e" "$@"', "sh", merge, job, "-o", output, "--no-summary"]
+             '-f "peak_kb=%M wall_s=%e" "$@"', "sh", merge, job, "-o", output, *merge_args]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     # Unbound: each merge process runs helper threads next to its own, and mpirun's default
     # binding for two processes (a core each) would leave them one CPU between them.
@@ -95,15 +100,26 @@ def main():
     parser.add_argument("--against-synthetic", metavar="SYNTHETIC_JOB",
                         help="the job generator of --against's build: it then merges the same "
                              "shapes as that build writes them (an older rank-file format)")
+    parser.add_argument("--merge-args", default="--no-summary",
+                        help="rocprof-merge's options besides the job and -o (default: "
+                             "--no-summary; the summary's cost: --summary-csv PREFIX)")
+    parser.add_argument("--against-args",
+                        help="the options of the merge compared with (--against's, or this "
+                             "build's own rocprof-merge when --against is not given)")
     args = parser.parse_args()
     build, repeats, shapes = args.build, args.repeats, args.shapes
     process_counts = [int(n) for n in args.procs.split(",")]
     outputs = args.outputs.split(",")
     merge = os.path.join(build, "bin", "rocprof-merge")
     synthetic = os.path.join(build, "tests", "synthetic_job")
+    if args.against_args is not None and not args.against:
+        args.against = merge
     merges = [merge] + ([args.against] if args.against else [])
+    arguments = [shlex.split(args.merge_args),
+                 shlex.split(args.against_args if args.against_args is not None
+                             else args.merge_args)]
     print(f"{'job':>12} {'output':>8} {'procs':>5} {'median s':>9} {'records/s/proc':>15} "
-          f"{'events/s':>12} {'peak MiB':>9}" + (f" {'against s':>10} {'ratio':>6}"
+          f"{'events/s':>12} {'peak MiB':>9}" + (f" {'against s':>10} {'ratio':>6} {'its MiB':>9}"
                                                  if args.against else ""))
     for shape in shapes:
         ranks, events = shape.split("x")
@@ -121,7 +137,8 @@ def main():
                 for ext, procs in configs:
                     for m, binary in enumerate(merges):
                         output = os.path.join(tmp, "out" + ext)
-                        samples[((ext, procs), m)].append(run(binary, jobs[m], output, procs))
+                        samples[((ext, procs), m)].append(
+                            run(binary, jobs[m], output, procs, arguments[m]))
                         os.remove(output)
             for ext, procs in configs:
                 runs = samples[((ext, procs), 0)]
@@ -133,7 +150,8 @@ def main():
                         f"{peak:>9.0f}")
                 if args.against:
                     other = statistics.median(r[0] for r in samples[((ext, procs), 1)])
-                    line += f" {other:>10.2f} {wall / other:>6.2f}"
+                    other_peak = max(r[1] for r in samples[((ext, procs), 1)]) / 1024
+                    line += f" {other:>10.2f} {wall / other:>6.2f} {other_peak:>9.0f}"
                 print(line)
             print(f"{shape:>12}: {records} input records")
 

@@ -40,7 +40,8 @@ class WaitStatesTest(unittest.TestCase):
 
     def merge(self, job, *more, processes=1):
         prefix = os.path.join(self.dir, os.path.basename(job) + str(processes))
-        command = [MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix, *more]
+        command = [MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix, "--wait-states",
+                   *more]
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         if processes > 1:
             command = ["mpirun", "--oversubscribe", "-np", str(processes), *command]
@@ -120,8 +121,8 @@ class WaitStatesTest(unittest.TestCase):
     def test_the_perfetto_timeline_draws_the_waits_and_the_critical_path(self):
         job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
         out = os.path.join(self.dir, "gpu.pftrace")
-        result = subprocess.run([MERGE, job, "-o", out], capture_output=True, text=True,
-                                timeout=300)
+        result = subprocess.run([MERGE, job, "-o", out, "--wait-states"], capture_output=True,
+                                text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         text = decode_trace(out)
         names = {}
@@ -168,13 +169,16 @@ class WaitStatesTest(unittest.TestCase):
         self.assertEqual(waits, [])
         self.assertNotIn("Wait states", summary)
 
-    def test_no_wait_states_leaves_them_out(self):
+    def test_without_the_option_they_are_left_out_and_said_so(self):
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
         prefix = os.path.join(self.dir, "without")
-        result = subprocess.run([MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix,
-                                 "--no-wait-states"], capture_output=True, text=True, timeout=300)
+        result = subprocess.run([MERGE, job, "-o", prefix + ".pftrace", "--summary-csv", prefix],
+                                capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertNotIn("Wait states", result.stdout)
+        self.assertNotIn("Wait states:", result.stdout)
+        self.assertIn("Wait states and the critical path: not analysed (rocprof-merge "
+                      "--wait-states, or --report)", result.stdout)
+        self.assertNotIn("analysis", decode_trace(prefix + ".pftrace"))
         self.assertIn("MPI_Allreduce", result.stdout)
         self.assertTrue(os.path.exists(prefix + "_mpi.csv"))
         self.assertFalse(os.path.exists(prefix + "_waits.csv"))
