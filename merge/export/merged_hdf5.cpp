@@ -851,7 +851,7 @@ class MergedHdf5Export {
   void write_attributes(const std::string& job_id) {
     const hid_t root = file_handle_->get();
     write_attribute(root, "format", std::string(kMergedTraceFormatName));
-    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 2});
+    write_attribute(root, "format_version", std::vector<std::uint32_t>{1, 3});
     write_attribute(root, "job_id", job_id);
     write_attribute(root, "clock", std::string("reference rank's CLOCK_BOOTTIME (ns)"));
     if (ranks_.empty()) return;

@@ -1,8 +1,10 @@
-// .h5: every process encodes its block's chunks, the first writes them all.
+// .h5: every process encodes its block's chunks, the first writes them all, and adds the
+// analysis at the end.
 #include <algorithm>
 #include <memory>
 
 #include "merge/export/merged_hdf5.hpp"
+#include "merge/export/merged_hdf5_analysis.hpp"
 #include "merge/export/sink_registry.hpp"
 
 namespace rocprof::merge {
@@ -17,6 +19,10 @@ class MergedHdf5Sink final : public Sink {
     const std::size_t encoders = std::max<std::size_t>(job.helpers, 1);
     return export_merged_hdf5(*job.ranks, *job.job_id, job.path, job.progress, job.share, encoders,
                               job.helpers);
+  }
+  bool add_analysis(const std::string& path, const JobAnalysis& analysis,
+                    std::string& error) const override {
+    return add_analysis_to_merged_hdf5(path, analysis, error);
   }
 };
 

@@ -14,9 +14,10 @@ class PerfettoSink final : public Sink {
  public:
   Parallel parallel() const noexcept override { return Parallel::kParts; }
 
-  bool add_analysis(const std::string& path, const WaitStateReport& waits,
-                    const CriticalPath& critical, std::string& error) const override {
-    return append_analysis_to_perfetto(path, waits, critical, error);
+  bool add_analysis(const std::string& path, const JobAnalysis& analysis,
+                    std::string& error) const override {
+    if (analysis.waits == nullptr || analysis.critical_path == nullptr) return true;
+    return append_analysis_to_perfetto(path, *analysis.waits, *analysis.critical_path, error);
   }
 
   void begin_early(const std::vector<const AlignedRank*>& block, std::size_t threads) override {

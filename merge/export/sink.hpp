@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "merge/analysis/critical_path.hpp"
-#include "merge/analysis/wait_states.hpp"
+#include "merge/analysis/job_analysis.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/files/block_file.hpp"
@@ -104,13 +103,12 @@ class Sink {
   // to the output's). Throws std::runtime_error naming the file on errors.
   virtual std::uint64_t write(const SinkJob& job) = 0;
 
-  // Adds the wait states and the critical path to the finished output at `path` (the first
-  // merge process, after the summary), for a format that draws them; false with `error`.
-  virtual bool add_analysis(const std::string& path, const WaitStateReport& waits,
-                            const CriticalPath& critical, std::string& error) const {
+  // Adds the analysis to the finished output at `path` (the first merge process, after the
+  // summary), for a format that stores it; false with `error`.
+  virtual bool add_analysis(const std::string& path, const JobAnalysis& analysis,
+                            std::string& error) const {
     static_cast<void>(path);
-    static_cast<void>(waits);
-    static_cast<void>(critical);
+    static_cast<void>(analysis);
     static_cast<void>(error);
     return true;
   }

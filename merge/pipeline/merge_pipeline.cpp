@@ -248,11 +248,16 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       }
       if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
     }
-    // The wait states and the critical path on the timeline, for a format that draws them.
-    if (want_summary && summary.gathers_wait_states()) {
+    // The analysis in the timeline, for a format that stores it.
+    if (want_summary) {
+      const std::vector<RegionImbalance> imbalance = summary.region_imbalance();
+      JobAnalysis analysis{.imbalance = &imbalance};
+      if (summary.gathers_wait_states()) {
+        analysis.waits = &summary.wait_states();
+        analysis.critical_path = &summary.critical_path();
+      }
       std::string error;
-      if (!sink.add_analysis(staged->path(), summary.wait_states(), summary.critical_path(),
-                             error)) {
+      if (!sink.add_analysis(staged->path(), analysis, error)) {
         fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error));
         return 1;
       }

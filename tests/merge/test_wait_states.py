@@ -208,6 +208,85 @@ class WaitStatesTest(unittest.TestCase):
         for rank, total in waited.items():
             self.assertLessEqual(total, mpi[rank], rank)
 
+    def test_the_merged_h5_holds_the_tables_and_each_wait_inside_its_mpi_call(self):
+        import h5py
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
+        prefix = os.path.join(self.dir, "tables")
+        result = subprocess.run([MERGE, job, "-o", prefix + ".h5", "--summary-csv", prefix,
+                                 "--wait-states"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Stock h5dump lists the group.
+        listed = subprocess.run(["h5dump", "-n", prefix + ".h5"], capture_output=True, text=True,
+                                check=True).stdout
+        for column in ("waits/cause", "wait_instances/pattern", "causes", "critical_path/rank",
+                       "critical_path_activities/share", "region_imbalance/imbalance",
+                       "region_imbalance_over_time/last_instance"):
+            self.assertIn(f"dataset    /analysis/{column}\n", listed)
+        def table(group, name):
+            # A table is a group of columns, strings as text.
+            return [dict(zip(group[name], row)) for row in zip(*(
+                group[name][c].asstr()[:] if h5py.check_string_dtype(group[name][c].dtype)
+                else group[name][c][:] for c in group[name]))]
+        with h5py.File(prefix + ".h5", "r") as f:
+            group = f["analysis"]
+            self.assertEqual(group.attrs["wait_states_analysed"], 1)
+            rows = sorted((w["pattern"], int(w["rank"]), w["call_path"], w["function"],
+                           int(w["awaited_rank"]), w["cause"], int(w["count"]),
+                           int(w["total_ns"])) for w in table(group, "waits"))
+            self.assertEqual(rows, self.expected("kernel slow_kernel"))
+            # The instances add up to the totals, pattern by pattern and rank by rank, and
+            # each lies inside an MPI call of its rank on the merged tables' clock.
+            instances = table(group, "wait_instances")
+            patterns = h5py.check_enum_dtype(group["wait_instances/pattern"].dtype)
+            names = {value: name for name, value in patterns.items()}
+            causes = group["causes"].asstr()[:]
+            summed = collections.Counter()
+            for w in instances:
+                summed[(names[w["pattern"]], int(w["rank"]), causes[w["cause"]])] += \
+                    int(w["end_ns"]) - int(w["begin_ns"])
+            self.assertEqual(summed, {(p, r, c): t for p, r, _, _, _, c, _, t in rows})
+            mpi = f["mpi_calls"]
+            calls = collections.defaultdict(list)
+            for rank, begin, end in zip(mpi["rank"][:], mpi["begin_ns"][:], mpi["end_ns"][:]):
+                calls[int(rank)].append((int(begin), int(end)))
+            for w in instances:
+                self.assertTrue(any(b <= w["begin_ns"] and w["end_ns"] <= e
+                                    for b, e in calls[int(w["rank"])]), w)
+            # The critical path: its stretches in time order add up to its length, and its
+            # activities are the CSV's.
+            stretches = table(group, "critical_path")
+            self.assertEqual([int(s["rank"]) for s in stretches], [1, 0])
+            self.assertEqual(sum(int(s["end_ns"]) - int(s["begin_ns"]) for s in stretches),
+                             group.attrs["critical_path_length_ns"])
+            activities = {a["activity"]: int(round(a["total_ns"]))
+                          for a in table(group, "critical_path_activities")}
+            csv_activities = {a["activity"].replace("(no recorded activity)", ""):
+                              int(a["total_ns"]) for a in read_csv(prefix + "_critical_path.csv")}
+            self.assertEqual(activities, csv_activities)
+            self.assertEqual(activities["kernel slow_kernel"], ITERATIONS * (25_000 + DELAY_NS))
+            imbalance = {r["region"]: r for r in table(group, "region_imbalance")}
+            self.assertAlmostEqual(imbalance["compute"]["imbalance"], 1.03 / 0.28, places=4)
+            self.assertEqual(int(imbalance["compute"]["max_rank"]), 1)
+            over_time = [r for r in table(group, "region_imbalance_over_time")
+                         if r["region"] == "compute"]
+            self.assertEqual([int(r["first_instance"]) for r in over_time],
+                             list(range(ITERATIONS)))
+
+    def test_without_the_option_the_merged_h5_has_the_imbalance_only(self):
+        import h5py
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
+        out = os.path.join(self.dir, "plain.h5")
+        result = subprocess.run([MERGE, job, "-o", out], capture_output=True, text=True,
+                                timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(list(f.attrs["format_version"]), [1, 3])
+            self.assertEqual(f["analysis"].attrs["wait_states_analysed"], 0)
+            self.assertEqual(sorted(f["analysis"]),
+                             ["region_imbalance", "region_imbalance_over_time"])
+
 
 if __name__ == "__main__":
     unittest.main()
