@@ -1,6 +1,7 @@
 #include "merge/summary/rank_time.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 namespace rocprof::merge {
@@ -11,11 +12,37 @@ void RankTime::record(std::uint64_t begin_ns, std::uint64_t end_ns) {
   last_ns_ = std::max(last_ns_, end_ns);
 }
 
-void RankTime::mpi_call(std::uint64_t begin_ns, std::uint64_t end_ns) {
+void RankTime::mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns) {
   if (end_ns < begin_ns) return;
   record(begin_ns, end_ns);
-  mpi_ns_ += static_cast<double>(end_ns - begin_ns);
-  add_to_bins(begin_ns, end_ns);
+  // Rows come as the calls end, so a nested call comes before the call around it: the
+  // counted intervals this one overlaps are among the last ones; [first, last) of them.
+  auto& counted = counted_[thread];
+  std::size_t last = counted.size();
+  while (last > 0 && counted[last - 1].first >= end_ns) --last;  // wholly after it
+  std::size_t first = last;
+  while (first > 0 && counted[first - 1].second > begin_ns) --first;
+  std::uint64_t from = begin_ns;
+  for (std::size_t i = first; i < last; ++i) {
+    const auto [counted_begin, counted_end] = counted[i];
+    if (counted_begin > from) {
+      mpi_ns_ += static_cast<double>(counted_begin - from);
+      add_to_bins(from, counted_begin);
+    }
+    from = std::max(from, counted_end);
+  }
+  if (end_ns > from) {
+    mpi_ns_ += static_cast<double>(end_ns - from);
+    add_to_bins(from, end_ns);
+  }
+  std::pair<std::uint64_t, std::uint64_t> joined{begin_ns, end_ns};
+  if (first < last) {
+    joined.first = std::min(joined.first, counted[first].first);
+    joined.second = std::max(joined.second, counted[last - 1].second);
+  }
+  const auto at = counted.begin() + static_cast<std::ptrdiff_t>(first);
+  counted.insert(counted.erase(at, counted.begin() + static_cast<std::ptrdiff_t>(last)), joined);
+  if (counted.size() > kCountedKept) counted.erase(counted.begin());
 }
 
 void RankTime::gpu_work(std::uint64_t begin_ns, std::uint64_t end_ns) {
@@ -34,6 +61,7 @@ void RankTime::gpu_work(std::uint64_t begin_ns, std::uint64_t end_ns) {
 void RankTime::finish() {
   gpu_busy_ns_ += static_cast<double>(busy_end_ - busy_begin_);
   busy_begin_ = busy_end_ = 0;
+  counted_.clear();
 }
 
 void RankTime::add_to_bins(std::uint64_t begin_ns, std::uint64_t end_ns) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "merge/exchange/bytes.hpp"
@@ -19,8 +21,9 @@ class RankTime {
   RankTime() = default;
   explicit RankTime(std::int32_t rank) : rank_(rank) {}
 
-  // A drawn MPI call (not a per-request row) of thread `thread`.
-  void mpi_call(std::uint64_t begin_ns, std::uint64_t end_ns);
+  // A drawn MPI call (not a per-request row) of thread `thread`. A call nested in another of
+  // its thread (the tool's clock synchronisation inside MPI_Finalize) counts once.
+  void mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns);
   void gpu_work(std::uint64_t begin_ns, std::uint64_t end_ns);
   void record(std::uint64_t begin_ns, std::uint64_t end_ns);  // any other record
   void finish();                                              // after the last row
@@ -55,6 +58,10 @@ class RankTime {
   std::uint64_t bin_origin_ = 0;
   std::uint64_t bin_ns_ = 0;
   std::vector<double> bins_;
+  // Per thread, the latest of its MPI time as disjoint intervals in time order (a few: calls
+  // nest only a level or two), so that a call overlapping those counted is counted once.
+  static constexpr std::size_t kCountedKept = 8;
+  std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> counted_;
 };
 
 }  // namespace rocprof::merge

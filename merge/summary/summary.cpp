@@ -251,7 +251,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     const bool per_request = state->functions.is_per_request_row(row);
     if (counters) counters->mpi_call(row, per_request);
     if (per_request) return;
-    time->mpi_call(row.begin_ns, row.end_ns);
+    time->mpi_call(row.thread_id, row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     cached(state->mpi, row.function, [&]() -> Stat& {
       return part->mpi_[reader.string(row.function)][id];

@@ -15,8 +15,8 @@ namespace {
 TEST(RankTime, SpanMpiAndGpuBusyTime) {
   RankTime time(3);
   time.record(500, 900);
-  time.mpi_call(1'000, 3'000);
-  time.mpi_call(10'000, 11'000);
+  time.mpi_call(1, 1'000, 3'000);
+  time.mpi_call(1, 10'000, 11'000);
   time.gpu_work(2'000, 6'000);
   time.gpu_work(5'000, 8'000);    // overlaps the first: counted once
   time.gpu_work(20'000, 21'000);  // apart
@@ -29,14 +29,34 @@ TEST(RankTime, SpanMpiAndGpuBusyTime) {
   EXPECT_EQ(time.gpu_busy_ns(), 6'000 + 1'000);
 }
 
+TEST(RankTime, ACallNestedInAnotherOfItsThreadCountsOnce) {
+  RankTime time(0);
+  // The tool's clock synchronisation inside MPI_Finalize: its row comes first (rows are
+  // written as calls end), then MPI_Finalize's around it.
+  time.mpi_call(1, 1'000, 2'000);
+  time.mpi_call(1, 5'000, 6'000);
+  time.mpi_call(1, 4'000, 9'000);
+  // Another thread's call at the same time counts (the rank's threads each spent it in MPI).
+  time.mpi_call(2, 4'500, 5'500);
+  // A call overlapping the end of the last one of its thread: only the part after it.
+  time.mpi_call(1, 8'000, 10'000);
+  // One that came late (it ended before the last began): counted whole, kept in order.
+  time.mpi_call(1, 3'000, 3'500);
+  time.mpi_call(1, 2'500, 3'600);  // around that one: only what it adds
+  time.finish();
+  EXPECT_EQ(time.mpi_ns(), 1'000 + 5'000 + 1'000 + 1'000 + 500 + 600);
+  EXPECT_DOUBLE_EQ(time.mpi_ns_between(0, ~std::uint64_t{0}), time.mpi_ns());
+  EXPECT_DOUBLE_EQ(time.mpi_ns_between(0, RankTime::kFirstBinNs), time.mpi_ns());  // one bin
+}
+
 TEST(RankTime, BinsWidenAsTheRunGrowsAndKeepTheMpiTime) {
   RankTime time(0);
   const std::uint64_t start = 70 * RankTime::kFirstBinNs + 123;
   // A call of 10 us every 1 ms for 1 s: 10 ms of MPI over 10,000 first-size bins.
   for (std::uint64_t i = 0; i < 1000; ++i)
-    time.mpi_call(start + i * 1'000'000, start + i * 1'000'000 + 10'000);
+    time.mpi_call(1, start + i * 1'000'000, start + i * 1'000'000 + 10'000);
   // One of another thread, earlier than all: bins are added in front.
-  time.mpi_call(start - 5'000'000, start - 4'000'000);
+  time.mpi_call(2, start - 5'000'000, start - 4'000'000);
   time.finish();
   const double all = time.mpi_ns_between(0, ~std::uint64_t{0});
   EXPECT_DOUBLE_EQ(all, 10'000'000 + 1'000'000);
@@ -49,7 +69,7 @@ TEST(RankTime, BinsWidenAsTheRunGrowsAndKeepTheMpiTime) {
 
 TEST(RankTime, CrossesMergeProcessesUnchanged) {
   RankTime time(5);
-  time.mpi_call(1'000'000, 1'200'000);
+  time.mpi_call(1, 1'000'000, 1'200'000);
   time.gpu_work(0, 10);
   time.finish();
   ByteWriter out;

@@ -2,6 +2,7 @@
 browser (headless Chromium, network off) with every plot rendered and no console error; the
 screenshot is kept under the build's test-artifacts/."""
 
+import collections
 import os
 import re
 import shutil
@@ -9,12 +10,56 @@ import subprocess
 import tempfile
 import unittest
 
+import numpy
+
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
 ARTIFACTS = os.environ["ROCPROF_TEST_ARTIFACTS"]
 CHROMIUM = shutil.which("chromium")
+LAMMPS = shutil.which("lmp")  # Debian's lammps
+MELT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lammps", "lj_melt.in")
+
+
+def thermo_table(output):
+    """LAMMPS's thermodynamic output: the rows after each "Step" header."""
+    rows, inside = [], False
+    for line in output.splitlines():
+        words = line.split()
+        if words[:1] == ["Step"]:
+            inside = True
+        elif inside and words and re.fullmatch(r"\d+", words[0]):
+            rows.append(words)
+        else:
+            inside = False
+    return rows
+
+
+def lammps_section_minimum(output, section):
+    """The least time any rank spent in a section of LAMMPS's own timing breakdown."""
+    line = next(l for l in output.splitlines() if l.split()[:2] == [section, "|"])
+    return float(line.split("|")[1])
+
+
+def mpi_union_ms(h5_path):
+    """Per rank, the time covered by its MPI call rows in a merged .h5 (nested calls once)."""
+    import h5py
+    h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+    with h5py.File(h5_path, "r") as f:
+        calls = f["mpi_calls"]
+        ranks, begins, ends = calls["rank"][:], calls["begin_ns"][:], calls["end_ns"][:]
+    covered = {}
+    for rank in numpy.unique(ranks):
+        mine = ranks == rank
+        total, reach = 0, 0
+        for begin, end in sorted(zip(begins[mine].tolist(), ends[mine].tolist())):
+            begin = max(begin, reach)
+            if end > begin:
+                total += end - begin
+                reach = end
+        covered[int(rank)] = total / 1e6
+    return covered
 
 
 def rank_rows(html):
@@ -109,6 +154,52 @@ class ReportTest(unittest.TestCase):
         dom, console = self.browse(path, os.path.join(ARTIFACTS, "report_jacobi.png"))
         self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1),
                          str(html.count('<svg class="plot"')))
+
+    def test_the_report_of_lammps(self):
+        if LAMMPS is None:
+            self.skipTest("Debian's lammps is not installed (scripts/install-deps.sh installs it)")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        lammps = [LAMMPS, "-in", MELT, "-log", "none"]
+        runs = {}
+        for name, prefix in (("plain", []), ("traced", [LAUNCHER, "--mpi-trace", "-d", "lmp", "--"])):
+            run = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", *prefix, *lammps],
+                                 cwd=self.dir, env=env, capture_output=True, text=True,
+                                 timeout=300)
+            self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
+            runs[name] = run.stdout
+        # Traced, LAMMPS computes exactly what it computes alone.
+        self.assertEqual(len(thermo_table(runs["plain"])), 5)
+        self.assertEqual(thermo_table(runs["traced"]), thermo_table(runs["plain"]))
+        h5 = os.path.join(self.dir, "lmp.h5")
+        result = subprocess.run([MERGE, os.path.join(self.dir, "lmp"), "-o", h5, "--report",
+                                 os.path.join(self.dir, "lmp.html"), "--summary-csv",
+                                 os.path.join(self.dir, "lmp")],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.dir, "lmp.html"), encoding="utf-8") as f:
+            html = f.read()
+        rows = self.check_adds_up(html, 4)
+        # The report's MPI time per rank is the time its MPI rows cover, read back from the
+        # merged .h5; its compute time holds LAMMPS's own compute sections (Pair, Neigh,
+        # Modify, as LAMMPS timed them).
+        covered = mpi_union_ms(h5)
+        computed = sum(lammps_section_minimum(runs["traced"], section) * 1e3
+                       for section in ("Pair", "Neigh", "Modify"))
+        for rank, (wall, compute, transfer, wait, _) in rows.items():
+            self.assertLess(abs(transfer + wait - covered[rank]), 0.001 * wall + 0.01, rank)
+            self.assertGreaterEqual(compute, computed, rank)
+        # Its halo exchange and reductions were matched and analysed.
+        with open(os.path.join(self.dir, "lmp_waits.csv")) as f:
+            patterns = collections.Counter(line.split(",")[0] for line in f.readlines()[1:])
+        self.assertIn("wait at NxN", patterns)
+        self.assertIn("MPI_Allreduce", html)
+        dom, console = self.browse(os.path.join(self.dir, "lmp.html"),
+                                   os.path.join(ARTIFACTS, "report_lammps.png"))
+        self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1),
+                         str(html.count('<svg class="plot"')))
+        self.assertFalse([line for line in console if "plots drawn" not in line], console)
 
     def test_a_report_that_cannot_be_written_is_refused_before_any_work(self):
         job = os.path.join(self.dir, "job")
