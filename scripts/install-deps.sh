@@ -10,7 +10,7 @@ packages=(
   libhsa-runtime-dev libamdhip64-dev librocm-smi-dev
   python3-h5py python3-hdf5plugin
   slurmctld slurmd slurm-client
-  chromium fonts-dejavu-core lammps
+  chromium fonts-dejavu-core lammps gfortran
 )
 
 missing=()

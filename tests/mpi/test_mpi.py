@@ -123,7 +123,9 @@ class MpiTest(MpiRunner):
                     if not any(fnmatch.fnmatchcase(name, p) for p in excluded)}
         symbols = subprocess.run(["nm", "-D", "--defined-only", PMPI], check=True,
                                  capture_output=True, text=True).stdout
-        exported = set(re.findall(r" T (MPI_\w+)$", symbols, re.M))
+        # The C wrappers; the Fortran bindings' upper-case names (MPI_SEND) are test_fortran's.
+        exported = {name for name in re.findall(r" T (MPI_\w+)$", symbols, re.M)
+                    if not name.isupper()}
         self.assertEqual(exported, expected)
         self.assertGreater(len(exported), 350)
         self.assertNotIn("MPI_Wtime", exported)
