@@ -211,6 +211,12 @@ class Wrapper:
         hidden = [] if self.special else [p.hidden for p in self.params if p.hidden]
         return named + ["MPI_Fint* ierr"] + hidden
 
+    def named(self):
+        """The wrapper's parameters before IERROR, by name."""
+        if self.special:
+            return [decl.split("*")[-1].strip() for decl in self.special["fortran"]]
+        return [p.name for p in self.params]
+
     def forwarded(self):
         if self.special:
             names = [decl.split("*")[-1].strip() for decl in self.special["fortran"]]
@@ -231,13 +237,15 @@ class Wrapper:
         name = self.function.name
         fn = f"Fn::{name}"
         params = ", ".join(self.fortran_params())
+        types = ", ".join(p.rsplit(" ", 1)[0] for p in self.fortran_params())
+        unchanged = ", ".join(self.named() + ["&rocprof_ierr"] + self.hidden_names())
         lines = [f"void fortran_{name}(fortran::NextFunction& next, {params}) {{",
-                 f"  using Binding = void (*)({', '.join(p.rsplit(' ', 1)[0] for p in self.fortran_params())});",
+                 f"  using Binding = void (*)({types});",
                  "  const auto binding = reinterpret_cast<Binding>(next.get());",
                  "  MPI_Fint rocprof_ierr = MPI_SUCCESS;",
                  f"  CallScope rocprof_scope({fn});",
                  f"  if (!rocprof_scope.active() && !kAlwaysDecode<{fn}>) {{",
-                 f"    binding({', '.join(self.received()[:-1 - self.hidden_count()] + ['&rocprof_ierr'] + self.hidden_names())});",
+                 f"    binding({unchanged});",
                  "    rocprof_scope.returned();",
                  "    if (ierr != nullptr) *ierr = rocprof_ierr;",
                  "    return;",
@@ -264,9 +272,6 @@ class Wrapper:
         lines.append("  if (ierr != nullptr) *ierr = rocprof_ierr;")
         lines.append("}")
         return "\n".join(lines) + "\n"
-
-    def hidden_count(self):
-        return len(self.hidden_names())
 
     def hidden_names(self):
         if self.special:
@@ -325,8 +330,8 @@ def generate(wrapped, left_out, out_dir):
     note = "".join(f"//   {name}: {why}\n" for name, why in left_out)
     (out_dir / "fortran_wrappers.cpp").write_text(
         HEADER +
-        "// A wrapper per Fortran binding symbol of a wrapped MPI function (docs/MPI.md). Left out\n"
-        "// (their Fortran calls are not recorded):\n" + (note or "//   none\n") +
+        "// A wrapper per Fortran binding symbol of a wrapped MPI function (docs/MPI.md).\n"
+        "// Left out (their Fortran calls are not recorded):\n" + (note or "//   none\n") +
         '#include <cstddef>\n\n#include "mpi/decode/decoders.hpp"\n'
         '#include "mpi/wrappers/call_scope.hpp"\n#include "mpi/wrappers/fortran_support.hpp"\n\n'
         "using namespace rocprof::mpi;\n\n"

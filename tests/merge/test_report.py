@@ -163,7 +163,8 @@ class ReportTest(unittest.TestCase):
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         lammps = [LAMMPS, "-in", MELT, "-log", "none"]
         runs = {}
-        for name, prefix in (("plain", []), ("traced", [LAUNCHER, "--mpi-trace", "-d", "lmp", "--"])):
+        traced = [LAUNCHER, "--mpi-trace", "-d", "lmp", "--"]
+        for name, prefix in (("plain", []), ("traced", traced)):
             run = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", *prefix, *lammps],
                                  cwd=self.dir, env=env, capture_output=True, text=True,
                                  timeout=300)

@@ -67,12 +67,12 @@ class FortranTest(unittest.TestCase):
         if MPIF90 is None:
             self.skipTest("mpif90 is missing (scripts/install-deps.sh installs gfortran)")
         twin, twin_said = self.traced(C_TWIN, "c")
-        self.assertIn("exchange   6.0 2 1", twin_said)
+        self.assertIn("exchange   6.0 2 1 halves", twin_said)
         expected = [recorded_rows(twin, rank) for rank in range(RANKS)]
         functions = {row[0] for rows in expected for row in rows}
         for needed in ("MPI_Init", "MPI_Recv", "MPI_Waitall", "MPI_Waitany", "MPI_Sendrecv",
-                       "MPI_Allreduce", "MPI_Comm_split", "MPI_Comm_free", "MPI_Finalize",
-                       "rocprof_mpi_clock_sync"):
+                       "MPI_Allreduce", "MPI_Comm_split", "MPI_Comm_set_name", "MPI_Comm_free",
+                       "MPI_Finalize", "rocprof_mpi_clock_sync"):
             self.assertIn(needed, functions)
         for binding, arguments in BINDINGS.items():
             with self.subTest(binding=binding):
@@ -81,7 +81,7 @@ class FortranTest(unittest.TestCase):
                                cwd=self.dir, capture_output=True)
                 trace, said = self.traced(program, os.path.basename(program) + "_trace")
                 # The program computes what it computes untraced (its own printout).
-                self.assertIn("exchange  6.0 2 1", said)
+                self.assertIn("exchange  6.0 2 1 halves", said)
                 for rank in range(RANKS):
                     self.assertEqual(recorded_rows(trace, rank), expected[rank], rank)
                 merged = subprocess.run([MERGE, trace, "-o", trace + ".json"],

@@ -4,7 +4,8 @@
 #include <stdio.h>
 
 int main(int argc, char** argv) {
-  int rank, nprocs, sub_rank, index, value;
+  int rank, nprocs, sub_rank, index, value, length;
+  char name[MPI_MAX_OBJECT_NAME];
   MPI_Comm sub;
   MPI_Status status, statuses[2];
   MPI_Request requests[2];
@@ -44,13 +45,15 @@ int main(int argc, char** argv) {
 
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sub);
   MPI_Comm_rank(sub, &sub_rank);
+  MPI_Comm_set_name(sub, "halves");
+  MPI_Comm_get_name(sub, name, &length);
   value = rank;
   MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, sub);
   MPI_Barrier(sub);
   MPI_Comm_free(&sub);
   MPI_Barrier(MPI_COMM_WORLD);
   /* Fortran counts the index from 1. */
-  if (rank == 0) printf("exchange %5.1f %d %d\n", total[0], value, index + 1);
+  if (rank == 0) printf("exchange %5.1f %d %d %s\n", total[0], value, index + 1, name);
   MPI_Finalize();
   return 0;
 }

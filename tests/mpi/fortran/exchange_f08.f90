@@ -3,7 +3,8 @@
 program exchange
   use mpi_f08
   implicit none
-  integer :: rank, nprocs, right, left, subrank, index, value
+  integer :: rank, nprocs, right, left, subrank, index, value, length
+  character(len=MPI_MAX_OBJECT_NAME) :: name
   type(MPI_Comm) :: sub
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: requests(2)
@@ -44,11 +45,14 @@ program exchange
 
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub)
   call MPI_Comm_rank(sub, subrank)
+  call MPI_Comm_set_name(sub, 'halves')
+  call MPI_Comm_get_name(sub, name, length)
   value = rank
   call MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_INTEGER, MPI_SUM, sub)
   call MPI_Barrier(sub)
   call MPI_Comm_free(sub)
   call MPI_Barrier(MPI_COMM_WORLD)
-  if (rank == 0) print '(a, f5.1, 1x, i0, 1x, i0)', 'exchange', total(1), value, index
+  if (rank == 0) print '(a, f5.1, 1x, i0, 1x, i0, 1x, a)', 'exchange', total(1), value, index, &
+                        name(1:length)
   call MPI_Finalize()
 end program exchange

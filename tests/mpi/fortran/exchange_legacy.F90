@@ -9,7 +9,8 @@ program exchange
 #ifndef USE_MPI_MODULE
   include 'mpif.h'
 #endif
-  integer :: ierr, rank, nprocs, right, left, sub, subrank, index, value
+  integer :: ierr, rank, nprocs, right, left, sub, subrank, index, value, length
+  character(len=MPI_MAX_OBJECT_NAME) :: name
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 2), requests(2)
   double precision :: out(100), in(100), total(4)
 
@@ -52,11 +53,14 @@ program exchange
   ! A communicator split in two.
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub, ierr)
   call MPI_Comm_rank(sub, subrank, ierr)
+  call MPI_Comm_set_name(sub, 'halves', ierr)
+  call MPI_Comm_get_name(sub, name, length, ierr)
   value = rank
   call MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_INTEGER, MPI_SUM, sub, ierr)
   call MPI_Barrier(sub, ierr)
   call MPI_Comm_free(sub, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
-  if (rank == 0) print '(a, f5.1, 1x, i0, 1x, i0)', 'exchange', total(1), value, index
+  if (rank == 0) print '(a, f5.1, 1x, i0, 1x, i0, 1x, a)', 'exchange', total(1), value, index, &
+                        name(1:length)
   call MPI_Finalize(ierr)
 end program exchange
