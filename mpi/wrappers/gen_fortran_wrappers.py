@@ -211,27 +211,17 @@ class Wrapper:
         hidden = [] if self.special else [p.hidden for p in self.params if p.hidden]
         return named + ["MPI_Fint* ierr"] + hidden
 
-    def named(self):
-        """The wrapper's parameters before IERROR, by name."""
+    def named(self, forwarded=False):
+        """The wrapper's parameters before IERROR, by name (as the binding gets them)."""
         if self.special:
             return [decl.split("*")[-1].strip() for decl in self.special["fortran"]]
-        return [p.name for p in self.params]
+        return [p.forward if forwarded else p.name for p in self.params]
 
     def forwarded(self):
-        if self.special:
-            names = [decl.split("*")[-1].strip() for decl in self.special["fortran"]]
-        else:
-            names = [p.forward for p in self.params]
-        hidden = [] if self.special else [p.hidden.split()[-1] for p in self.params if p.hidden]
-        return names + ["&rocprof_ierr"] + hidden
+        return self.named(forwarded=True) + ["&rocprof_ierr"] + self.hidden_names()
 
     def received(self):
-        if self.special:
-            names = [decl.split("*")[-1].strip() for decl in self.special["fortran"]]
-        else:
-            names = [p.name for p in self.params]
-        hidden = [] if self.special else [p.hidden.split()[-1] for p in self.params if p.hidden]
-        return names + ["ierr"] + hidden
+        return self.named() + ["ierr"] + self.hidden_names()
 
     def body(self):
         name = self.function.name
