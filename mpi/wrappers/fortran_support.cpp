@@ -33,26 +33,7 @@ T* scratch(std::vector<T>& space, std::size_t count) noexcept {
   return space.data();
 }
 
-// `count` Fortran handles into `c` through `f2c`.
-template <typename Handle>
-void convert(const MPI_Fint* fortran, Handle* c, int count, Handle (*f2c)(MPI_Fint)) noexcept {
-  if (fortran == nullptr || c == nullptr) return;
-  for (int i = 0; i < count; ++i) c[i] = f2c(fortran[i]);
-}
-
-// The same, into `space`.
-template <typename Handle>
-Handle* converted(std::vector<Handle>& space, const MPI_Fint* fortran, int count,
-                  Handle (*f2c)(MPI_Fint)) noexcept {
-  if (fortran == nullptr || count <= 0) return nullptr;
-  Handle* c = scratch(space, static_cast<std::size_t>(count));
-  convert(fortran, c, count, f2c);
-  return c;
-}
-
-thread_local std::vector<MPI_Request> request_space;
 thread_local std::vector<MPI_Status> status_space;
-thread_local std::vector<MPI_Datatype> datatype_space;
 thread_local std::vector<MPI_Fint> fortran_status_space;
 thread_local std::vector<int> index_space;
 
@@ -84,22 +65,6 @@ bool status_ignored(const MPI_Fint* status) noexcept {
 
 bool statuses_ignored(const MPI_Fint* statuses) noexcept {
   return statuses == nullptr || statuses == sentinels().statuses_ignore;
-}
-
-MPI_Request* requests(const MPI_Fint* fortran, int count) noexcept {
-  return converted(request_space, fortran, count, PMPI_Request_f2c);
-}
-
-void to_requests(const MPI_Fint* fortran, MPI_Request* c, int count) noexcept {
-  convert(fortran, c, count, PMPI_Request_f2c);
-}
-
-MPI_Datatype* datatypes(const MPI_Fint* fortran, int count) noexcept {
-  return converted(datatype_space, fortran, count, PMPI_Type_f2c);
-}
-
-void to_datatypes(const MPI_Fint* fortran, MPI_Datatype* c, int count) noexcept {
-  convert(fortran, c, count, PMPI_Type_f2c);
 }
 
 MPI_Status* c_statuses(int count) noexcept {

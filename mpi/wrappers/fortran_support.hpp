@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <vector>
 
 namespace rocprof::mpi::fortran {
 
@@ -37,12 +38,28 @@ const void* buffer(const void* fortran) noexcept;
 bool status_ignored(const MPI_Fint* status) noexcept;
 bool statuses_ignored(const MPI_Fint* statuses) noexcept;
 
-// `count` Fortran handles as C handles, in scratch space; back after the call (the binding
-// may have changed them: a completed request is MPI_REQUEST_NULL).
-MPI_Request* requests(const MPI_Fint* fortran, int count) noexcept;
-void to_requests(const MPI_Fint* fortran, MPI_Request* c, int count) noexcept;
-MPI_Datatype* datatypes(const MPI_Fint* fortran, int count) noexcept;
-void to_datatypes(const MPI_Fint* fortran, MPI_Datatype* c, int count) noexcept;
+// `count` Fortran handles as C handles through `f2c`, in the thread's scratch space number
+// `slot` (0 or 1: a call may convert two arrays of one type); back after the call (the
+// binding may have changed them: a completed request is MPI_REQUEST_NULL).
+template <typename Handle>
+Handle* handles(const MPI_Fint* fortran, int count, Handle (*f2c)(MPI_Fint), int slot) noexcept {
+  thread_local std::vector<Handle> space[2];
+  if (fortran == nullptr || count <= 0 || slot < 0 || slot > 1) return nullptr;
+  std::vector<Handle>& mine = space[slot];
+  try {
+    if (mine.size() < static_cast<std::size_t>(count)) mine.resize(static_cast<std::size_t>(count));
+  } catch (...) {
+    return nullptr;
+  }
+  for (int i = 0; i < count; ++i) mine[static_cast<std::size_t>(i)] = f2c(fortran[i]);
+  return mine.data();
+}
+
+template <typename Handle>
+void to_handles(const MPI_Fint* fortran, Handle* c, int count, Handle (*f2c)(MPI_Fint)) noexcept {
+  if (fortran == nullptr || c == nullptr) return;
+  for (int i = 0; i < count; ++i) c[i] = f2c(fortran[i]);
+}
 
 // Statuses: C ones for the decoder, Fortran ones for a binding whose caller ignores them.
 MPI_Status* c_statuses(int count) noexcept;

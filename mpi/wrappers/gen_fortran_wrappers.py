@@ -80,11 +80,12 @@ def c_type_of(text, name):
 class Parameter:
     """One C parameter: its Fortran form, its C local and the code around the call."""
 
-    def __init__(self, function, text, name, previous_ints):
+    def __init__(self, function, text, name, previous_ints, slots):
         self.name = name
         self.fortran = None       # the wrapper's parameter declaration
         self.hidden = None        # a hidden string length after IERROR
         self.before = []          # code before the decoder's before()
+        self.late = []            # the same, once every parameter is converted
         self.prepare = []         # code after before(), before the call (what the binding gets)
         self.after = []           # code after the call, before the decoder's after()
         self.c_arg = f"c_{name}"
@@ -123,12 +124,27 @@ class Parameter:
             self.before.append(f"{handle} c_{name}_value = {HANDLES[handle]}(*{name});")
             self.before.append(f"{handle}* c_{name} = &c_{name}_value;")
             self.after.append(f"c_{name}_value = {HANDLES[handle]}(*{name});")
-        elif base == "MPI_Request[]":
-            if count is None:
-                raise Unsupported(f"{name}: an array without a count before it")
+        elif base.endswith("[]") and base[:-2] in HANDLES:
+            handle, f2c = base[:-2], HANDLES[base[:-2]]
             self.fortran = f"MPI_Fint* {name}"
-            self.before.append(f"MPI_Request* c_{name} = fortran::requests({name}, {count});")
-            self.after.append(f"fortran::to_requests({name}, c_{name}, {count});")
+            if count is None and "eighbor" in fn:
+                # As many as the process's neighbours; the neighbour collectives are not
+                # decoded: not converted.
+                self.before.append(f"{t.replace('[]', '*')} c_{name} = nullptr;")
+            else:
+                if count is None:
+                    # One per process of the communicator (MPI_Alltoallw's types).
+                    if "comm" not in [n for _, n in function.params]:
+                        raise Unsupported(f"{name}: an array without a count before it")
+                    count = "exchange_size(c_comm)"
+                    target = self.late
+                else:
+                    target = self.before
+                slot = slots.get(handle, 0)
+                slots[handle] = slot + 1
+                target.append(f"{handle}* c_{name} = fortran::handles({name}, {count}, {f2c}, "
+                              f"{slot});")
+                self.after.append(f"fortran::to_handles({name}, c_{name}, {count}, {f2c});")
         elif base in ("MPI_Status*", "MPI_Status[]"):
             self.fortran = f"MPI_Fint* {name}"
             many = base.endswith("[]")
@@ -173,16 +189,12 @@ class Parameter:
             # A procedure: Fortran passes its address; passed on, not read.
             self.fortran = f"void* {name}"
             self.before.append(f"{t} c_{name} = reinterpret_cast<{t}>({name});")
-        elif base in ("char*", "char[]", "char*[]"):
+        elif base in ("char*", "char[]", "char*[]", "char**[]"):
             # Text (an array of texts is one block): a hidden length follows IERROR.
             self.fortran = f"char* {name}"
             self.hidden = f"std::size_t {name}_length"
-            c_type = "char**" if base == "char*[]" else t.replace("[]", "*")
+            c_type = {"char*[]": "char**", "char**[]": "char***"}.get(base, t.replace("[]", "*"))
             self.before.append(f"{c_type} c_{name} = nullptr;")
-        elif base == "MPI_Datatype[]" and count is not None:
-            self.fortran = f"MPI_Fint* {name}"
-            self.before.append(f"MPI_Datatype* c_{name} = fortran::datatypes({name}, {count});")
-            self.after.append(f"fortran::to_datatypes({name}, c_{name}, {count});")
         else:
             raise Unsupported(f"{name} ({t}) has no generic Fortran conversion")
 
@@ -193,11 +205,11 @@ class Wrapper:
         special = SPECIAL.get(function.name)
         self.params = []
         if special is None:
-            ints = []
+            ints, slots = [], {}
             for text, name in function.params:
                 if name is None:
                     raise Unsupported("variable arguments")
-                param = Parameter(function, text, name, ints)
+                param = Parameter(function, text, name, ints, slots)
                 self.params.append(param)
                 if c_type_of(text, name) == "int":
                     ints.append(f"c_{name}")
@@ -246,6 +258,8 @@ class Wrapper:
         else:
             for p in self.params:
                 lines += [f"  {line}" for line in p.before]
+            for p in self.params:
+                lines += [f"  {line}" for line in p.late]
             c_args = [p.c_arg for p in self.params]
         call = ", ".join(["rocprof_scope.call()"] + c_args)
         lines.append(f"  Decoder<{fn}>::before({call});")

@@ -25,6 +25,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int MPI_Odd(struct unknown *thing);
+int PMPI_Odd(struct unknown *thing);
 int MPI_Barrier(MPI_Comm comm);
 int PMPI_Barrier(MPI_Comm comm);
 '''
@@ -33,7 +35,8 @@ int PMPI_Barrier(MPI_Comm comm);
 SYMBOLS = "\n".join(f"0000000000001000 W {name}" for name in (
     "mpi_send", "mpi_send_", "mpi_send__", "MPI_SEND", "pmpi_send_", "mpi_send_f08_",
     "pmpi_send_f08_", "mpi_waitany_", "pmpi_waitany_", "mpi_waitall_", "pmpi_waitall_",
-    "mpi_comm_set_name_", "pmpi_comm_set_name_", "mpi_alltoallw_", "pmpi_alltoallw_"))
+    "mpi_comm_set_name_", "pmpi_comm_set_name_", "mpi_alltoallw_", "pmpi_alltoallw_", "mpi_odd_",
+    "pmpi_odd_"))
 
 
 class GenFortranWrappersTest(unittest.TestCase):
@@ -69,8 +72,8 @@ class GenFortranWrappersTest(unittest.TestCase):
         code = self.generated()
         waitall = code[code.index("void fortran_MPI_Waitall("):]
         waitall = waitall[:waitall.index("\n}\n")]
-        self.assertIn("MPI_Request* c_array_of_requests = fortran::requests(array_of_requests, "
-                      "c_count);", waitall)
+        self.assertIn("MPI_Request* c_array_of_requests = fortran::handles(array_of_requests, "
+                      "c_count, PMPI_Request_f2c, 0);", waitall)
         self.assertIn("fortran::statuses_ignored(array_of_statuses)", waitall)
         self.assertIn("fortran::fortran_statuses(c_count)", waitall)
         self.assertIn("fortran::to_statuses(f_array_of_statuses, c_array_of_statuses, c_count)",
@@ -86,10 +89,21 @@ class GenFortranWrappersTest(unittest.TestCase):
         self.assertIn("void mpi_comm_set_name_(MPI_Fint* comm, char* comm_name, MPI_Fint* ierr, "
                       "std::size_t comm_name_length)", code)
         self.assertIn("binding(comm, comm_name, &rocprof_ierr, comm_name_length);", code)
-        self.assertIn("//   MPI_Alltoallw: sendtypes (const MPI_Datatype[]) has no generic "
-                      "Fortran conversion", code)
-        self.assertNotIn("void mpi_alltoallw_(", code)
+        self.assertIn("//   MPI_Odd: thing (struct unknown*) has no generic Fortran conversion",
+                      code)
+        self.assertNotIn("void mpi_odd_(", code)
 
+    def test_types_per_process_are_converted_once_the_communicator_is(self):
+        code = self.generated()
+        body = code[code.index("void fortran_MPI_Alltoallw("):]
+        body = body[:body.index("\n}\n")]
+        comm = body.index("MPI_Comm c_comm = PMPI_Comm_f2c(*comm);")
+        send = body.index("MPI_Datatype* c_sendtypes = fortran::handles(sendtypes, "
+                          "exchange_size(c_comm), PMPI_Type_f2c, 0);")
+        receive = body.index("MPI_Datatype* c_recvtypes = fortran::handles(recvtypes, "
+                             "exchange_size(c_comm), PMPI_Type_f2c, 1);")
+        self.assertLess(comm, send)
+        self.assertLess(send, receive)
 
 if __name__ == "__main__":
     unittest.main()

@@ -71,8 +71,8 @@ class FortranTest(unittest.TestCase):
         expected = [recorded_rows(twin, rank) for rank in range(RANKS)]
         functions = {row[0] for rows in expected for row in rows}
         for needed in ("MPI_Init", "MPI_Recv", "MPI_Waitall", "MPI_Waitany", "MPI_Sendrecv",
-                       "MPI_Allreduce", "MPI_Comm_split", "MPI_Comm_set_name", "MPI_Comm_free",
-                       "MPI_Finalize", "rocprof_mpi_clock_sync"):
+                       "MPI_Allreduce", "MPI_Alltoallw", "MPI_Comm_split", "MPI_Comm_set_name",
+                       "MPI_Comm_free", "MPI_Finalize", "rocprof_mpi_clock_sync"):
             self.assertIn(needed, functions)
         for binding, arguments in BINDINGS.items():
             with self.subTest(binding=binding):

@@ -42,6 +42,16 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, total, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Bcast(total, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(out, in, 100, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  /* Types per process (4 ranks): rank + i + 1 elements between this rank and rank i. */
+  int counts[4], displacements[4];
+  MPI_Datatype types[4];
+  for (int i = 0; i < 4; ++i) {
+    counts[i] = i + rank + 1;
+    displacements[i] = 8 * 10 * i;
+    types[i] = MPI_DOUBLE;
+  }
+  MPI_Alltoallw(out, counts, displacements, types, in, counts, displacements, types,
+                MPI_COMM_WORLD);
 
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sub);
   MPI_Comm_rank(sub, &sub_rank);

@@ -5,6 +5,8 @@ program exchange
   implicit none
   integer :: rank, nprocs, right, left, subrank, index, value, length
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  integer :: counts(4), displacements(4), i
+  type(MPI_Datatype) :: types(4)
   type(MPI_Comm) :: sub
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: requests(2)
@@ -42,6 +44,13 @@ program exchange
   call MPI_Allreduce(MPI_IN_PLACE, total, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
   call MPI_Bcast(total, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
   call MPI_Reduce(out, in, 100, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD)
+  do i = 1, 4
+    counts(i) = i + rank
+    displacements(i) = 8 * 10 * (i - 1)
+    types(i) = MPI_DOUBLE_PRECISION
+  end do
+  call MPI_Alltoallw(out, counts, displacements, types, in, counts, displacements, types, &
+                     MPI_COMM_WORLD)
 
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub)
   call MPI_Comm_rank(sub, subrank)

@@ -11,6 +11,7 @@ program exchange
 #endif
   integer :: ierr, rank, nprocs, right, left, sub, subrank, index, value, length
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  integer :: counts(4), displacements(4), types(4), i
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 2), requests(2)
   double precision :: out(100), in(100), total(4)
 
@@ -49,6 +50,14 @@ program exchange
   call MPI_Allreduce(MPI_IN_PLACE, total, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Bcast(total, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
   call MPI_Reduce(out, in, 100, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+  ! Types per process (4 ranks): rank + i elements between this rank and rank i - 1.
+  do i = 1, 4
+    counts(i) = i + rank
+    displacements(i) = 8 * 10 * (i - 1)
+    types(i) = MPI_DOUBLE_PRECISION
+  end do
+  call MPI_Alltoallw(out, counts, displacements, types, in, counts, displacements, types, &
+                     MPI_COMM_WORLD, ierr)
 
   ! A communicator split in two.
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub, ierr)
