@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -35,6 +36,7 @@ namespace rocprof::merge {
 namespace {
 
 constexpr int kStreamTag = 4711;  // messages to the first process
+constexpr int kGatherTag = 4712;  // gather_to_leader
 
 bool launched_as_mpi_job() {
   // Read once at start; nothing here calls setenv.
@@ -249,6 +251,8 @@ MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {
 std::vector<std::vector<std::byte>> MergeGroup::all_gather(
     const std::vector<std::byte>& mine) const {
   if (!mpi_ || size_ == 1) return {mine};
+  if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error("a merge process's part of an exchange is over 2 GiB");
   const int bytes = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(size_));
   MPI_Allgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -257,6 +261,9 @@ std::vector<std::vector<std::byte>> MergeGroup::all_gather(
   for (std::size_t i = 0; i < counts.size(); ++i) {
     offsets[i] = static_cast<int>(total);
     total += static_cast<std::size_t>(counts[i]);
+    // MPI's counts and offsets are ints (the same on every process: all throw).
+    if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw std::runtime_error("the merge processes' exchange is over 2 GiB");
   }
   std::vector<std::byte> all(total);
   MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
@@ -265,6 +272,35 @@ std::vector<std::vector<std::byte>> MergeGroup::all_gather(
   for (std::size_t i = 0; i < counts.size(); ++i)
     parts.emplace_back(all.begin() + offsets[i], all.begin() + offsets[i] + counts[i]);
   return parts;
+}
+
+void MergeGroup::gather_to_leader(
+    const std::vector<std::byte>& mine,
+    const std::function<void(const std::vector<std::byte>&)>& take) const {
+  if (!mpi_ || size_ == 1) {
+    take(mine);
+    return;
+  }
+  if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error("a merge process's summary is over 2 GiB");
+  if (!leader()) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD,
+              &request);
+    wait_idle(request);
+    return;
+  }
+  take(mine);
+  std::vector<std::byte> part;
+  for (int from = 1; from < size_; ++from) {
+    MPI_Status status;
+    MPI_Probe(from, kGatherTag, MPI_COMM_WORLD, &status);
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    part.resize(static_cast<std::size_t>(bytes));
+    MPI_Recv(part.data(), bytes, MPI_BYTE, from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    take(part);
+  }
 }
 
 void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,11 @@ class MergeGroup {
 
   // Every process's bytes, in process order (the same everywhere).
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
+  // Every process's bytes to the first process, one at a time in process order: `take` runs
+  // there for each (its own first), so that it holds one other process's bytes at most; the
+  // others only send. Each process's bytes must be under 2 GiB.
+  void gather_to_leader(const std::vector<std::byte>& mine,
+                        const std::function<void(const std::vector<std::byte>&)>& take) const;
   // The first process's bytes, everywhere. The others wait without keeping a CPU busy (it
   // serves to wait for the first process's matching, while helpers work).
   void broadcast(std::vector<std::byte>& bytes) const;

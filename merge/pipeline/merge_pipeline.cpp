@@ -97,17 +97,17 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 }
 
 // The summary: each process its ranks' (watched while the sink read them); the first adds up
-// everyone's.
+// everyone's, one process's part at a time (the others keep only their own).
 void add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
             const MergeGroup& group) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
   if (group.size() == 1) return;
-  const auto parts = group.all_gather(summary.serialize());
-  const bool waits = summary.gathers_wait_states();
-  summary = Summary();
-  summary.gather_wait_states(waits);
-  for (const auto& part : parts) summary.merge(part);
+  Summary total;
+  total.gather_wait_states(summary.gathers_wait_states());
+  group.gather_to_leader(summary.serialize(),
+                         [&total](const std::vector<std::byte>& part) { total.merge(part); });
+  if (group.leader()) summary = std::move(total);
 }
 
 }  // namespace
