@@ -175,7 +175,7 @@ std::string copy_pieces(const std::string& output, std::span<const CopyPiece> pi
   const std::size_t threads = std::clamp<std::size_t>(options.threads, 1, 64);
   bool mapped = options.method == PartCopyOptions::Method::kMapped;
   if (options.method == PartCopyOptions::Method::kAuto)
-    mapped = threads > 1 && writers_take_turns(output);
+    mapped = threads + options.other_writers > 1 && writers_take_turns(output);
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t window = std::max(page, options.window_bytes / page * page);
 

@@ -24,8 +24,12 @@ struct CopyPiece {
 
 struct PartCopyOptions {
   enum class Method : std::uint8_t { kAuto, kKernel, kMapped };
-  Method method = Method::kAuto;  // kAuto: kMapped on the file systems above, with 2+ threads
-  std::size_t threads = 1;        // the bytes of all pieces are cut into this many equal runs
+  // kAuto: kMapped on the file systems above when two or more writers copy at once (this
+  // call's threads and other processes copying into the same output).
+  Method method = Method::kAuto;
+  std::size_t threads = 1;  // the bytes of all pieces are cut into this many equal runs
+  // Other processes copying into the output at the same time (a parallel merge's others).
+  std::size_t other_writers = 0;
   // Of the output mapped at once by each thread (a multiple of the page size): the pages a
   // thread has filled are unmapped before it maps more, so that they do not count towards the
   // process's resident memory for the rest of the copy.

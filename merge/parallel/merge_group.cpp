@@ -441,6 +441,8 @@ std::string copy_share(const MergeGroup& group, const std::string& output,
   }
   PartCopyOptions options;
   options.threads = copy_threads;
+  // Every process copies its share at once: one thread each still makes many writers.
+  options.other_writers = static_cast<std::size_t>(group.size()) - 1;
   return copy_pieces(output,
                      equal_share(parts, static_cast<std::size_t>(group.index()),
                                  static_cast<std::size_t>(group.size())),
