@@ -10,6 +10,8 @@
 namespace rocprof::merge {
 namespace {
 
+constexpr double kWriteCost = 1.0 / 30;
+
 class MergedHdf5Sink final : public Sink {
  public:
   Parallel parallel() const noexcept override { return Parallel::kTogether; }
@@ -19,6 +21,12 @@ class MergedHdf5Sink final : public Sink {
     const std::size_t encoders = std::max<std::size_t>(job.helpers, 1);
     return export_merged_hdf5(*job.ranks, *job.job_id, job.path, job.progress, job.share, encoders,
                               job.helpers);
+  }
+  // The first process writes every chunk the others encode, and takes that much less of
+  // the ranks (writing a chunk against making it: kWriteCost, measured in
+  // docs/PERFORMANCE.md).
+  double first_process_share(int processes) const noexcept override {
+    return std::clamp(1.0 - (processes - 1) * kWriteCost, 0.0, 1.0);
   }
   bool add_analysis(const std::string& path, const JobAnalysis& analysis,
                     std::string& error) const override {

@@ -103,6 +103,14 @@ class Sink {
   // to the output's). Throws std::runtime_error naming the file on errors.
   virtual std::uint64_t write(const SinkJob& job) = 0;
 
+  // The first process's share of the ranks in a parallel merge of `processes`, of an equal
+  // share (MergeGroup::set_first_share): below 1 for a format whose first process also
+  // writes what the others encode.
+  virtual double first_process_share(int processes) const noexcept {
+    static_cast<void>(processes);
+    return 1.0;
+  }
+
   // Adds the analysis to the finished output at `path` (the first merge process, after the
   // summary), for a format that stores it; false with `error`.
   virtual bool add_analysis(const std::string& path, const JobAnalysis& analysis,

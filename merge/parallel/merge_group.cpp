@@ -188,8 +188,8 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
 }
 
 std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
-                                                   std::size_t index,
-                                                   std::size_t processes) noexcept {
+                                                   std::size_t index, std::size_t processes,
+                                                   double first_share) noexcept {
   const std::size_t count = weights.size();
   if (processes == 0 || index >= processes) return {count, count};
   if (count <= processes)  // one item each, then empty blocks
@@ -199,11 +199,13 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
   std::uint64_t total = 0;
   for (const std::uint64_t weight : weights) total += weight + 1;
   // Where cut k goes (k = 1 .. processes - 1): after the item at which the weight so far
-  // comes nearest to k / processes of the total, at least one item past cut k - 1 and leaving
-  // one for each block after it.
+  // comes nearest to the first k shares of the total, at least one item past cut k - 1 and
+  // leaving one for each block after it.
+  const long double leading = std::clamp(static_cast<long double>(first_share), 0.0L, 1.0L);
+  const long double shares = leading + static_cast<long double>(processes - 1);
   auto cut = [&](std::size_t k, std::size_t after) {
     const long double target =
-        static_cast<long double>(total) * static_cast<long double>(k) / processes;
+        static_cast<long double>(total) * (leading + static_cast<long double>(k - 1)) / shares;
     std::uint64_t before = 0;
     std::size_t i = 0;
     for (; i < count; ++i) {
@@ -227,7 +229,8 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
 
 std::pair<std::size_t, std::size_t> MergeGroup::block(
     const std::vector<std::uint64_t>& weights) const noexcept {
-  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_));
+  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_),
+                        first_share_);
 }
 
 MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {

@@ -23,12 +23,13 @@ std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t inde
 
 // The block [first, last) of the items that process `index` of `processes` handles, by their
 // `weights` (a rank's rows): contiguous and in order, each cut where the weight before it comes
-// nearest to its equal share, each block holding at least one item while there are items
-// enough (only the last blocks are empty, as with block_of). Every process computes the same
-// blocks from the same weights.
+// nearest to its share, each block holding at least one item while there are items enough
+// (only the last blocks are empty, as with block_of). The first process's share is
+// `first_share` (0 to 1) of the others' equal shares: less where it has other work (it writes
+// what the others encode). Every process computes the same blocks from the same arguments.
 std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64_t>& weights,
-                                                   std::size_t index,
-                                                   std::size_t processes) noexcept;
+                                                   std::size_t index, std::size_t processes,
+                                                   double first_share = 1.0) noexcept;
 
 // Where the launcher placed this process, from its environment before MPI starts: mpirun's
 // OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (and _LOCAL_SIZE), or srun's PMIX_RANK and
@@ -64,6 +65,9 @@ class MergeGroup {
   // parallel merge (merge/parallel/mpi_start.hpp says why).
   double start_seconds() const noexcept { return start_seconds_; }
 
+  // The first process's share of the ranks, of an equal share (weighted_block): set before
+  // the blocks are cut, the same on every process.
+  void set_first_share(double share) noexcept { first_share_ = share; }
   // The block of ranks this process writes, by their weights (weighted_block).
   std::pair<std::size_t, std::size_t> block(
       const std::vector<std::uint64_t>& weights) const noexcept;
@@ -111,6 +115,7 @@ class MergeGroup {
   std::unique_ptr<Sends> sends_;
   int index_ = 0;
   int size_ = 1;
+  double first_share_ = 1.0;
   int on_node_ = 1;
   bool mpi_ = false;
   double start_seconds_ = 0;

@@ -86,4 +86,25 @@ TEST(WeightedBlock, UnevenRanksAreCutByTheirRows) {
   EXPECT_EQ(three[1], (std::pair<std::size_t, std::size_t>{3, 4}));
 }
 
+TEST(WeightedBlock, AFirstProcessWithOtherWorkTakesItsShareOfAnEqualShare) {
+  // 64 equal ranks on 16 processes: 4 each; the first at half a share takes 2, the others
+  // share the 62 left (4 or 5 each), every rank once and in order.
+  const std::vector<std::uint64_t> weights(64, 1000);
+  Blocks half;
+  for (std::size_t p = 0; p < 16; ++p) half.push_back(weighted_block(weights, p, 16, 0.5));
+  EXPECT_EQ(half[0], (std::pair<std::size_t, std::size_t>{0, 2}));
+  std::size_t next = 2;
+  for (std::size_t p = 1; p < 16; ++p) {
+    EXPECT_EQ(half[p].first, next) << p;
+    EXPECT_GE(half[p].second - half[p].first, 4U) << p;
+    EXPECT_LE(half[p].second - half[p].first, 5U) << p;
+    next = half[p].second;
+  }
+  EXPECT_EQ(next, 64U);
+  // A share of 1 cuts as before; none leaves the first process one rank still.
+  for (std::size_t p = 0; p < 16; ++p)
+    EXPECT_EQ(weighted_block(weights, p, 16, 1.0), weighted_block(weights, p, 16));
+  EXPECT_EQ(weighted_block(weights, 0, 16, 0.0), (std::pair<std::size_t, std::size_t>{0, 1}));
+}
+
 }  // namespace
