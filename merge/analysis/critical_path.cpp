@@ -1,11 +1,11 @@
 #include "merge/analysis/critical_path.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "merge/analysis/rank_doings.hpp"
+#include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 
@@ -85,24 +85,11 @@ void CriticalPath::print(std::FILE* out, std::size_t top) const {
 }
 
 bool CriticalPath::write_csv(const std::string& prefix, std::string& error) const {
-  const std::string path = prefix + "_critical_path.csv";
-  std::ofstream file(path);
-  if (file) {
-    file << "activity,total_ns,share\n";
-    for (const auto& [name, ns] : activities()) {
-      std::string quoted = "\"";
-      for (const char c : name.empty() ? std::string("(no recorded activity)") : name) {
-        if (c == '"') quoted += '"';
-        quoted += c;
-      }
-      file << fmt::format("{}\",{:.0f},{:.6f}\n", quoted, ns, length_ns > 0 ? ns / length_ns : 0.0);
-    }
-  }
-  if (!file || !file.flush()) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
-  return true;
+  CsvFile file(prefix + "_critical_path.csv", "activity,total_ns,share");
+  for (const auto& [name, ns] : activities())
+    file.row("{},{:.0f},{:.6f}", csv_text(name.empty() ? "(no recorded activity)" : name), ns,
+             length_ns > 0 ? ns / length_ns : 0.0);
+  return file.close(error);
 }
 
 }  // namespace rocprof::merge

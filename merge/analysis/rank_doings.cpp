@@ -7,11 +7,6 @@
 namespace rocprof::merge {
 
 RankDoings::RankDoings(const RankWaitInput& input) : input_(input), doings_(input.doings) {
-  if (!std::is_sorted(doings_.begin(), doings_.end(), doing_order)) {
-    sorted_ = input.doings;
-    std::sort(sorted_.begin(), sorted_.end(), doing_order);
-    doings_ = sorted_;
-  }
   for (std::size_t i = 0; i < doings_.size(); ++i) {
     const Doing& doing = doings_[i];
     if (lanes_.empty() || lanes_.back().lane != doing.lane())
@@ -33,32 +28,16 @@ std::string RankDoings::cause(std::uint64_t from, std::uint64_t to) const {
   std::array<Best, 4> best{};  // by DoingKind
   const std::uint64_t wait = to - from;
   Best innermost;  // the deepest region covering half the wait
-  for (const Lane& lane : lanes_) {
-    const auto [lane_begin, lane_end] = lane_doings(lane);
-    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
-    auto it =
-        std::lower_bound(lane_begin, lane_end, earliest,
-                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
-    for (; it != lane_end && it->begin_ns < to; ++it) {
-      const Doing& doing = *it;
-      const std::uint64_t begin = std::max(doing.begin_ns, from);
-      const std::uint64_t end = std::min(doing.end_ns, to);
-      if (end <= begin) continue;
-      const std::uint64_t overlap = end - begin;
-      Best& kind = best[static_cast<std::size_t>(doing.kind())];
-      if (overlap > kind.overlap) kind = {overlap, &doing, 0};
-      if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
-        const auto found = region_lanes_.find(doing.lane());
-        const std::uint32_t level = found == region_lanes_.end() ? 0 : found->second.second;
-        if (innermost.doing == nullptr || level > innermost.level)
-          innermost = {overlap, &doing, level};
-      }
+  overlapping(from, to, [&](const Doing& doing) {
+    const std::uint64_t overlap = std::min(doing.end_ns, to) - std::max(doing.begin_ns, from);
+    Best& kind = best[static_cast<std::size_t>(doing.kind())];
+    if (overlap > kind.overlap) kind = {overlap, &doing, 0};
+    if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
+      const std::uint32_t level = level_of(doing);
+      if (innermost.doing == nullptr || level > innermost.level)
+        innermost = {overlap, &doing, level};
     }
-  }
-  auto named = [&](const Doing& doing) {
-    const std::string& name = input_.names[doing.name];
-    return doing.kind() == DoingKind::kRegion ? "region " + name : name;
-  };
+  });
   for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
     const Best& found = best[static_cast<std::size_t>(kind)];
     if (found.doing != nullptr && found.overlap * 2 >= wait) return named(*found.doing);

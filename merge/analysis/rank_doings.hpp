@@ -53,8 +53,7 @@ class RankDoings {
   std::string named(const Doing& doing) const;
 
   const RankWaitInput& input_;
-  std::span<const Doing> doings_;  // by lane and begin: the input's, or sorted_
-  std::vector<Doing> sorted_;
+  std::span<const Doing> doings_;  // by lane and begin (RankWaitInput keeps them so)
   std::vector<Lane> lanes_;
   absl::flat_hash_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> region_lanes_;
 };

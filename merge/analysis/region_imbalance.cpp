@@ -1,10 +1,11 @@
 #include "merge/analysis/region_imbalance.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 
@@ -150,29 +151,17 @@ void print_region_imbalance(std::FILE* out, const std::vector<RegionImbalance>& 
 
 bool write_region_imbalance_csv(const std::string& prefix,
                                 const std::vector<RegionImbalance>& regions, std::string& error) {
-  const std::string path = prefix + "_imbalance.csv";
-  std::ofstream file(path);
-  if (file) {
-    file << "region,first_instance,last_instance,imbalance\n";
-    for (const RegionImbalance& r : regions) {
-      std::string quoted = "\"";
-      for (const char c : r.name) {
-        if (c == '"') quoted += '"';
-        quoted += c;
-      }
-      quoted += '"';
-      // The region's whole run first (instances left empty), then each bucket.
-      file << fmt::format("{},,,{:.6f}\n", quoted, r.imbalance());
-      for (std::size_t b = 0; b < r.over_time.size(); ++b)
-        file << fmt::format("{},{},{},{:.6f}\n", quoted, b * r.width,
-                            std::min((b + 1) * r.width, r.instances) - 1, r.over_time[b]);
+  CsvFile file(prefix + "_imbalance.csv", "region,first_instance,last_instance,imbalance");
+  for (const RegionImbalance& r : regions) {
+    const std::string name = csv_text(r.name);
+    // The region's whole run first (instances left empty), then each bucket.
+    file.row("{},,,{:.6f}", name, r.imbalance());
+    for (std::size_t b = 0; b < r.over_time.size(); ++b) {
+      const auto [first, last] = r.bucket_instances(b);
+      file.row("{},{},{},{:.6f}", name, first, last, r.over_time[b]);
     }
   }
-  if (!file || !file.flush()) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
-  return true;
+  return file.close(error);
 }
 
 }  // namespace rocprof::merge

@@ -8,6 +8,7 @@
 // bounded whatever the run's length; ranks are compared bucket by bucket at the widest width.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -59,6 +60,10 @@ struct RegionImbalance {
   double worst = 0;               // the largest of over_time
   std::uint64_t worst_first = 0;  // its first instance (from 0)
   double imbalance() const { return mean_total_ns > 0 ? max_total_ns / mean_total_ns : 0.0; }
+  // The first and last instance (from 0) of bucket `b` of over_time.
+  std::pair<std::uint64_t, std::uint64_t> bucket_instances(std::size_t b) const {
+    return {b * width, std::min((b + 1) * width, instances) - 1};
+  }
 };
 
 // By total time, largest first; regions run by a single rank are left out.

@@ -48,7 +48,8 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
       std::any_of(input.collectives.begin(), input.collectives.end(),
                   [&](const CollectiveCall& call) { return bad(call.function); }) ||
       std::any_of(input.doings.begin(), input.doings.end(),
-                  [&](const Doing& doing) { return bad(doing.name); }))
+                  [&](const Doing& doing) { return bad(doing.name); }) ||
+      !std::is_sorted(input.doings.begin(), input.doings.end(), doing_order))
     throw std::runtime_error("a merge process sent a damaged wait-state part");
   return input;
 }

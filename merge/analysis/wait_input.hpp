@@ -100,8 +100,7 @@ struct RankWaitInput {
   };
   std::vector<RegionLane> region_lanes;
   std::uint64_t least_doing_ns = 0;  // doings shorter than this were dropped
-  // Doings sorted by lane, then begin (the gatherer leaves them so; the analysis sorts a copy
-  // of any other).
+  // `doings` are in doing_order (the gatherer leaves them so; get() refuses others).
 
   void put(ByteWriter& out) const;
   static RankWaitInput get(ByteReader& in);

@@ -1,7 +1,6 @@
 #include "merge/analysis/wait_states.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <span>
 #include <utility>
@@ -11,6 +10,7 @@
 
 #include "merge/analysis/rank_doings.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -205,8 +205,16 @@ std::map<std::int32_t, std::array<double, kWaitPatterns>> WaitStateReport::by_ra
 
 namespace {
 
-template <typename Key>
-std::vector<std::pair<Key, WaitTotals>> by_total(const std::map<Key, WaitTotals>& totals) {
+// The waits added up by what `project` keeps of their key, largest total first.
+template <typename Project>
+auto added_up_by(const std::map<WaitStateReport::Key, WaitTotals>& waits, Project project) {
+  using Key = decltype(project(waits.begin()->first));
+  std::map<Key, WaitTotals> totals;
+  for (const auto& [key, total] : waits) {
+    WaitTotals& into = totals[project(key)];
+    into.count += total.count;
+    into.total_ns += total.total_ns;
+  }
   std::vector<std::pair<Key, WaitTotals>> sorted(totals.begin(), totals.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.second.total_ns > b.second.total_ns;
@@ -218,24 +226,16 @@ std::vector<std::pair<Key, WaitTotals>> by_total(const std::map<Key, WaitTotals>
 
 std::vector<std::pair<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals>>
 WaitStateReport::by_cause() const {
-  std::map<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals> totals;
-  for (const auto& [key, total] : waits) {
-    WaitTotals& into = totals[{std::get<0>(key), std::get<4>(key), std::get<5>(key)}];
-    into.count += total.count;
-    into.total_ns += total.total_ns;
-  }
-  return by_total(totals);
+  return added_up_by(waits, [](const Key& key) {
+    return std::tuple{std::get<0>(key), std::get<4>(key), std::get<5>(key)};
+  });
 }
 
 std::vector<std::pair<std::tuple<WaitPattern, std::string, std::string>, WaitTotals>>
 WaitStateReport::by_call_path() const {
-  std::map<std::tuple<WaitPattern, std::string, std::string>, WaitTotals> totals;
-  for (const auto& [key, total] : waits) {
-    WaitTotals& into = totals[{std::get<0>(key), std::get<3>(key), std::get<2>(key)}];
-    into.count += total.count;
-    into.total_ns += total.total_ns;
-  }
-  return by_total(totals);
+  return added_up_by(waits, [](const Key& key) {
+    return std::tuple{std::get<0>(key), std::get<3>(key), std::get<2>(key)};
+  });
 }
 
 void WaitStateReport::print(std::FILE* out, double mpi_ns, std::size_t top) const {
@@ -291,30 +291,13 @@ void WaitStateReport::print(std::FILE* out, double mpi_ns, std::size_t top) cons
 }
 
 bool WaitStateReport::write_csv(const std::string& prefix, std::string& error) const {
-  const std::string path = prefix + "_waits.csv";
-  std::ofstream file(path);
-  if (!file) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
-  auto quoted = [](const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-      if (c == '"') out += '"';
-      out += c;
-    }
-    return out + "\"";
-  };
-  file << "pattern,rank,call_path,function,awaited_rank,cause,count,total_ns\n";
+  CsvFile file(prefix + "_waits.csv",
+               "pattern,rank,call_path,function,awaited_rank,cause,count,total_ns");
   for (const auto& [key, total] : waits)
-    file << fmt::format("{},{},{},{},{},{},{},{:.0f}\n", wait_pattern_name(std::get<0>(key)),
-                        std::get<1>(key), quoted(std::get<2>(key)), std::get<3>(key),
-                        std::get<4>(key), quoted(std::get<5>(key)), total.count, total.total_ns);
-  if (!file.flush()) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
-  return true;
+    file.row("{},{},{},{},{},{},{},{:.0f}", wait_pattern_name(std::get<0>(key)), std::get<1>(key),
+             csv_text(std::get<2>(key)), std::get<3>(key), std::get<4>(key),
+             csv_text(std::get<5>(key)), total.count, total.total_ns);
+  return file.close(error);
 }
 
 }  // namespace rocprof::merge

@@ -189,9 +189,10 @@ void write_imbalance(hid_t analysis, const std::vector<RegionImbalance>& regions
     max_ranks.push_back(r.max_rank);
     ratios.push_back(r.imbalance());
     for (std::size_t b = 0; b < r.over_time.size(); ++b) {
+      const auto [first, last] = r.bucket_instances(b);
       bucket_names.push_back(r.name);
-      firsts.push_back(b * r.width);
-      lasts.push_back(std::min((b + 1) * r.width, r.instances) - 1);
+      firsts.push_back(first);
+      lasts.push_back(last);
       bucket_ratios.push_back(r.over_time[b]);
     }
   }

@@ -133,13 +133,9 @@ bool append_analysis_to_perfetto(const std::string& path, const WaitStateReport&
   }
   const std::span<const std::uint8_t> bytes = memory.memory();
   std::FILE* file = std::fopen(path.c_str(), "ab");
-  const bool written = file != nullptr &&
-                       std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
-                       std::fflush(file) == 0;
-  if (file != nullptr && std::fclose(file) != 0 && written) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
+  bool written =
+      file != nullptr && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (file != nullptr && std::fclose(file) != 0) written = false;
   if (!written) error = fmt::format("cannot write {}", path);
   return written;
 }

@@ -254,23 +254,22 @@ MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {
 std::vector<std::vector<std::byte>> MergeGroup::all_gather(
     const std::vector<std::byte>& mine) const {
   if (!mpi_ || size_ == 1) return {mine};
-  if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::runtime_error("a merge process's part of an exchange is over 2 GiB");
-  const int bytes = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(size_));
-  MPI_Allgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<int> offsets(counts.size(), 0);
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    offsets[i] = static_cast<int>(total);
-    total += static_cast<std::size_t>(counts[i]);
-    // MPI's counts and offsets are ints (the same on every process: all throw).
-    if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw std::runtime_error("the merge processes' exchange is over 2 GiB");
+  // The sizes first, in 64 bits: every process sees them all, so that all refuse together an
+  // exchange MPI's int counts and offsets cannot describe (none is left waiting).
+  const std::vector<std::uint64_t> sizes = all_gather(static_cast<std::uint64_t>(mine.size()));
+  std::uint64_t total = 0;
+  for (const std::uint64_t size : sizes) total += size;
+  if (total > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error("the merge processes' exchange is over 2 GiB");
+  std::vector<int> counts;
+  std::vector<int> offsets;
+  for (const std::uint64_t size : sizes) {
+    offsets.push_back(counts.empty() ? 0 : offsets.back() + counts.back());
+    counts.push_back(static_cast<int>(size));
   }
   std::vector<std::byte> all(total);
-  MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
-                 MPI_COMM_WORLD);
+  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(), counts.data(),
+                 offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
   std::vector<std::vector<std::byte>> parts;
   for (std::size_t i = 0; i < counts.size(); ++i)
     parts.emplace_back(all.begin() + offsets[i], all.begin() + offsets[i] + counts[i]);
@@ -284,24 +283,29 @@ void MergeGroup::gather_to_leader(
     take(mine);
     return;
   }
-  if (mine.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::runtime_error("a merge process's summary is over 2 GiB");
+  // The size, then the bytes in pieces MPI's int counts can describe: no size is refused.
+  constexpr std::size_t kPiece = std::size_t{1} << 30;
   if (!leader()) {
+    auto size = static_cast<std::uint64_t>(mine.size());
     MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, 0, kGatherTag, MPI_COMM_WORLD,
-              &request);
+    MPI_Isend(&size, 1, MPI_UINT64_T, 0, kGatherTag, MPI_COMM_WORLD, &request);
     wait_idle(request);
+    for (std::size_t at = 0; at < mine.size(); at += kPiece) {
+      MPI_Isend(mine.data() + at, static_cast<int>(std::min(kPiece, mine.size() - at)), MPI_BYTE, 0,
+                kGatherTag, MPI_COMM_WORLD, &request);
+      wait_idle(request);
+    }
     return;
   }
   take(mine);
   std::vector<std::byte> part;
   for (int from = 1; from < size_; ++from) {
-    MPI_Status status;
-    MPI_Probe(from, kGatherTag, MPI_COMM_WORLD, &status);
-    int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
-    part.resize(static_cast<std::size_t>(bytes));
-    MPI_Recv(part.data(), bytes, MPI_BYTE, from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    std::uint64_t size = 0;
+    MPI_Recv(&size, 1, MPI_UINT64_T, from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    part.resize(size);
+    for (std::size_t at = 0; at < part.size(); at += kPiece)
+      MPI_Recv(part.data() + at, static_cast<int>(std::min(kPiece, part.size() - at)), MPI_BYTE,
+               from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     take(part);
   }
 }

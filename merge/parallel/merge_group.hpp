@@ -79,7 +79,7 @@ class MergeGroup {
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
   // Every process's bytes to the first process, one at a time in process order: `take` runs
   // there for each (its own first), so that it holds one other process's bytes at most; the
-  // others only send. Each process's bytes must be under 2 GiB.
+  // others only send. Any size (sent in pieces).
   void gather_to_leader(const std::vector<std::byte>& mine,
                         const std::function<void(const std::vector<std::byte>&)>& take) const;
   // The first process's bytes, everywhere. The others wait without keeping a CPU busy (it

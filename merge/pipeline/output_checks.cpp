@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "merge/input/rank_set.hpp"
+#include "merge/summary/summary.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -46,9 +48,8 @@ std::string file_problem(const std::string& written, const std::vector<std::stri
 std::string output_problem(const MergeOptions& options, const Sink& sink) {
   std::vector<std::string> written = {options.output};
   if (!options.csv_prefix.empty())
-    for (const char* table : {"_mpi.csv", "_regions.csv", "_kernels.csv", "_counters.csv",
-                              "_waits.csv", "_critical_path.csv", "_imbalance.csv"})
-      written.push_back(options.csv_prefix + table);
+    for (const std::string_view table : Summary::kCsvFiles)
+      written.push_back(options.csv_prefix + std::string(table));
   if (!options.report.empty()) written.push_back(options.report);
   // The rank files, listed only if one of those exists already (missing inputs are told later).
   std::vector<std::string> rank_files;

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <fmt/format.h>
+
+#include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -156,18 +157,13 @@ void CounterSummary::print(std::FILE* out) const {
 }
 
 bool CounterSummary::write_csv(const std::string& prefix, std::string& error) const {
-  const std::string path = prefix + "_counters.csv";
-  std::ofstream csv(path);
-  if (!csv) {
-    error = fmt::format("cannot write {}", path);
-    return false;
-  }
-  csv << "host,rank,device,counter,samples,min,mean,max,mpi_ns,gpu_idle_mpi_ns\n";
+  CsvFile csv(prefix + "_counters.csv",
+              "host,rank,device,counter,samples,min,mean,max,mpi_ns,gpu_idle_mpi_ns");
   for (const auto& [key, v] : values_)
-    csv << fmt::format("\"{}\",{},\"{}\",{},{},{:.9g},{:.9g},{:.9g},{:.0f},{:.0f}\n",
-                       std::get<0>(key), v.rank, std::get<1>(key), std::get<2>(key), v.count, v.min,
-                       v.mean(), v.max, v.mpi_ns, v.idle_mpi_ns);
-  return static_cast<bool>(csv);
+    csv.row("{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.0f},{:.0f}", csv_text(std::get<0>(key)), v.rank,
+            csv_text(std::get<1>(key)), std::get<2>(key), v.count, v.min, v.mean(), v.max, v.mpi_ns,
+            v.idle_mpi_ns);
+  return csv.close(error);
 }
 
 }  // namespace rocprof::merge

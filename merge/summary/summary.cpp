@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/exchange/bytes.hpp"
+#include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -419,34 +419,26 @@ void Summary::print(std::FILE* out, std::size_t top) const {
 }
 
 bool Summary::write_csv(const std::string& prefix, std::string& error) const {
-  auto open = [&](const std::string& path, std::ofstream& file) {
-    file.open(path);
-    if (!file) error = fmt::format("cannot write {}", path);
-    return static_cast<bool>(file);
-  };
-  std::ofstream mpi;
-  if (!open(prefix + "_mpi.csv", mpi)) return false;
-  mpi << "function,rank,calls,total_ns,mean_ns,min_ns,max_ns\n";
+  CsvFile mpi(prefix + "_mpi.csv", "function,rank,calls,total_ns,mean_ns,min_ns,max_ns");
   for (const auto& [name, per_rank] : mpi_)
     for (const auto& [rank, s] : per_rank)
-      mpi << fmt::format("{},{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", name, rank, s.count, s.total_ns,
-                         s.mean_ns, s.min_ns, s.max_ns);
-  std::ofstream regions;
-  if (!open(prefix + "_regions.csv", regions)) return false;
-  regions << "rank,thread,name,count,total_ns,mean_ns,min_ns,max_ns,stddev_ns,self_ns\n";
+      mpi.row("{},{},{},{:.0f},{:.1f},{:.0f},{:.0f}", name, rank, s.count, s.total_ns, s.mean_ns,
+              s.min_ns, s.max_ns);
+  if (!mpi.close(error)) return false;
+  CsvFile regions(prefix + "_regions.csv",
+                  "rank,thread,name,count,total_ns,mean_ns,min_ns,max_ns,stddev_ns,self_ns");
   for (const auto& [key, s] : regions_)
-    regions << fmt::format("{},{},\"{}\",{},{:.0f},{:.1f},{:.0f},{:.0f},{:.1f},{:.0f}\n",
-                           std::get<0>(key), std::get<1>(key), std::get<2>(key), s.count,
-                           s.total_ns, s.mean_ns, s.min_ns, s.max_ns, s.stddev_ns(), s.self_ns);
-  std::ofstream kernels;
-  if (!open(prefix + "_kernels.csv", kernels)) return false;
-  kernels << "kind,name,rank,count,total_ns,mean_ns,min_ns,max_ns\n";
+    regions.row("{},{},{},{},{:.0f},{:.1f},{:.0f},{:.0f},{:.1f},{:.0f}", std::get<0>(key),
+                std::get<1>(key), csv_text(std::get<2>(key)), s.count, s.total_ns, s.mean_ns,
+                s.min_ns, s.max_ns, s.stddev_ns(), s.self_ns);
+  if (!regions.close(error)) return false;
+  CsvFile kernels(prefix + "_kernels.csv", "kind,name,rank,count,total_ns,mean_ns,min_ns,max_ns");
   for (const auto& [kind, table] : {std::pair{"kernel", &kernels_}, std::pair{"copy", &copies_}})
     for (const auto& [name, per_rank] : *table)
       for (const auto& [rank, s] : per_rank)
-        kernels << fmt::format("{},\"{}\",{},{},{:.0f},{:.1f},{:.0f},{:.0f}\n", kind, name, rank,
-                               s.count, s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
-  return counters_.write_csv(prefix, error) &&
+        kernels.row("{},{},{},{},{:.0f},{:.1f},{:.0f},{:.0f}", kind, csv_text(name), rank, s.count,
+                    s.total_ns, s.mean_ns, s.min_ns, s.max_ns);
+  return kernels.close(error) && counters_.write_csv(prefix, error) &&
          write_region_imbalance_csv(prefix, region_imbalance(), error) &&
          (!analyse_waits_ ||
           (wait_states().write_csv(prefix, error) && critical_path().write_csv(prefix, error)));

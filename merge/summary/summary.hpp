@@ -5,6 +5,7 @@
 // (counter_summary.hpp); the wait states (merge/analysis/wait_states.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -47,10 +49,12 @@ class Summary {
   std::vector<std::byte> serialize() const;
   void merge(std::span<const std::byte> bytes);  // throws on bad bytes, adding nothing
   void print(std::FILE* out, std::size_t top = 10) const;
-  // <prefix>_mpi.csv, <prefix>_regions.csv, <prefix>_kernels.csv, <prefix>_counters.csv,
-  // <prefix>_waits.csv and <prefix>_critical_path.csv (unless the wait states are not
-  // analysed).
-  // False with `error` set.
+  // The CSV files write_csv may write, after their prefix.
+  static constexpr std::array<std::string_view, 7> kCsvFiles = {
+      "_mpi.csv",   "_regions.csv",       "_kernels.csv",  "_counters.csv",
+      "_waits.csv", "_critical_path.csv", "_imbalance.csv"};
+  // Those files (the waits and critical path only when the wait states are analysed). False
+  // with `error` set.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
   struct Stat {

@@ -12,6 +12,8 @@ import unittest
 
 import numpy
 
+from traced_runs import run_mpi, traced_jacobi
+
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
@@ -141,14 +143,7 @@ class ReportTest(unittest.TestCase):
         self.assertFalse([line for line in console if "plots drawn" not in line], console)
 
     def test_the_report_of_a_traced_run(self):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
-                                 "--marker-trace", "-d", "trace", "--", JACOBI, "128", "40"],
-                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
-        self.assertEqual(traced.returncode, 0, traced.stderr)
-        path, html = self.report(os.path.join(self.dir, "trace"), "trace")
+        path, html = self.report(traced_jacobi(self, self.dir, LAUNCHER, JACOBI), "trace")
         rows = self.check_adds_up(html, 4)
         self.assertTrue(any(transfer + wait > 0 for _, _, transfer, wait, _ in rows.values()))
         dom, console = self.browse(path, os.path.join(ARTIFACTS, "report_jacobi.png"))
@@ -158,16 +153,11 @@ class ReportTest(unittest.TestCase):
     def test_the_report_of_lammps(self):
         if LAMMPS is None:
             self.skipTest("Debian's lammps is not installed (scripts/install-deps.sh installs it)")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         lammps = [LAMMPS, "-in", MELT, "-log", "none"]
         runs = {}
         traced = [LAUNCHER, "--mpi-trace", "-d", "lmp", "--"]
         for name, prefix in (("plain", []), ("traced", traced)):
-            run = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", *prefix, *lammps],
-                                 cwd=self.dir, env=env, capture_output=True, text=True,
-                                 timeout=300)
+            run = run_mpi([*prefix, *lammps], self.dir)
             self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
             runs[name] = run.stdout
         # Traced, LAMMPS computes exactly what it computes alone.

@@ -10,6 +10,7 @@ import tempfile
 import unittest
 
 from perfetto_text import decode_trace, parse_text_format, perfetto_events
+from traced_runs import traced_jacobi
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
@@ -186,14 +187,7 @@ class WaitStatesTest(unittest.TestCase):
         self.assertTrue(os.path.exists(prefix + "_imbalance.csv"))  # not a wait-state table
 
     def test_the_waits_of_a_traced_run_fit_in_its_mpi_time(self):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
-                                 "--marker-trace", "-d", "trace", "--", JACOBI, "128", "40"],
-                                cwd=self.dir, env=env, capture_output=True, text=True, timeout=180)
-        self.assertEqual(traced.returncode, 0, traced.stderr)
-        summary, waits = self.merge(os.path.join(self.dir, "trace"))
+        summary, waits = self.merge(traced_jacobi(self, self.dir, LAUNCHER, JACOBI))
         self.assertIn("Wait states:", summary)
         mpi = collections.Counter()
         for row in read_csv(os.path.join(self.dir, "trace1_mpi.csv")):

@@ -2,6 +2,7 @@
 // waited for, what it was doing and the waiting call's regions, known exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -48,7 +49,10 @@ class Rank {
   }
   Rank& doing(DoingKind kind, const std::string& what, std::uint64_t begin, std::uint64_t end,
               std::uint32_t lane) {
-    input_.doings.push_back({begin, end, name(what), lane, kind});
+    // In doing_order, as the merge's gatherer leaves them.
+    const Doing added(begin, end, name(what), lane, kind);
+    input_.doings.insert(
+        std::upper_bound(input_.doings.begin(), input_.doings.end(), added, doing_order), added);
     return *this;
   }
   // A region on thread 1 at `level` (lane 100 + level).
@@ -250,6 +254,15 @@ TEST(WaitStates, ARanksInputCrossesMergeProcessesUnchanged) {
   const std::vector<std::byte> bad_bytes = bad_out.take();
   ByteReader bad_in(bad_bytes);
   EXPECT_THROW(RankWaitInput::get(bad_in), std::runtime_error);
+  // Doings out of their order (the analysis searches them by lane and time): refused.
+  RankWaitInput unordered = rank.input();
+  ASSERT_GE(unordered.doings.size(), 2U);
+  std::swap(unordered.doings.front(), unordered.doings.back());
+  ByteWriter unordered_out;
+  unordered.put(unordered_out);
+  const std::vector<std::byte> unordered_bytes = unordered_out.take();
+  ByteReader unordered_in(unordered_bytes);
+  EXPECT_THROW(RankWaitInput::get(unordered_in), std::runtime_error);
 }
 
 TEST(WaitStates, TheCsvHasARowPerWaitKey) {
