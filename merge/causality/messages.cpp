@@ -86,9 +86,8 @@ std::vector<std::byte> CausalityReport::serialize() const {
   out.put<std::uint64_t>(corrections.size());
   for (const auto& [rank, function] : corrections) {
     out.put(rank);
-    std::vector<std::array<std::uint64_t, 2>> steps;
-    for (const auto& [time, shift] : function.steps()) steps.push_back({time, shift});
-    out.put_vector(steps);
+    out.put_vector(function->chunks());
+    out.put_vector(function->deltas());
   }
   return out.take();
 }
@@ -106,10 +105,10 @@ CausalityReport CausalityReport::deserialize(std::span<const std::byte> bytes) {
   const auto count = in.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < count; ++i) {
     const auto rank = in.get<std::int32_t>();
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> steps;
-    for (const auto& [time, shift] : in.get_vector<std::array<std::uint64_t, 2>>())
-      steps.emplace_back(time, shift);
-    report.corrections[rank].assign(std::move(steps));
+    auto chunks = in.get_vector<StepFunction::Chunk>();
+    auto deltas = in.get_vector<std::uint8_t>();
+    report.corrections[rank] = std::make_shared<const StepFunction>(
+        StepFunction::from_encoded(std::move(chunks), std::move(deltas)));
   }
   return report;
 }
@@ -659,9 +658,10 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
     return cursors;
   };
   std::vector<EndpointCursor> cursors = make_cursors();
+  std::map<std::int32_t, StepFunction> corrections;
   std::vector<StepFunction*> steps;
   steps.reserve(cursors.size());
-  for (const EndpointCursor& cursor : cursors) steps.push_back(&report.corrections[cursor.rank()]);
+  for (const EndpointCursor& cursor : cursors) steps.push_back(&corrections[cursor.rank()]);
   const PassCounts first = walk(cursors, matching, steps, correct, report.given_up,
                                 &report.repaired, &report.repaired_ranks);
   std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
@@ -670,21 +670,20 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
       report.repaired_ranks.end());
   report.violations_before = first.before;
   report.violations_after = first.after;
-  std::erase_if(report.corrections, [](const auto& entry) { return entry.second.max() == 0; });
-  for (const auto& [rank, function] : report.corrections)
+  for (auto& [rank, function] : corrections) {
     report.max_shift_ns = std::max(report.max_shift_ns, function.max());
-  if (correct && !report.corrections.empty()) {
+    function.shrink_to_fit();
+  }
+  if (correct && report.max_shift_ns > 0) {
     // Count what is left after the correction (a rank's endpoints out of time order, from
-    // several threads, can leave some) with the final steps.
+    // several threads, can leave some) with the final steps (`steps` points at them).
     std::vector<EndpointCursor> again = make_cursors();
-    StepFunction none;
-    for (std::size_t i = 0; i < again.size(); ++i) {
-      const auto found = report.corrections.find(again[i].rank());
-      steps[i] = found == report.corrections.end() ? &none : &found->second;
-    }
     std::vector<std::uint32_t> ignored;
     report.violations_after = walk(again, matching, steps, false, ignored, nullptr, nullptr).after;
   }
+  for (auto& [rank, function] : corrections)
+    if (!function.empty())
+      report.corrections[rank] = std::make_shared<const StepFunction>(std::move(function));
   report.messages = matching.matched_messages();
   return report;
 }

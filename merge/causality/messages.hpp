@@ -114,7 +114,8 @@ struct CausalityReport {
   std::uint64_t violations_before = 0;
   std::uint64_t violations_after = 0;
   std::uint64_t max_shift_ns = 0;
-  std::map<std::int32_t, StepFunction> corrections;  // per rank with a correction
+  // Per rank with a correction (shared with the ranks it is applied to).
+  std::map<std::int32_t, std::shared_ptr<const StepFunction>> corrections;
   // Streams whose order turned out inconsistent while matching (a receive that no send can
   // precede): left unmatched, like streams of unequal counts.
   std::vector<std::uint32_t> given_up;

@@ -1,8 +1,13 @@
 // A rank's causality correction: a non-decreasing step function of time (on the
 // clock-aligned, uncorrected axis) giving how far to move events forward from each point.
+//
+// A large skewed job raises tens of millions of receives, so the steps are kept compact:
+// in chunks of up to kChunkSteps, each chunk's first step whole and the rest as varint
+// differences from the step before (a few bytes a step instead of sixteen).
 #pragma once
 
-#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -13,32 +18,39 @@ namespace rocprof::merge {
 
 class StepFunction {
  public:
-  std::uint64_t at(std::uint64_t t) const noexcept {
-    const auto after = step_after(t);
-    return after == steps_.begin() ? 0 : std::prev(after)->second;
-  }
+  using Step = std::pair<std::uint64_t, std::uint64_t>;  // (time, cumulative shift)
+  static constexpr std::uint32_t kChunkSteps = 64;
+  struct Chunk {
+    std::uint64_t time;    // its first step's
+    std::uint64_t value;   // its first step's
+    std::uint64_t offset;  // of its other steps' differences in deltas()
+    std::uint64_t count;   // steps, the first included (1 to kChunkSteps)
+  };
+
+  std::uint64_t at(std::uint64_t t) const noexcept;
   // From `t` on, at least `shift` more than in force at `t` (later steps keep at least that:
   // moving a rank forward never undoes a fix of one of its receives).
-  void raise(std::uint64_t t, std::uint64_t shift) {
-    const std::uint64_t total = at(t) + shift;
-    auto position =
-        std::lower_bound(steps_.begin(), steps_.end(), std::make_pair(t, std::uint64_t{0}));
-    if (position != steps_.end() && position->first == t)
-      position->second = std::max(position->second, total);
-    else
-      position = steps_.insert(position, {t, total});
-    for (auto it = position; it != steps_.end(); ++it) it->second = std::max(it->second, total);
-  }
-  std::uint64_t max() const noexcept { return steps_.empty() ? 0 : steps_.back().second; }
-  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& steps() const noexcept {
-    return steps_;
-  }
-  void assign(std::vector<std::pair<std::uint64_t, std::uint64_t>> steps) {
-    steps_ = std::move(steps);
+  void raise(std::uint64_t t, std::uint64_t shift);
+  std::uint64_t max() const noexcept { return last_.second; }
+  bool empty() const noexcept { return chunks_.empty(); }
+  std::size_t size() const noexcept;  // steps
+  std::vector<Step> steps() const;    // decoded, in time order
+  // Replaces the steps (in increasing time, non-decreasing shift: throws otherwise).
+  void assign(const std::vector<Step>& steps);
+  // Releases what the vectors hold beyond their contents (once no more raises come).
+  void shrink_to_fit();
+  std::size_t memory_bytes() const noexcept {
+    return chunks_.capacity() * sizeof(Chunk) + deltas_.capacity();
   }
 
-  // at() for one pass over a rank's times, mostly in order: each first tries the step of the
-  // time before. The same results; one per thread; the function must outlive it and not
+  // The encoded form, for exchanging between processes, and back: from_encoded checks it
+  // all (throws std::runtime_error on anything another build or a damaged message gives).
+  const std::vector<Chunk>& chunks() const noexcept { return chunks_; }
+  const std::vector<std::uint8_t>& deltas() const noexcept { return deltas_; }
+  static StepFunction from_encoded(std::vector<Chunk> chunks, std::vector<std::uint8_t> deltas);
+
+  // at() for one pass over a rank's times, mostly in order: keeps the chunk it last looked
+  // in decoded. The same results; one per thread; the function must outlive it and not
   // change meanwhile.
   class Lookup {
    public:
@@ -50,25 +62,32 @@ class StepFunction {
     }
 
    private:
-    void find(std::uint64_t t) noexcept {
-      const auto after = function_.step_after(t);
-      const bool before_all = after == function_.steps_.begin();
-      stretch_ = {before_all ? 0 : std::prev(after)->first,
-                  after == function_.steps_.end() ? ~std::uint64_t{0} : after->first};
-      value_ = before_all ? 0 : std::prev(after)->second;
-    }
+    void find(std::uint64_t t) noexcept;
     const StepFunction& function_;
     TimeStretch stretch_;  // where value_ holds
     std::uint64_t value_ = 0;
+    std::size_t chunk_ = ~std::size_t{0};  // decoded in steps_
+    std::size_t count_ = 0;                // of its steps
+    std::array<Step, kChunkSteps> steps_{};
   };
 
  private:
-  using Steps = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-  // The first step after `t`: the one before it is in force at `t`.
-  Steps::const_iterator step_after(std::uint64_t t) const noexcept {
-    return std::upper_bound(steps_.begin(), steps_.end(), std::make_pair(t, ~std::uint64_t{0}));
+  // Index of the chunk whose stretch holds `t` (the last starting at or before it), or
+  // chunks_.size() if `t` is before them all.
+  std::size_t chunk_at(std::uint64_t t) const noexcept;
+  // Writes chunk `index`'s steps to `out` (kChunkSteps of room); returns how many.
+  std::size_t decode(std::size_t index, Step* out) const noexcept;
+  void append(std::uint64_t time, std::uint64_t value);
+  // Drops chunk `index` and those after it (their steps are appended again by the caller).
+  void truncate(std::size_t index);
+  // The end of chunk `index`'s stretch: the next chunk's first time, or past every time.
+  std::uint64_t chunk_end(std::size_t index) const noexcept {
+    return index + 1 < chunks_.size() ? chunks_[index + 1].time : ~std::uint64_t{0};
   }
-  Steps steps_;  // (time, cumulative shift)
+
+  std::vector<Chunk> chunks_;
+  std::vector<std::uint8_t> deltas_;
+  Step last_{0, 0};  // the last step (or none: chunks_ empty)
 };
 
 }  // namespace rocprof::merge

@@ -74,7 +74,7 @@ class AlignedRank {
   class Aligner {
    public:
     explicit Aligner(const AlignedRank& rank) noexcept
-        : clock_(rank.clock_), correction_(rank.correction_), time_base_(rank.time_base_) {}
+        : clock_(rank.clock_), correction_(*rank.correction_), time_base_(rank.time_base_) {}
     std::uint64_t align(std::uint64_t local_ns) noexcept {
       const std::uint64_t aligned = align_uncorrected(local_ns);
       const std::uint64_t corrected = aligned + correction_.at(aligned);
@@ -91,7 +91,10 @@ class AlignedRank {
     StepFunction::Lookup correction_;
     std::uint64_t time_base_;
   };
-  void set_correction(StepFunction correction) { correction_ = std::move(correction); }
+  // Shared with the matching's report (a large job's corrections are not copied per rank).
+  void set_correction(std::shared_ptr<const StepFunction> correction) {
+    if (correction) correction_ = std::move(correction);
+  }
   // What outputs subtract from the internal times (the same for every rank of a job).
   void set_time_base(std::uint64_t base) noexcept { time_base_ = base; }
   std::uint64_t time_base() const noexcept { return time_base_; }
@@ -111,7 +114,7 @@ class AlignedRank {
   // its messages are numbered in each stream in the order they were posted.
   void set_threaded(bool threaded) noexcept { threaded_ = threaded; }
   bool threaded() const noexcept { return threaded_; }
-  const StepFunction& correction() const noexcept { return correction_; }
+  const StepFunction& correction() const noexcept { return *correction_; }
 
   // Each visitor gets rows with begin/end (or timestamp) already aligned. The rank's file
   // stays open between visits (opening costs more than a small rank's reading): call
@@ -172,11 +175,11 @@ class AlignedRank {
   // The internal reference time (kInternalBase later), plus the correction in force then.
   std::uint64_t align_corrected(std::uint64_t reference_ns) const noexcept {
     const std::uint64_t aligned = reference_ns + kInternalBase;
-    return aligned + correction_.at(aligned);
+    return aligned + correction_->at(aligned);
   }
 
   ClockModel clock_;
-  StepFunction correction_;
+  std::shared_ptr<const StepFunction> correction_ = std::make_shared<const StepFunction>();
   std::uint64_t time_base_ = kInternalBase;
   bool threaded_ = false;
   std::shared_ptr<const StreamTable> streams_;

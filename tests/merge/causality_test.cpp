@@ -221,11 +221,11 @@ TEST(Causality, TheLeastShiftFixesAViolationAndPropagatesAlongTheChain) {
   EXPECT_EQ(fixed.violations_before, 1U);
   EXPECT_EQ(fixed.violations_after, 0U);
   ASSERT_EQ(fixed.corrections.size(), 2U);
-  const StepFunction& one = fixed.corrections.at(1);
+  const StepFunction& one = *fixed.corrections.at(1);
   EXPECT_EQ(one.at(949), 0U);  // before the receive: untouched
   EXPECT_EQ(one.at(950), 50U);
   EXPECT_EQ(one.at(1100), 50U);
-  const StepFunction& two = fixed.corrections.at(2);
+  const StepFunction& two = *fixed.corrections.at(2);
   EXPECT_EQ(two.at(1129), 0U);
   EXPECT_EQ(two.at(1130), 20U);
   EXPECT_EQ(fixed.max_shift_ns, 50U);
@@ -261,7 +261,7 @@ TEST(Causality, ReportsCrossMergeProcessesUnchanged) {
   EXPECT_EQ(copy.max_shift_ns, report.max_shift_ns);
   ASSERT_EQ(copy.corrections.size(), report.corrections.size());
   for (const auto& [rank, steps] : report.corrections)
-    EXPECT_EQ(copy.corrections.at(rank).steps(), steps.steps());
+    EXPECT_EQ(copy.corrections.at(rank)->steps(), steps->steps());
   const SpillSummary summary = SpillSummary::deserialize([&] {
     SpillSummary s;
     s.path = "x.messages.3";
@@ -290,7 +290,7 @@ TEST(Causality, ReceivesArePairedByThePlaceTheyWerePostedInNotByCompletion) {
   EXPECT_EQ(report.violations_after, 0U);
   EXPECT_EQ(report.max_shift_ns, 50U);
   ASSERT_TRUE(report.corrections.contains(1));
-  EXPECT_EQ(report.corrections.at(1).at(450), 50U);
+  EXPECT_EQ(report.corrections.at(1)->at(450), 50U);
 }
 
 // Rank 1's threads post three receives from rank 0 on one stream. By their calls' starts the
@@ -453,7 +453,7 @@ TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
       ASSERT_EQ(report.corrections.size(), first.steps.size());
       for (const auto& [rank, function] : first.steps) {
         ASSERT_TRUE(report.corrections.contains(rank)) << "rank " << rank;
-        EXPECT_EQ(report.corrections.at(rank).steps(), function.steps()) << "rank " << rank;
+        EXPECT_EQ(report.corrections.at(rank)->steps(), function.steps()) << "rank " << rank;
       }
       const std::uint64_t after =
           correct && !first.steps.empty()
