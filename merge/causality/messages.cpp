@@ -495,7 +495,14 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<std::int32_t>* repaired_ranks) {
   PassCounts counts;
   std::vector<InFlight> streams(table.size());
-  auto corrected = [&](std::size_t cursor, std::uint64_t t) { return t + steps[cursor]->at(t); };
+  // Without raises the functions stay as they are: lookups that keep a decoded chunk serve
+  // the times of a pass (a second pass, after the correction, goes over every step).
+  std::vector<StepFunction::Lookup> lookups;
+  if (!correct)
+    for (const StepFunction* function : steps) lookups.emplace_back(*function);
+  auto corrected = [&](std::size_t cursor, std::uint64_t t) {
+    return t + (correct ? steps[cursor]->at(t) : lookups[cursor].at(t));
+  };
   std::vector<std::size_t> runnable;  // in this round
   std::vector<std::size_t> paused;    // at the horizon, for the next round
   for (std::size_t i = 0; i < cursors.size(); ++i)

@@ -55,7 +55,12 @@ std::size_t StepFunction::decode(std::size_t index, Step* out) const noexcept {
 }
 
 std::uint64_t StepFunction::at(std::uint64_t t) const noexcept {
-  if (!chunks_.empty() && t >= last_.first) return last_.second;
+  if (!tail_.empty() && t >= tail_.front().first) {
+    const auto after =
+        std::upper_bound(tail_.begin(), tail_.end(), t,
+                         [](std::uint64_t time, const Step& s) { return time < s.first; });
+    return std::prev(after)->second;
+  }
   const std::size_t index = chunk_at(t);
   if (index == chunks_.size()) return 0;
   std::array<Step, kChunkSteps> steps;
@@ -85,28 +90,28 @@ std::vector<StepFunction::Step> StepFunction::steps() const {
 void StepFunction::append(std::uint64_t time, std::uint64_t value) {
   if (chunks_.empty() || chunks_.back().count == kChunkSteps) {
     chunks_.push_back({time, value, deltas_.size(), 1});
+    tail_.clear();
   } else {
-    put_varint(deltas_, time - last_.first);
-    put_varint(deltas_, value - last_.second);
+    put_varint(deltas_, time - tail_.back().first);
+    put_varint(deltas_, value - tail_.back().second);
     ++chunks_.back().count;
   }
-  last_ = {time, value};
+  tail_.emplace_back(time, value);
 }
 
 void StepFunction::truncate(std::size_t index) {
-  deltas_.resize(chunks_[index].offset);
-  chunks_.resize(index);
-  last_ = {0, 0};
-  if (index > 0) {
-    std::array<Step, kChunkSteps> steps;
-    last_ = steps[decode(index - 1, steps.data()) - 1];
+  if (index < chunks_.size()) {
+    deltas_.resize(chunks_[index].offset);
+    chunks_.resize(index);
   }
+  tail_.resize(kChunkSteps);
+  tail_.resize(index > 0 ? decode(index - 1, tail_.data()) : 0);
 }
 
 void StepFunction::raise(std::uint64_t t, std::uint64_t shift) {
   const std::uint64_t total = at(t) + shift;
-  if (chunks_.empty() || t > last_.first) {  // the usual case: a rank's walk goes forward
-    if (total > last_.second) append(t, total);
+  if (tail_.empty() || t > tail_.back().first) {  // the usual case: a rank's walk goes forward
+    if (total > max()) append(t, total);
     return;
   }
   // At or before the last step: decode from the chunk holding `t`, fix, encode again.
@@ -131,9 +136,9 @@ void StepFunction::raise(std::uint64_t t, std::uint64_t shift) {
 void StepFunction::assign(const std::vector<Step>& steps) {
   chunks_.clear();
   deltas_.clear();
-  last_ = {0, 0};
+  tail_.clear();
   for (const Step& step : steps) {
-    if (!chunks_.empty() && (step.first <= last_.first || step.second < last_.second))
+    if (!tail_.empty() && (step.first <= tail_.back().first || step.second < tail_.back().second))
       throw std::runtime_error("a correction's steps are out of order");
     append(step.first, step.second);
   }
@@ -151,6 +156,8 @@ StepFunction StepFunction::from_encoded(std::vector<Chunk> chunks,
   function.deltas_ = std::move(deltas);
   const auto bad = [] { throw std::runtime_error("a correction's encoding is damaged"); };
   const std::uint8_t* begin = function.deltas_.data();
+  if (function.chunks_.empty() ? !function.deltas_.empty() : function.chunks_[0].offset != 0)
+    bad();  // bytes no step uses
   Step last{0, 0};
   for (std::size_t i = 0; i < function.chunks_.size(); ++i) {
     const Chunk& chunk = function.chunks_[i];
@@ -174,7 +181,7 @@ StepFunction StepFunction::from_encoded(std::vector<Chunk> chunks,
     if (at != begin + next) bad();
     last = step;
   }
-  function.last_ = last;
+  function.truncate(function.chunks_.size());  // decodes the last chunk into tail_
   return function;
 }
 

@@ -31,7 +31,7 @@ class StepFunction {
   // From `t` on, at least `shift` more than in force at `t` (later steps keep at least that:
   // moving a rank forward never undoes a fix of one of its receives).
   void raise(std::uint64_t t, std::uint64_t shift);
-  std::uint64_t max() const noexcept { return last_.second; }
+  std::uint64_t max() const noexcept { return tail_.empty() ? 0 : tail_.back().second; }
   bool empty() const noexcept { return chunks_.empty(); }
   std::size_t size() const noexcept;  // steps
   std::vector<Step> steps() const;    // decoded, in time order
@@ -40,7 +40,8 @@ class StepFunction {
   // Releases what the vectors hold beyond their contents (once no more raises come).
   void shrink_to_fit();
   std::size_t memory_bytes() const noexcept {
-    return chunks_.capacity() * sizeof(Chunk) + deltas_.capacity();
+    return chunks_.capacity() * sizeof(Chunk) + deltas_.capacity() +
+           tail_.capacity() * sizeof(Step);
   }
 
   // The encoded form, for exchanging between processes, and back: from_encoded checks it
@@ -87,7 +88,8 @@ class StepFunction {
 
   std::vector<Chunk> chunks_;
   std::vector<std::uint8_t> deltas_;
-  Step last_{0, 0};  // the last step (or none: chunks_ empty)
+  // The last chunk's steps, decoded: where a walk's lookups and raises mostly land.
+  std::vector<Step> tail_;
 };
 
 }  // namespace rocprof::merge
