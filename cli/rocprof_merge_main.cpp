@@ -48,6 +48,11 @@ int run(int argc, char** argv) {
   app.add_flag("--no-causality-correction", no_correction,
                "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", options.quiet, "print nothing but errors");
+  app.add_option("--scratch", options.scratch,
+                 "in parallel, each merge process writes its part of a .pftrace or .json here "
+                 "(a directory of its node's own, such as node-local disk) and copies it into "
+                 "the output itself; by default the parts go beside the output")
+      ->type_name("DIR");
   app.add_flag("--timings", options.timings,
                "print how long each phase took, on stderr (in parallel, every merge process's)");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");

@@ -430,36 +430,45 @@ int MergeGroup::first_failed(bool failed) const {
   return first == size_ ? -1 : first;
 }
 
-std::string part_path(const std::string& output, int index) {
-  return index == 0 ? output : fmt::format("{}.part{}", output, index);
+std::string part_path(const std::string& output, int index, const std::string& scratch) {
+  if (index == 0) return output;
+  if (scratch.empty()) return fmt::format("{}.part{}", output, index);
+  return (std::filesystem::path(scratch) /
+          fmt::format("{}.part{}.{}", std::filesystem::path(output).filename().string(), index,
+                      ::getpid()))
+      .string();
 }
 
 namespace {
 
 // This process's share of the copying: the bytes of parts 1.. (part 0 is the output), taken
-// as one run and cut into equal shares, one per process.
+// as one run and cut into equal shares, one per process; or, with parts in each node's
+// scratch, this process's own part.
 std::string copy_share(const MergeGroup& group, const std::string& output,
-                       const std::vector<std::uint64_t>& sizes, std::size_t copy_threads) {
+                       const std::vector<std::uint64_t>& sizes, std::size_t copy_threads,
+                       const std::string& scratch) {
+  const auto index = static_cast<std::size_t>(group.index());
   std::vector<CopyPiece> parts;
   std::uint64_t offset = sizes[0];  // where part i goes in the output
   for (std::size_t i = 1; i < sizes.size(); ++i) {
-    parts.push_back({part_path(output, static_cast<int>(i)), 0, offset, sizes[i]});
+    if (scratch.empty() || i == index)
+      parts.push_back({part_path(output, static_cast<int>(i), scratch), 0, offset, sizes[i]});
     offset += sizes[i];
   }
   PartCopyOptions options;
   options.threads = copy_threads;
   // Every process copies its share at once: one thread each still makes many writers.
   options.other_writers = static_cast<std::size_t>(group.size()) - 1;
-  return copy_pieces(output,
-                     equal_share(parts, static_cast<std::size_t>(group.index()),
-                                 static_cast<std::size_t>(group.size())),
+  if (!scratch.empty()) return copy_pieces(output, parts, options);
+  return copy_pieces(output, equal_share(parts, index, static_cast<std::size_t>(group.size())),
                      options);
 }
 
 }  // namespace
 
-bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads) {
-  const std::string part = part_path(output, group.index());
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads,
+                const std::string& scratch) {
+  const std::string part = part_path(output, group.index(), scratch);
   std::string problem;
   std::error_code code;
   const std::uint64_t size = std::filesystem::file_size(part, code);
@@ -472,7 +481,8 @@ bool join_parts(const MergeGroup& group, const std::string& output, std::size_t 
   if (group.leader() && problem.empty() &&
       ::truncate(output.c_str(), static_cast<off_t>(total)) != 0)
     problem = fmt::format("cannot write {}: {}", output, std::generic_category().message(errno));
-  if (!group.any(!problem.empty())) problem = copy_share(group, output, sizes, copy_threads);
+  if (!group.any(!problem.empty()))
+    problem = copy_share(group, output, sizes, copy_threads, scratch);
   // Every share is copied (or failed) before a part goes.
   const bool failed = group.any(!problem.empty());
   if (!group.leader()) std::remove(part.c_str());

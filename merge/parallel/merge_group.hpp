@@ -122,14 +122,19 @@ class MergeGroup {
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
 };
 
-// Where process `index` writes its part of `output` before the parts are joined.
-std::string part_path(const std::string& output, int index);
+// Where process `index` writes its part of `output` before the parts are joined: beside the
+// output, or in `scratch` (a directory of this node's own: the part's name then holds this
+// process's id too, so that merges on one node never meet). The first process's part is
+// `output` itself.
+std::string part_path(const std::string& output, int index, const std::string& scratch = {});
 
 // Collective: every process's part (part_path(), a file) goes into `output` at its place in
 // process order, and is removed. The first process writes its part as `output` itself
-// (nothing to copy); the other parts' bytes are copied in equal shares by every process, the
-// first included, each on `copy_threads` threads (merge/files/part_copy.hpp). False
-// everywhere if any process failed (after printing why).
-bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads);
+// (nothing to copy). Parts beside the output are copied in equal shares by every process,
+// the first included; parts in a node's `scratch` only its own process sees, so each copies
+// its own. Each on `copy_threads` threads (merge/files/part_copy.hpp). False everywhere if any
+// process failed (after printing why).
+bool join_parts(const MergeGroup& group, const std::string& output, std::size_t copy_threads,
+                const std::string& scratch = {});
 
 }  // namespace rocprof::merge

@@ -25,6 +25,9 @@ struct MergeOptions {
   // The summary's wait states and critical path (docs/ANALYSIS.md): --wait-states, --report.
   bool wait_states = false;
   bool timings = false;  // each phase's time, on stderr
+  // A parallel merge's parts of a .pftrace/.json go to this directory of each node's own
+  // (--scratch) instead of beside the output; "" for beside the output.
+  std::string scratch;
 };
 
 struct MergeSettings {

@@ -140,9 +140,9 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
   std::optional<StagedOutput> staged;
   if (!stage_output(group, options_.output, sink.archive(), staged)) return 1;
   PartialOutput partial(staged->path(), sink.archive(), group.leader(),
-                        static_cast<std::size_t>(group.index()));
+                        static_cast<std::size_t>(group.index()), options_.scratch);
   const std::unique_ptr<MergeStrategy> strategy =
-      group.size() == 1 ? serial_strategy(group) : parallel_strategy(group);
+      group.size() == 1 ? serial_strategy(group) : parallel_strategy(group, options_.scratch);
   try {
     // check
     RankSetOptions set_options;

@@ -50,7 +50,7 @@ class MergeStrategy {
 
 // One process does every step.
 std::unique_ptr<MergeStrategy> serial_strategy(const MergeGroup& group);
-// The group's processes share the work.
-std::unique_ptr<MergeStrategy> parallel_strategy(MergeGroup& group);
+// The group's processes share the work; parts go to `scratch` (MergeOptions::scratch).
+std::unique_ptr<MergeStrategy> parallel_strategy(MergeGroup& group, std::string scratch);
 
 }  // namespace rocprof::merge

@@ -62,6 +62,14 @@ std::string output_problem(const MergeOptions& options, const Sink& sink) {
     } catch (const std::exception&) {
     }
   }
+  if (!options.scratch.empty()) {
+    // Checked by every process, each on its own node.
+    std::error_code code;
+    if (!fs::is_directory(options.scratch, code))
+      return fmt::format("cannot use --scratch {}: no such directory", options.scratch);
+    if (::access(options.scratch.c_str(), W_OK | X_OK) != 0)
+      return fmt::format("cannot use --scratch {}: the directory is not writable", options.scratch);
+  }
   for (const std::string& path : written) {
     if (std::string problem = file_problem(path, rank_files); !problem.empty()) return problem;
     if (path == options.output)

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,7 +22,8 @@ constexpr unsigned kMostCopyThreads = 8;
 
 class ParallelStrategy final : public MergeStrategy {
  public:
-  explicit ParallelStrategy(MergeGroup& group) : group_(group) {}
+  ParallelStrategy(MergeGroup& group, std::string scratch)
+      : group_(group), scratch_(std::move(scratch)) {}
 
   RankSet check(const MergeOptions& options, const RankSetOptions& set_options,
                 EarlyStart& early) override {
@@ -46,7 +49,7 @@ class ParallelStrategy final : public MergeStrategy {
   // are copied after it by every process.
   std::optional<std::uint64_t> emit_parts(Sink& sink, SinkJob job, EmitContext context) {
     const std::string target = job.path;
-    const std::string part = part_path(target, group_.index());
+    const std::string part = part_path(target, group_.index(), scratch_);
     bool failed = false;
     std::uint64_t events = 0;
     try {
@@ -65,7 +68,8 @@ class ParallelStrategy final : public MergeStrategy {
     context.report.phase("joining the parts");
     if (group_.any(failed)) return std::nullopt;
     events = group_.sum(events);
-    if (!join_parts(group_, target, std::min(context.cpus, kMostCopyThreads))) return std::nullopt;
+    if (!join_parts(group_, target, std::min(context.cpus, kMostCopyThreads), scratch_))
+      return std::nullopt;
     return events;
   }
 
@@ -87,12 +91,13 @@ class ParallelStrategy final : public MergeStrategy {
   }
 
   MergeGroup& group_;
+  std::string scratch_;
 };
 
 }  // namespace
 
-std::unique_ptr<MergeStrategy> parallel_strategy(MergeGroup& group) {
-  return std::make_unique<ParallelStrategy>(group);
+std::unique_ptr<MergeStrategy> parallel_strategy(MergeGroup& group, std::string scratch) {
+  return std::make_unique<ParallelStrategy>(group, std::move(scratch));
 }
 
 }  // namespace rocprof::merge

@@ -13,15 +13,16 @@ namespace rocprof::merge {
 namespace fs = std::filesystem;
 
 PartialOutput::PartialOutput(std::string output, bool archive, bool leader,
-                             std::size_t process_index)
+                             std::size_t process_index, std::string scratch)
     : output_(std::move(output)),
       archive_(archive),
       leader_(leader),
-      process_index_(process_index) {}
+      process_index_(process_index),
+      scratch_(std::move(scratch)) {}
 
 std::vector<PartialOutput::Written> PartialOutput::written() const {
   // Only its part of a parallel .pftrace/.json (the first writes its part as the output).
-  if (!leader_) return {{part_path(output_, static_cast<int>(process_index_)), false}};
+  if (!leader_) return {{part_path(output_, static_cast<int>(process_index_), scratch_), false}};
   std::vector<Written> paths = {{output_, false}};
   const fs::path path(output_);
   if (archive_) {

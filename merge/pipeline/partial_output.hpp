@@ -17,7 +17,9 @@ class PartialOutput {
  public:
   // `leader`: this process writes the output itself (the others write only their parts).
   // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
-  PartialOutput(std::string output, bool archive, bool leader, std::size_t process_index);
+  // `scratch`: where the parts are (MergeOptions::scratch).
+  PartialOutput(std::string output, bool archive, bool leader, std::size_t process_index,
+                std::string scratch = {});
   ~PartialOutput();
   PartialOutput(const PartialOutput&) = delete;
   PartialOutput& operator=(const PartialOutput&) = delete;
@@ -44,6 +46,7 @@ class PartialOutput {
   bool archive_;
   bool leader_;
   std::size_t process_index_;
+  std::string scratch_;
   bool armed_ = false;
   std::vector<std::unique_ptr<RemoveOnSignal>> on_signal_;
 };

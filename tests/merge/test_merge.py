@@ -1120,6 +1120,85 @@ class MergeTest(unittest.TestCase):
                                     result.stderr)
                     self.assertEqual(os.listdir(left), [], "left behind on failure")
 
+    def test_two_nodes_with_scratch_of_their_own_merge_as_one(self):
+        # Two "nodes" of two merge processes each. The rank files and the output are in a
+        # directory every process sees (a cluster's shared file system); --scratch names a
+        # directory that each node has of its own: the same path, bound in each process's
+        # mount namespace to its node's directory. Each process writes its part there and
+        # copies it into the output itself; the output is the serial merge's, byte for byte,
+        # and no part is left on either node.
+        job = self.synthetic("two_nodes", ranks=6, events=20000, skew=(2, 15000))
+        scratch = os.path.join(self.dir, "scratch")
+        node_dirs = {node: os.path.join(self.dir, "node-" + node) for node in "ab"}
+        for path in (scratch, *node_dirs.values()):
+            os.makedirs(path)
+        wrapper = os.path.join(self.dir, "two_nodes.sh")
+        with open(wrapper, "w") as f:
+            # Processes 0 and 1 on node a, 2 and 3 on node b. NODE_B_TMPFS: node b's scratch is
+            # a small tmpfs of its own instead.
+            f.write('#!/bin/sh\n'
+                    'if [ "$OMPI_COMM_WORLD_RANK" -lt 2 ]; then node=a; else node=b; fi\n'
+                    'if [ "$node" = b ] && [ -n "$NODE_B_TMPFS" ]; then\n'
+                    '  how="mount -t tmpfs -o size=$NODE_B_TMPFS tmpfs $SCRATCH"\n'
+                    'else\n'
+                    '  how="mount --bind $NODES/node-$node $SCRATCH"\n'
+                    'fi\n'
+                    'exec unshare --mount --propagation private sh -c '
+                    '\'$0 || exit 77; exec "$@"\' "$how" "$@"\n')
+        os.chmod(wrapper, 0o755)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   NODES=self.dir, SCRATCH=scratch, NODE_B_TMPFS="")
+
+        def two_nodes(out, *args):
+            result = subprocess.run(
+                ["mpirun", "--oversubscribe", "-np", "4", "-x", "NODES", "-x", "SCRATCH", "-x",
+                 "NODE_B_TMPFS", wrapper, MERGE, job, "-o", out, "--scratch", scratch, *args],
+                env=env, capture_output=True, text=True, timeout=300)
+            if "mount:" in result.stderr or "unshare:" in result.stderr:
+                self.skipTest(f"cannot mount here: {result.stderr.strip()}")
+            return result
+
+        for extension in (".pftrace", ".json"):
+            with self.subTest(output=extension):
+                serial = os.path.join(self.dir, "serial" + extension)
+                self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
+                out = os.path.join(self.dir, "two_nodes" + extension)
+                result = two_nodes(out, "--no-summary")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertIn("(4 merge processes)", result.stdout)
+                with open(serial, "rb") as a, open(out, "rb") as b:
+                    self.assertEqual(a.read(), b.read())
+                for path in (scratch, *node_dirs.values()):
+                    self.assertEqual(os.listdir(path), [], path)
+                self.assertEqual([name for name in os.listdir(self.dir) if ".part" in name], [])
+        # Node b's scratch too small for its parts: each of its processes says that writing
+        # its part there failed, and why; nothing is left anywhere (each process removes
+        # what it wrote).
+        env["NODE_B_TMPFS"] = "16k"
+        out = os.path.join(self.dir, "full.pftrace")
+        result = two_nodes(out, "-q")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        ours = [line for line in result.stderr.splitlines() if line.startswith("rocprof-merge: ")]
+        self.assertEqual(len(ours), 2, result.stderr)
+        for process, line in zip((2, 3), sorted(ours)):
+            self.assertRegex(line, "^rocprof-merge: writing " +
+                             re.escape(os.path.join(scratch, ".full.pftrace")) +
+                             rf"\S*\.part{process}\.\d+ failed: No space left on device$")
+        self.assertFalse(os.path.exists(out))
+        for path in (scratch, *node_dirs.values()):
+            self.assertEqual(os.listdir(path), [], path)
+        # A scratch directory on node a only: refused before any work, by node b.
+        env["NODE_B_TMPFS"] = ""
+        os.makedirs(os.path.join(node_dirs["a"], "only-on-a"))
+        missing = os.path.join(scratch, "only-on-a")
+        result = subprocess.run(
+            ["mpirun", "--oversubscribe", "-np", "4", "-x", "NODES", "-x", "SCRATCH", "-x",
+             "NODE_B_TMPFS", wrapper, MERGE, job, "-o", out, "--scratch", missing, "-q"],
+            env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"cannot use --scratch {missing}: no such directory", result.stderr)
+        self.assertFalse(os.path.exists(out))
+
     def test_a_parallel_merge_into_a_directory_of_one_node_says_so(self):
         # srun over several nodes with -o /tmp/t.pftrace: each node has a /tmp of its own, and
         # the first process cannot read what the others write beside the output. Simulated
