@@ -618,12 +618,17 @@ void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& enc
 // then their ranges, then (the writer) the file's attributes and strings.
 class MergedHdf5Export {
  public:
+  // kShared: the file of every process's rows (the leader writes, the others send); kPart:
+  // this process's block alone, as a file of its own (no strings, no attributes); kLinks:
+  // the output that links the parts (run_links).
+  enum class Mode : std::uint8_t { kShared, kPart, kLinks };
   MergedHdf5Export(const std::vector<const AlignedRank*>& ranks, const std::string& path,
                    const ProgressReport& progress, const MergeShare& me, std::size_t encoders,
-                   std::size_t stagers)
+                   std::size_t stagers, Mode mode = Mode::kShared)
       : ranks_(ranks),
         path_(path),
         me_(me),
+        mode_(mode),
         stagers_(stagers),
         specs_{spec<ApiCallRow>(),       spec<ActivityRow>(),       spec<ExternalCorrelationRow>(),
                spec<MarkerRow>(),        spec<MpiCallRow>(),        spec<CommunicatorRow>(),
@@ -641,7 +646,7 @@ class MergedHdf5Export {
     all_layouts_.push_back(&kRangeLayout);
     named_.emplace_back("ranges", &kRangeLayout);
     totals_.assign(named_.size(), 0);
-    if (me_.leader()) open_file();
+    if (me_.leader() && mode_ != Mode::kLinks) open_file();
     producer_.emplace(
         file_ ? &*file_ : nullptr, &me_, encoder_, [this] { drain(false); }, encoders);
   }
@@ -661,12 +666,71 @@ class MergedHdf5Export {
     if (!file_->finish(totals_))
       throw std::runtime_error(
           fmt::format("rows of {} are missing from the merge processes", path_));
-    write_attributes(job_id);
-    write_strings();
+    if (mode_ == Mode::kShared) {
+      write_attributes(job_id);
+      write_strings();
+    }
     close_file();
     std::uint64_t rows = 0;
     for (const std::uint64_t total : totals_) rows += total;
     return rows;
+  }
+
+  // Rows of each table in this file (the tables, then the ranges), after run().
+  const std::vector<std::uint64_t>& totals() const noexcept { return totals_; }
+
+  // The output of linked parts: each table's columns are virtual datasets whose rows are the
+  // parts' rows, part after part (`rows[p][t]`: part p's rows of table t, as totals() lists
+  // them; part p is the file `parts_name`/p.h5, relative to the output's directory), with
+  // the attributes and the string table. Returns the rows in all.
+  std::uint64_t run_links(const std::string& job_id,
+                          const std::vector<std::vector<std::uint64_t>>& rows,
+                          const std::string& parts_name) {
+    struct stat about {};
+    if (::lstat(path_.c_str(), &about) == 0 && S_ISLNK(about.st_mode))
+      throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path_));
+    file_handle_.emplace(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    if (!file_handle_->valid()) throw std::runtime_error(fmt::format("cannot create {}", path_));
+    std::uint64_t written = 0;
+    for (std::size_t t = 0; t < named_.size(); ++t) {
+      hsize_t total = 0;
+      for (const auto& part : rows) total += part.at(t);
+      written += total;
+      const Handle group(H5Gcreate2(file_handle_->get(), named_[t].first.c_str(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT));
+      for (const Column& column : named_[t].second->columns) {
+        const Handle space(H5Screate_simple(1, &total, nullptr));
+        const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+        hsize_t offset = 0;
+        for (std::size_t p = 0; p < rows.size(); ++p) {
+          const hsize_t count = rows[p][t];
+          if (count == 0) continue;
+          const Handle source(H5Screate_simple(1, &count, nullptr));
+          const std::string file = fmt::format("{}/{}.h5", parts_name, p);
+          const std::string dataset = fmt::format("/{}/{}", named_[t].first, column.name);
+          if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr) <
+                  0 ||
+              H5Pset_virtual(properties.get(), space.get(), file.c_str(), dataset.c_str(),
+                             source.get()) < 0)
+            throw std::runtime_error(
+                fmt::format("cannot write {}: cannot link {} of {}", path_, dataset, file));
+          offset += count;
+        }
+        H5Sselect_all(space.get());
+        const Handle created(H5Dcreate2(group.get(), column.name, column_hdf5_type(column.type),
+                                        space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
+        if (!created.valid())
+          throw std::runtime_error(fmt::format("cannot write {}: cannot create {}/{}", path_,
+                                               named_[t].first, column.name));
+      }
+    }
+    write_attributes(job_id);
+    write_strings();
+    errno = 0;
+    if (H5Fclose(file_handle_->release_without_close()) < 0)
+      throw std::runtime_error(fmt::format(
+          "cannot write {}: its last metadata could not be stored{}", path_, system_said(errno)));
+    return written;
   }
 
  private:
@@ -689,7 +753,9 @@ class MergedHdf5Export {
                      until_tables_done);
   }
 
-  bool last_block() const noexcept { return me_.last_rank == ranks_.size(); }
+  bool last_block() const noexcept {
+    return mode_ == Mode::kPart || me_.last_rank == ranks_.size();
+  }
 
   // Where each table's rows from this process start, and how many there are in all: known
   // before anything is sent, since the writer needs the totals for any table at any time.
@@ -697,6 +763,8 @@ class MergedHdf5Export {
     firsts_.assign(specs_.size(), 0);
     for (std::size_t t = 0; t < specs_.size(); ++t)
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
+        // A part holds its block's rows only, from its first row on.
+        if (mode_ == Mode::kPart && (r < me_.first_rank || r >= me_.last_rank)) continue;
         const std::uint64_t rows = ranks_[r]->reader().row_count(*specs_[t].table);
         if (r < me_.first_rank) firsts_[t] += rows;
         totals_[t] += rows;
@@ -892,6 +960,7 @@ class MergedHdf5Export {
   const std::vector<const AlignedRank*>& ranks_;
   const std::string& path_;
   const MergeShare& me_;
+  Mode mode_;
   std::size_t stagers_;
   std::vector<TableSpec> specs_;
   std::vector<Layout> layouts_;
@@ -923,6 +992,48 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
   MergedHdf5Export writer(ranks, path, progress, share != nullptr ? *share : serial, encoders,
                           stagers);
   return writer.run(job_id);
+}
+
+std::uint64_t export_linked_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
+                                        const std::string& job_id, const std::string& path,
+                                        const std::string& parts_name,
+                                        const ProgressReport& progress, const MergeShare& share,
+                                        std::size_t encoders, std::size_t stagers) {
+  const QuietErrors quiet;
+  register_zstd_filter();
+  const std::string directory = path + ".parts";
+  // The first process makes the parts' directory; each process then writes its part there
+  // as a merge of its block alone. A failure here ends every process (the strategy aborts).
+  if (share.leader() && ::mkdir(directory.c_str(), 0777) != 0)
+    throw std::runtime_error(
+        fmt::format("cannot create {}: {}", directory, std::generic_category().message(errno)));
+  share.barrier();
+  MergeShare solo;
+  solo.first_rank = share.first_rank;
+  solo.last_rank = share.last_rank;
+  const std::string part = fmt::format("{}/{}.h5", directory, share.index);
+  std::vector<std::uint64_t> totals;
+  {
+    MergedHdf5Export writer(ranks, part, progress, solo, encoders, stagers,
+                            MergedHdf5Export::Mode::kPart);
+    writer.run(job_id);
+    totals = writer.totals();
+  }
+  // Every part's rows of each table, to the first process, which links them.
+  ByteWriter mine;
+  mine.put_vector(totals);
+  const std::vector<std::vector<std::byte>> everyone = share.all_gather(mine.take());
+  if (!share.leader()) return 0;
+  std::vector<std::vector<std::uint64_t>> rows;
+  for (const auto& bytes : everyone) {
+    ByteReader in(bytes);
+    rows.push_back(in.get_vector<std::uint64_t>());
+    if (rows.back().size() != totals.size())
+      throw std::runtime_error("a merge process sent the rows of another set of tables");
+  }
+  const MergeShare links;
+  MergedHdf5Export writer(ranks, path, progress, links, 1, 0, MergedHdf5Export::Mode::kLinks);
+  return writer.run_links(job_id, rows, parts_name);
 }
 
 }  // namespace rocprof::merge

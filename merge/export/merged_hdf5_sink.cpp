@@ -1,5 +1,6 @@
 // .h5: every process encodes its block's chunks, the first writes them all, and adds the
-// analysis at the end.
+// analysis at the end; or (--h5-parts) each process writes its block as a file of its own,
+// which the output links.
 #include <algorithm>
 #include <memory>
 
@@ -15,10 +16,14 @@ constexpr double kWriteCost = 1.0 / 30;
 class MergedHdf5Sink final : public Sink {
  public:
   Parallel parallel() const noexcept override { return Parallel::kTogether; }
+  bool links_parts() const noexcept override { return true; }
   std::uint64_t write(const SinkJob& job) override {
     // Chunks compressed at once: one helper at least; the next ranks' rows made ready on the
     // rest.
     const std::size_t encoders = std::max<std::size_t>(job.helpers, 1);
+    if (job.linked_parts && job.share != nullptr)
+      return export_linked_merged_hdf5(*job.ranks, *job.job_id, job.path, job.parts_name,
+                                       job.progress, *job.share, encoders, job.helpers);
     return export_merged_hdf5(*job.ranks, *job.job_id, job.path, job.progress, job.share, encoders,
                               job.helpers);
   }

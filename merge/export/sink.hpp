@@ -39,6 +39,10 @@ struct SinkJob {
   // read back from the page cache, so it is written through the cache.
   BlockFile::DirectIo direct_io = BlockFile::DirectIo::kAuto;
   bool part_copied_after = false;
+  // A parallel merge whose processes each write a file of their own, which the output links
+  // (links_parts(), --h5-parts): written to `path`.parts/, named `parts_name` by the output.
+  bool linked_parts = false;
+  std::string parts_name;
 
   std::vector<const AlignedRank*> block() const {
     return {ranks->begin() + static_cast<std::ptrdiff_t>(first_rank),
@@ -76,6 +80,9 @@ class Sink {
   // The output is an archive: an anchor file NAME.ext with NAME.def and the directory NAME/
   // beside it, staged, committed and removed together.
   virtual bool archive() const noexcept { return false; }
+  // In parallel, the sink can write each process's block as a file of its own, which the
+  // output links (OUTPUT.parts/ beside it, staged and committed with it): SinkJob::linked_parts.
+  virtual bool links_parts() const noexcept { return false; }
   // Why the output cannot be written at `path` safely, beyond what holds for every file (a
   // writable directory), or "" if it can. Asked before any work.
   virtual std::string target_problem(const std::string& path) const {

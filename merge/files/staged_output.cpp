@@ -37,8 +37,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-StagedOutput::StagedOutput(std::string output, bool archive)
-    : output_(std::move(output)), owner_(true) {
+StagedOutput::StagedOutput(std::string output, bool archive, bool parts)
+    : output_(std::move(output)), parts_(parts), owner_(true) {
   const fs::path path(output_);
   // Hidden, and not named *.h5: a directory of rank files merged meanwhile leaves it out. An
   // archive keeps its extension (its anchor file names its directory).
@@ -58,15 +58,19 @@ StagedOutput::StagedOutput(std::string output, bool archive)
       throw std::runtime_error(fmt::format("cannot create {} beside {}: {}", staged_, output_,
                                            std::generic_category().message(errno)));
   }
-  if (archive) {
-    staged_stem_ = stem_path(staged_);
-    output_stem_ = stem_path(output_);
-  }
+  set_stems(archive);
 }
 
-StagedOutput::StagedOutput(std::string output, bool archive, std::string staged)
-    : output_(std::move(output)), staged_(std::move(staged)) {
-  if (archive) {
+StagedOutput::StagedOutput(std::string output, bool archive, std::string staged, bool parts)
+    : output_(std::move(output)), staged_(std::move(staged)), parts_(parts) {
+  set_stems(archive);
+}
+
+void StagedOutput::set_stems(bool archive) {
+  if (parts_) {
+    staged_stem_ = staged_ + ".parts";
+    output_stem_ = output_ + ".parts";
+  } else if (archive) {
     staged_stem_ = stem_path(staged_);
     output_stem_ = stem_path(output_);
   }
@@ -136,7 +140,8 @@ std::string StagedOutput::commit() {
 }
 
 std::string StagedOutput::tell(std::string text) const {
-  if (!staged_stem_.empty()) return replace_all(std::move(text), staged_stem_, output_stem_);
+  if (!staged_stem_.empty() && !parts_)
+    return replace_all(std::move(text), staged_stem_, output_stem_);
   return replace_all(std::move(text), staged_, output_);
 }
 

@@ -2,7 +2,9 @@
 // random) and moved into place once whole: a merge that exits 0 leaves a complete file, and
 // two merges writing one output each leave a complete one (the last to finish) instead of
 // one file both wrote into. An archive (an OTF2 archive: NAME.otf2, NAME.def, NAME/) is staged
-// as .NAME.XXXXXXXXXXXX.otf2 etc. and moved piece by piece, its anchor file last.
+// as .NAME.XXXXXXXXXXXX.otf2 etc. and moved piece by piece, its anchor file last. An output
+// with parts (a linked .h5: OUT.h5 and the directory OUT.h5.parts/) is staged as STAGED and
+// STAGED.parts/, its directory moved first.
 #pragma once
 
 #include <memory>
@@ -17,10 +19,11 @@ class StagedOutput {
   // Creates the staging file beside `output` (removed on SIGINT/SIGTERM/SIGHUP, and when this
   // goes uncommitted). Throws std::runtime_error naming it and the reason.
   // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
-  StagedOutput(std::string output, bool archive);
+  // `parts`: the output has the directory OUTPUT.parts beside it.
+  StagedOutput(std::string output, bool archive, bool parts = false);
   // Another merge process's view of the staging file the first one created: it writes there
   // (or beside it) but neither moves nor removes it.
-  StagedOutput(std::string output, bool archive, std::string staged);
+  StagedOutput(std::string output, bool archive, std::string staged, bool parts = false);
   ~StagedOutput();
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
@@ -35,11 +38,13 @@ class StagedOutput {
 
  private:
   void remove_staged() const noexcept;
+  void set_stems(bool archive);
 
   std::string output_;
   std::string staged_;
   std::string staged_stem_;  // .otf2: the staged archive's path without .otf2
   std::string output_stem_;
+  bool parts_ = false;  // the stems are the parts' directories
   bool owner_ = false;
   bool committed_ = false;
   std::unique_ptr<RemoveOnSignal> on_signal_;

@@ -28,6 +28,9 @@ struct MergeOptions {
   // A parallel merge's parts of a .pftrace/.json go to this directory of each node's own
   // (--scratch) instead of beside the output; "" for beside the output.
   std::string scratch;
+  // In parallel, a .h5 written as one file per merge process, linked by the output (HDF5
+  // virtual datasets; OUTPUT.parts/ beside it): --h5-parts.
+  bool h5_parts = false;
 };
 
 struct MergeSettings {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,13 +26,13 @@ namespace {
 
 // The output's staging file: the first process creates it and tells the others its name.
 // False after a failure told.
-bool stage_output(const MergeGroup& group, const std::string& output, bool archive,
+bool stage_output(const MergeGroup& group, const std::string& output, bool archive, bool parts,
                   std::optional<StagedOutput>& staged) {
   std::string problem;
   std::vector<std::byte> name;
   if (group.leader()) {
     try {
-      staged.emplace(output, archive);
+      staged.emplace(output, archive, parts);
       const auto* bytes = reinterpret_cast<const std::byte*>(staged->path().data());
       name.assign(bytes, bytes + staged->path().size());
     } catch (const std::exception& error) {
@@ -45,7 +46,7 @@ bool stage_output(const MergeGroup& group, const std::string& output, bool archi
   }
   if (!group.leader())
     staged.emplace(output, archive,
-                   std::string(reinterpret_cast<const char*>(name.data()), name.size()));
+                   std::string(reinterpret_cast<const char*>(name.data()), name.size()), parts);
   return true;
 }
 
@@ -138,9 +139,11 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
   // Written under a staging name beside the output, moved into place once whole.
   std::optional<StagedOutput> staged;
-  if (!stage_output(group, options_.output, sink.archive(), staged)) return 1;
+  // --h5-parts: each process writes a file of its own, which the output links.
+  const bool linked_parts = options_.h5_parts && group.size() > 1 && sink.links_parts();
+  if (!stage_output(group, options_.output, sink.archive(), linked_parts, staged)) return 1;
   PartialOutput partial(staged->path(), sink.archive(), group.leader(),
-                        static_cast<std::size_t>(group.index()), options_.scratch);
+                        static_cast<std::size_t>(group.index()), options_.scratch, linked_parts);
   const std::unique_ptr<MergeStrategy> strategy =
       group.size() == 1 ? serial_strategy(group) : parallel_strategy(group, options_.scratch);
   try {
@@ -151,7 +154,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     set_options.check_helpers =
         check_helper_setting(settings_.check_helpers, group.processes_on_node());
     report.phase("checking rank files");
-    group.set_first_share(sink.first_process_share(group.size()));
+    group.set_first_share(linked_parts ? 1.0 : sink.first_process_share(group.size()));
     CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
     tell_inputs(checked, group, quiet);
 
@@ -209,7 +212,9 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         .progress = [&report](std::size_t done, std::size_t total) { report.update(done, total); },
         .helpers =
             settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus),
-        .direct_io = settings_.direct_io};
+        .direct_io = settings_.direct_io,
+        .linked_parts = linked_parts,
+        .parts_name = std::filesystem::path(options_.output).filename().string() + ".parts"};
     const std::optional<std::uint64_t> events = strategy->emit(
         sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
     if (!events) return 1;

@@ -13,17 +13,22 @@ namespace rocprof::merge {
 namespace fs = std::filesystem;
 
 PartialOutput::PartialOutput(std::string output, bool archive, bool leader,
-                             std::size_t process_index, std::string scratch)
+                             std::size_t process_index, std::string scratch, bool linked_parts)
     : output_(std::move(output)),
       archive_(archive),
       leader_(leader),
       process_index_(process_index),
-      scratch_(std::move(scratch)) {}
+      scratch_(std::move(scratch)),
+      linked_parts_(linked_parts) {}
 
 std::vector<PartialOutput::Written> PartialOutput::written() const {
-  // Only its part of a parallel .pftrace/.json (the first writes its part as the output).
+  // Only its part of a parallel .pftrace/.json (the first writes its part as the output), or
+  // of a linked .h5 (the first writes the output and makes the parts' directory).
+  if (linked_parts_ && !leader_)
+    return {{fmt::format("{}.parts/{}.h5", output_, process_index_), false}};
   if (!leader_) return {{part_path(output_, static_cast<int>(process_index_), scratch_), false}};
   std::vector<Written> paths = {{output_, false}};
+  if (linked_parts_) paths.push_back({output_ + ".parts", true});
   const fs::path path(output_);
   if (archive_) {
     // The rest of the archive: its definitions and its directory of .evt/.def files (the

@@ -18,8 +18,10 @@ class PartialOutput {
   // `leader`: this process writes the output itself (the others write only their parts).
   // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
   // `scratch`: where the parts are (MergeOptions::scratch).
+  // `linked_parts`: each process writes OUTPUT.parts/INDEX.h5 (SinkJob::linked_parts), the
+  // first one the output and that directory.
   PartialOutput(std::string output, bool archive, bool leader, std::size_t process_index,
-                std::string scratch = {});
+                std::string scratch = {}, bool linked_parts = false);
   ~PartialOutput();
   PartialOutput(const PartialOutput&) = delete;
   PartialOutput& operator=(const PartialOutput&) = delete;
@@ -47,6 +49,7 @@ class PartialOutput {
   bool leader_;
   std::size_t process_index_;
   std::string scratch_;
+  bool linked_parts_;
   bool armed_ = false;
   std::vector<std::unique_ptr<RemoveOnSignal>> on_signal_;
 };

@@ -823,6 +823,13 @@ class MergeTest(unittest.TestCase):
         self.assertNotEqual(parallel.returncode, 0)
         self.assertIn("table markers", parallel.stderr)
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith("midway")], [])
+        # Linked parts (--h5-parts): the output, the parts' directory and every part go too.
+        parallel = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", MERGE, job, "-o",
+                                   os.path.join(self.dir, "midway.h5"), "-q", "--h5-parts"],
+                                  env=env, capture_output=True, text=True, timeout=300)
+        self.assertNotEqual(parallel.returncode, 0)
+        self.assertIn("table markers", parallel.stderr)
+        self.assertEqual([f for f in os.listdir(self.dir) if "midway" in f], [])
 
     def test_parallel_merges_share_the_checks_and_agree_on_bad_input(self):
         # Each merge process checks its share of the rank files and the others take its word:
@@ -1119,6 +1126,55 @@ class MergeTest(unittest.TestCase):
                                     ("orte_finalize" in crash and "mpirun(" in crash),
                                     result.stderr)
                     self.assertEqual(os.listdir(left), [], "left behind on failure")
+
+    def test_h5_parts_are_linked_into_the_serial_tables(self):
+        # --h5-parts: each of 3 merge processes writes its block of 7 ranks as a file of its
+        # own in OUT.h5.parts/, and OUT.h5 links them (virtual datasets): read through the
+        # output, every table is the serial merge's, row for row, with the same strings and
+        # attributes. Moved with its directory, the output still reads (the links are
+        # relative); a serial merge ignores the option. Nothing staged is left.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic("seven", ranks=7, events=100000, skew=(3, 15000))
+        serial = os.path.join(self.dir, "serial.h5")
+        self.assertEqual(self.merge(job, "-o", serial, "-q", "--h5-parts").returncode, 0)
+        self.assertFalse(os.path.exists(serial + ".parts"))
+        out_dir = os.path.join(self.dir, "linked")
+        os.makedirs(out_dir)
+        linked = os.path.join(out_dir, "out.h5")
+        result = self.merge_parallel(3, job, "-o", linked, "--h5-parts", "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(out_dir)), ["out.h5", "out.h5.parts"])
+        self.assertEqual(sorted(os.listdir(linked + ".parts")), ["0.h5", "1.h5", "2.h5"])
+        moved = os.path.join(self.dir, "moved")
+        shutil.move(out_dir, moved)
+        with h5py.File(serial, "r") as a, h5py.File(os.path.join(moved, "out.h5"), "r") as b:
+            self.assertEqual(sorted(a.keys()), sorted(b.keys()))
+            self.assertEqual(a["strings"].asstr()[:].tolist(), b["strings"].asstr()[:].tolist())
+            self.assertEqual(sorted(a.attrs.keys()), sorted(b.attrs.keys()))
+            for name in a.attrs:
+                self.assertTrue(numpy.array_equal(a.attrs[name], b.attrs[name]), name)
+            compared = 0
+            for table in a:
+                if isinstance(a[table], h5py.Group):
+                    for column in a[table]:
+                        # Rows come from the parts (an empty table is an empty dataset).
+                        self.assertEqual(b[table][column].is_virtual,
+                                         a[table][column].shape[0] > 0, f"{table}/{column}")
+                        self.assertTrue(numpy.array_equal(a[table][column][:], b[table][column][:]),
+                                        f"{table}/{column}")
+                        compared += a[table][column].shape[0]
+            self.assertGreater(a["ranges"]["rank"].shape[0], 65536)  # several chunks
+            self.assertGreater(compared, 0)
+        # A stock tool follows the links too.
+        dump = subprocess.run(["h5dump", "-d", "/mpi_calls/rank", "-s", "0", "-c", "3",
+                               os.path.join(moved, "out.h5")], capture_output=True, text=True,
+                              env=dict(os.environ,
+                                       HDF5_PLUGIN_PATH=os.environ["ROCPROF_TEST_PLUGIN_DIR"]))
+        self.assertEqual(dump.returncode, 0, dump.stderr)
+        self.assertIn("(0): 0, 0, 0", dump.stdout)
 
     def test_two_nodes_with_scratch_of_their_own_merge_as_one(self):
         # Two "nodes" of two merge processes each. The rank files and the output are in a
