@@ -65,7 +65,7 @@ std::uint64_t StepFunction::at(std::uint64_t t) const noexcept {
   if (index == chunks_.size()) return 0;
   std::array<Step, kChunkSteps> steps;
   const std::size_t count = decode(index, steps.data());
-  const auto after =
+  auto* const after =
       std::upper_bound(steps.begin(), steps.begin() + count, t,
                        [](std::uint64_t time, const Step& s) { return time < s.first; });
   return std::prev(after)->second;
@@ -196,7 +196,7 @@ void StepFunction::Lookup::find(std::uint64_t t) noexcept {
     count_ = function_.decode(index, steps_.data());
     chunk_ = index;
   }
-  const auto after =
+  auto* const after =
       std::upper_bound(steps_.begin(), steps_.begin() + count_, t,
                        [](std::uint64_t time, const Step& s) { return time < s.first; });
   const auto k = static_cast<std::size_t>(after - steps_.begin()) - 1;
