@@ -1227,6 +1227,23 @@ class MergeTest(unittest.TestCase):
                 for path in (scratch, *node_dirs.values()):
                     self.assertEqual(os.listdir(path), [], path)
                 self.assertEqual([name for name in os.listdir(self.dir) if ".part" in name], [])
+        # A .h5 of linked parts: each node's processes write theirs beside the output.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        serial = os.path.join(self.dir, "serial.h5")
+        self.assertEqual(self.merge(job, "-o", serial, "-q").returncode, 0)
+        out = os.path.join(self.dir, "two_nodes.h5")
+        result = two_nodes(out, "--no-summary", "--h5-parts")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(out + ".parts")), ["0.h5", "1.h5", "2.h5", "3.h5"])
+        with h5py.File(serial, "r") as a, h5py.File(out, "r") as b:
+            for table in a:
+                if isinstance(a[table], h5py.Group):
+                    for column in a[table]:
+                        self.assertTrue(numpy.array_equal(a[table][column][:], b[table][column][:]),
+                                        f"{table}/{column}")
         # Node b's scratch too small for its parts: each of its processes says that writing
         # its part there failed, and why; nothing is left anywhere (each process removes
         # what it wrote).
