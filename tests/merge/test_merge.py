@@ -66,6 +66,14 @@ class MergeTest(unittest.TestCase):
     def merge(self, *args):
         return subprocess.run([MERGE, *args], capture_output=True, text=True, timeout=300)
 
+    def script(self, name, text):
+        """An executable shell script `name` in the test's directory."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + text)
+        os.chmod(path, 0o755)
+        return path
+
     def merge_parallel(self, processes, *args, settings=(), **run):
         """rocprof-merge ARGS as an MPI job of `processes` (mpirun as root); `settings`:
         NAME=value each process sees; `run`: more for subprocess.run (preexec_fn)."""
@@ -1188,20 +1196,18 @@ class MergeTest(unittest.TestCase):
         node_dirs = {node: os.path.join(self.dir, "node-" + node) for node in "ab"}
         for path in (scratch, *node_dirs.values()):
             os.makedirs(path)
-        wrapper = os.path.join(self.dir, "two_nodes.sh")
-        with open(wrapper, "w") as f:
-            # Processes 0 and 1 on node a, 2 and 3 on node b. NODE_B_TMPFS: node b's scratch is
-            # a small tmpfs of its own instead.
-            f.write('#!/bin/sh\n'
-                    'if [ "$OMPI_COMM_WORLD_RANK" -lt 2 ]; then node=a; else node=b; fi\n'
-                    'if [ "$node" = b ] && [ -n "$NODE_B_TMPFS" ]; then\n'
-                    '  how="mount -t tmpfs -o size=$NODE_B_TMPFS tmpfs $SCRATCH"\n'
-                    'else\n'
-                    '  how="mount --bind $NODES/node-$node $SCRATCH"\n'
-                    'fi\n'
-                    'exec unshare --mount --propagation private sh -c '
-                    '\'$0 || exit 77; exec "$@"\' "$how" "$@"\n')
-        os.chmod(wrapper, 0o755)
+        # Processes 0 and 1 on node a, 2 and 3 on node b. NODE_B_TMPFS: node b's scratch is a
+        # small tmpfs of its own instead.
+        wrapper = self.script(
+            "two_nodes.sh",
+            'if [ "$OMPI_COMM_WORLD_RANK" -lt 2 ]; then node=a; else node=b; fi\n'
+            'if [ "$node" = b ] && [ -n "$NODE_B_TMPFS" ]; then\n'
+            '  how="mount -t tmpfs -o size=$NODE_B_TMPFS tmpfs $SCRATCH"\n'
+            'else\n'
+            '  how="mount --bind $NODES/node-$node $SCRATCH"\n'
+            'fi\n'
+            'exec unshare --mount --propagation private sh -c \'$0 || exit 77; exec "$@"\' '
+            '"$how" "$@"\n')
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    NODES=self.dir, SCRATCH=scratch, NODE_B_TMPFS="")
 
@@ -1281,15 +1287,13 @@ class MergeTest(unittest.TestCase):
         job = self.synthetic("nodes", ranks=4, events=2000)
         local = os.path.join(self.dir, "local")
         os.makedirs(local)
-        wrapper = os.path.join(self.dir, "own_directory.sh")
-        with open(wrapper, "w") as f:
-            f.write('#!/bin/sh\n'
-                    'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then\n'
-                    '  exec unshare --mount --propagation private sh -c '
-                    '\'mount -t tmpfs tmpfs "$1" || exit 77; shift; exec "$@"\' sh "$LOCAL" "$@"\n'
-                    'fi\n'
-                    'exec "$@"\n')
-        os.chmod(wrapper, 0o755)
+        wrapper = self.script(
+            "own_directory.sh",
+            'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then\n'
+            '  exec unshare --mount --propagation private sh -c '
+            '\'mount -t tmpfs tmpfs "$1" || exit 77; shift; exec "$@"\' sh "$LOCAL" "$@"\n'
+            'fi\n'
+            'exec "$@"\n')
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    LOCAL=local)
         for extension in (".pftrace", ".h5"):
