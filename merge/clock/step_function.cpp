@@ -54,21 +54,19 @@ std::size_t StepFunction::decode(std::size_t index, Step* out) const noexcept {
   return chunk.count;
 }
 
+const StepFunction::Step* StepFunction::in_force(const Step* first, const Step* last,
+                                                 std::uint64_t t) noexcept {
+  return std::prev(std::upper_bound(
+      first, last, t, [](std::uint64_t time, const Step& step) { return time < step.first; }));
+}
+
 std::uint64_t StepFunction::at(std::uint64_t t) const noexcept {
-  if (!tail_.empty() && t >= tail_.front().first) {
-    const auto after =
-        std::upper_bound(tail_.begin(), tail_.end(), t,
-                         [](std::uint64_t time, const Step& s) { return time < s.first; });
-    return std::prev(after)->second;
-  }
+  if (!tail_.empty() && t >= tail_.front().first)
+    return in_force(tail_.data(), tail_.data() + tail_.size(), t)->second;
   const std::size_t index = chunk_at(t);
   if (index == chunks_.size()) return 0;
   std::array<Step, kChunkSteps> steps;
-  const std::size_t count = decode(index, steps.data());
-  auto* const after =
-      std::upper_bound(steps.begin(), steps.begin() + count, t,
-                       [](std::uint64_t time, const Step& s) { return time < s.first; });
-  return std::prev(after)->second;
+  return in_force(steps.data(), steps.data() + decode(index, steps.data()), t)->second;
 }
 
 std::size_t StepFunction::size() const noexcept {
@@ -77,15 +75,17 @@ std::size_t StepFunction::size() const noexcept {
   return steps;
 }
 
-std::vector<StepFunction::Step> StepFunction::steps() const {
-  std::vector<Step> all;
+std::vector<StepFunction::Step> StepFunction::steps_from(std::size_t index) const {
+  std::vector<Step> steps;
   std::array<Step, kChunkSteps> chunk;
-  for (std::size_t i = 0; i < chunks_.size(); ++i) {
+  for (std::size_t i = index; i < chunks_.size(); ++i) {
     const std::size_t count = decode(i, chunk.data());
-    all.insert(all.end(), chunk.begin(), chunk.begin() + count);
+    steps.insert(steps.end(), chunk.begin(), chunk.begin() + count);
   }
-  return all;
+  return steps;
 }
+
+std::vector<StepFunction::Step> StepFunction::steps() const { return steps_from(0); }
 
 void StepFunction::append(std::uint64_t time, std::uint64_t value) {
   if (chunks_.empty() || chunks_.back().count == kChunkSteps) {
@@ -117,12 +117,7 @@ void StepFunction::raise(std::uint64_t t, std::uint64_t shift) {
   // At or before the last step: decode from the chunk holding `t`, fix, encode again.
   std::size_t index = chunk_at(t);
   if (index == chunks_.size()) index = 0;
-  std::vector<Step> tail;
-  std::array<Step, kChunkSteps> chunk;
-  for (std::size_t i = index; i < chunks_.size(); ++i) {
-    const std::size_t count = decode(i, chunk.data());
-    tail.insert(tail.end(), chunk.begin(), chunk.begin() + count);
-  }
+  std::vector<Step> tail = steps_from(index);
   auto position = std::lower_bound(tail.begin(), tail.end(), Step{t, 0});
   if (position != tail.end() && position->first == t)
     position->second = std::max(position->second, total);
@@ -196,10 +191,8 @@ void StepFunction::Lookup::find(std::uint64_t t) noexcept {
     count_ = function_.decode(index, steps_.data());
     chunk_ = index;
   }
-  auto* const after =
-      std::upper_bound(steps_.begin(), steps_.begin() + count_, t,
-                       [](std::uint64_t time, const Step& s) { return time < s.first; });
-  const auto k = static_cast<std::size_t>(after - steps_.begin()) - 1;
+  const auto k =
+      static_cast<std::size_t>(in_force(steps_.data(), steps_.data() + count_, t) - steps_.data());
   stretch_ = {steps_[k].first, k + 1 < count_ ? steps_[k + 1].first : function_.chunk_end(index)};
   value_ = steps_[k].second;
 }

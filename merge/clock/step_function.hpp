@@ -78,6 +78,11 @@ class StepFunction {
   std::size_t chunk_at(std::uint64_t t) const noexcept;
   // Writes chunk `index`'s steps to `out` (kChunkSteps of room); returns how many.
   std::size_t decode(std::size_t index, Step* out) const noexcept;
+  // The steps of chunk `index` and every chunk after it, decoded.
+  std::vector<Step> steps_from(std::size_t index) const;
+  // The step in force at `t` among steps [first, last) in time order, the first of them at
+  // or before `t`.
+  static const Step* in_force(const Step* first, const Step* last, std::uint64_t t) noexcept;
   void append(std::uint64_t time, std::uint64_t value);
   // Drops chunk `index` and those after it (their steps are appended again by the caller).
   void truncate(std::size_t index);
