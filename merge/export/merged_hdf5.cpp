@@ -31,6 +31,7 @@
 #include "merge/events/rank_progress.hpp"
 #include "merge/exchange/bytes.hpp"
 #include "merge/export/encode_ahead.hpp"
+#include "merge/files/staged_output.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -681,16 +682,12 @@ class MergedHdf5Export {
 
   // The output of linked parts: each table's columns are virtual datasets whose rows are the
   // parts' rows, part after part (`rows[p][t]`: part p's rows of table t, as totals() lists
-  // them; part p is the file `parts_name`/p.h5, relative to the output's directory), with
-  // the attributes and the string table. Returns the rows in all.
+  // them; part p is linked_part_path(`output_name`, p), relative to the output's directory),
+  // with the attributes and the string table. Returns the rows in all.
   std::uint64_t run_links(const std::string& job_id,
                           const std::vector<std::vector<std::uint64_t>>& rows,
-                          const std::string& parts_name) {
-    struct stat about {};
-    if (::lstat(path_.c_str(), &about) == 0 && S_ISLNK(about.st_mode))
-      throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path_));
-    file_handle_.emplace(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-    if (!file_handle_->valid()) throw std::runtime_error(fmt::format("cannot create {}", path_));
+                          const std::string& output_name) {
+    create_file();
     std::uint64_t written = 0;
     for (std::size_t t = 0; t < named_.size(); ++t) {
       hsize_t total = 0;
@@ -706,7 +703,7 @@ class MergedHdf5Export {
           const hsize_t count = rows[p][t];
           if (count == 0) continue;
           const Handle source(H5Screate_simple(1, &count, nullptr));
-          const std::string file = fmt::format("{}/{}.h5", parts_name, p);
+          const std::string file = linked_part_path(output_name, p);
           const std::string dataset = fmt::format("/{}/{}", named_[t].first, column.name);
           if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr) <
                   0 ||
@@ -726,15 +723,12 @@ class MergedHdf5Export {
     }
     write_attributes(job_id);
     write_strings();
-    errno = 0;
-    if (H5Fclose(file_handle_->release_without_close()) < 0)
-      throw std::runtime_error(fmt::format(
-          "cannot write {}: its last metadata could not be stored{}", path_, system_said(errno)));
+    close_file();
     return written;
   }
 
  private:
-  void open_file() {
+  void create_file() {
     // HDF5 opens without O_NOFOLLOW: a link put in place of the file the merge created for
     // it (the staged output) is refused here instead of written through.
     struct stat about {};
@@ -742,6 +736,10 @@ class MergedHdf5Export {
       throw std::runtime_error(fmt::format("cannot create {}: a symbolic link is there", path_));
     file_handle_.emplace(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
     if (!file_handle_->valid()) throw std::runtime_error(fmt::format("cannot create {}", path_));
+  }
+  // The file with its tables, for rows.
+  void open_file() {
+    create_file();
     file_.emplace(file_handle_->get(), path_, named_);
   }
 
@@ -996,12 +994,12 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
 
 std::uint64_t export_linked_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                         const std::string& job_id, const std::string& path,
-                                        const std::string& parts_name,
+                                        const std::string& output_name,
                                         const ProgressReport& progress, const MergeShare& share,
                                         std::size_t encoders, std::size_t stagers) {
   const QuietErrors quiet;
   register_zstd_filter();
-  const std::string directory = path + ".parts";
+  const std::string directory = parts_directory(path);
   // The first process makes the parts' directory; each process then writes its part there
   // as a merge of its block alone. A failure here ends every process (the strategy aborts).
   if (share.leader() && ::mkdir(directory.c_str(), 0777) != 0)
@@ -1011,7 +1009,7 @@ std::uint64_t export_linked_merged_hdf5(const std::vector<const AlignedRank*>& r
   MergeShare solo;
   solo.first_rank = share.first_rank;
   solo.last_rank = share.last_rank;
-  const std::string part = fmt::format("{}/{}.h5", directory, share.index);
+  const std::string part = linked_part_path(path, share.index);
   std::vector<std::uint64_t> totals;
   {
     MergedHdf5Export writer(ranks, part, progress, solo, encoders, stagers,
@@ -1033,7 +1031,7 @@ std::uint64_t export_linked_merged_hdf5(const std::vector<const AlignedRank*>& r
   }
   const MergeShare links;
   MergedHdf5Export writer(ranks, path, progress, links, 1, 0, MergedHdf5Export::Mode::kLinks);
-  return writer.run_links(job_id, rows, parts_name);
+  return writer.run_links(job_id, rows, output_name);
 }
 
 }  // namespace rocprof::merge

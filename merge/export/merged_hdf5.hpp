@@ -28,15 +28,15 @@ std::uint64_t export_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                  std::size_t stagers = 0);
 
 // The same rows as a set of files, for a parallel merge whose processes each write their
-// own (`rocprof-merge --h5-parts`): each process writes its block as `path`.parts/INDEX.h5,
-// and the first process writes `path` itself, whose tables' columns are HDF5 virtual
-// datasets over the parts' (part after part, in process order), with the attributes and
-// the string table. `parts_name`: the parts' directory as the output names it (relative to
-// the output's own directory: the name it has once moved into place). Collective over the
-// share; returns the rows (on the first process; 0 elsewhere).
+// own (`rocprof-merge --h5-parts`): each process writes its block as
+// linked_part_path(`path`, INDEX), and the first process writes `path` itself, whose tables'
+// columns are HDF5 virtual datasets over the parts' (part after part, in process order), with
+// the attributes and the string table. `output_name`: the output's file name once moved into
+// place, which names the parts relative to its directory. Collective over the share; returns
+// the rows (on the first process; 0 elsewhere).
 std::uint64_t export_linked_merged_hdf5(const std::vector<const AlignedRank*>& ranks,
                                         const std::string& job_id, const std::string& path,
-                                        const std::string& parts_name,
+                                        const std::string& output_name,
                                         const ProgressReport& progress, const MergeShare& share,
                                         std::size_t encoders = 1, std::size_t stagers = 0);
 

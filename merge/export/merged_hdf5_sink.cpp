@@ -22,7 +22,7 @@ class MergedHdf5Sink final : public Sink {
     // rest.
     const std::size_t encoders = std::max<std::size_t>(job.helpers, 1);
     if (job.linked_parts && job.share != nullptr)
-      return export_linked_merged_hdf5(*job.ranks, *job.job_id, job.path, job.parts_name,
+      return export_linked_merged_hdf5(*job.ranks, *job.job_id, job.path, job.output_name,
                                        job.progress, *job.share, encoders, job.helpers);
     return export_merged_hdf5(*job.ranks, *job.job_id, job.path, job.progress, job.share, encoders,
                               job.helpers);

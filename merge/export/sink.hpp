@@ -40,9 +40,10 @@ struct SinkJob {
   BlockFile::DirectIo direct_io = BlockFile::DirectIo::kAuto;
   bool part_copied_after = false;
   // A parallel merge whose processes each write a file of their own, which the output links
-  // (links_parts(), --h5-parts): written to `path`.parts/, named `parts_name` by the output.
+  // (links_parts(), --h5-parts): written to parts_directory(`path`), named by the output
+  // relative to its own name once in place, `output_name` (merge/files/staged_output.hpp).
   bool linked_parts = false;
-  std::string parts_name;
+  std::string output_name;
 
   std::vector<const AlignedRank*> block() const {
     return {ranks->begin() + static_cast<std::ptrdiff_t>(first_rank),

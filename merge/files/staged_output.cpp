@@ -37,6 +37,12 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
+std::string parts_directory(const std::string& output) { return output + ".parts"; }
+
+std::string linked_part_path(const std::string& output, std::size_t index) {
+  return fmt::format("{}/{}.h5", parts_directory(output), index);
+}
+
 StagedOutput::StagedOutput(std::string output, bool archive, bool parts)
     : output_(std::move(output)), parts_(parts), owner_(true) {
   const fs::path path(output_);
@@ -68,8 +74,8 @@ StagedOutput::StagedOutput(std::string output, bool archive, std::string staged,
 
 void StagedOutput::set_stems(bool archive) {
   if (parts_) {
-    staged_stem_ = staged_ + ".parts";
-    output_stem_ = output_ + ".parts";
+    staged_stem_ = parts_directory(staged_);
+    output_stem_ = parts_directory(output_);
   } else if (archive) {
     staged_stem_ = stem_path(staged_);
     output_stem_ = stem_path(output_);

@@ -7,6 +7,7 @@
 // STAGED.parts/, its directory moved first.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -14,12 +15,17 @@
 
 namespace rocprof::merge {
 
+// The directory of an output's parts (OUTPUT.parts), and part `index` in it (INDEX.h5): for
+// `output` a path, or a file name (how the output names its parts, relative to itself).
+std::string parts_directory(const std::string& output);
+std::string linked_part_path(const std::string& output, std::size_t index);
+
 class StagedOutput {
  public:
   // Creates the staging file beside `output` (removed on SIGINT/SIGTERM/SIGHUP, and when this
   // goes uncommitted). Throws std::runtime_error naming it and the reason.
   // `archive`: the output is an anchor file with NAME.def and the directory NAME/ beside it.
-  // `parts`: the output has the directory OUTPUT.parts beside it.
+  // `parts`: the output has the directory parts_directory(OUTPUT) beside it.
   StagedOutput(std::string output, bool archive, bool parts = false);
   // Another merge process's view of the staging file the first one created: it writes there
   // (or beside it) but neither moves nor removes it.

@@ -214,7 +214,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
             settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus),
         .direct_io = settings_.direct_io,
         .linked_parts = linked_parts,
-        .parts_name = std::filesystem::path(options_.output).filename().string() + ".parts"};
+        .output_name = std::filesystem::path(options_.output).filename().string()};
     const std::optional<std::uint64_t> events = strategy->emit(
         sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
     if (!events) return 1;

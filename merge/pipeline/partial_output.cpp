@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/files/staged_output.hpp"
 #include "merge/parallel/merge_group.hpp"
 
 namespace rocprof::merge {
@@ -24,11 +25,10 @@ PartialOutput::PartialOutput(std::string output, bool archive, bool leader,
 std::vector<PartialOutput::Written> PartialOutput::written() const {
   // Only its part of a parallel .pftrace/.json (the first writes its part as the output), or
   // of a linked .h5 (the first writes the output and makes the parts' directory).
-  if (linked_parts_ && !leader_)
-    return {{fmt::format("{}.parts/{}.h5", output_, process_index_), false}};
+  if (linked_parts_ && !leader_) return {{linked_part_path(output_, process_index_), false}};
   if (!leader_) return {{part_path(output_, static_cast<int>(process_index_), scratch_), false}};
   std::vector<Written> paths = {{output_, false}};
-  if (linked_parts_) paths.push_back({output_ + ".parts", true});
+  if (linked_parts_) paths.push_back({parts_directory(output_), true});
   const fs::path path(output_);
   if (archive_) {
     // The rest of the archive: its definitions and its directory of .evt/.def files (the
