@@ -29,8 +29,9 @@ class MergedHdf5Sink final : public Sink {
   }
   // The first process writes every chunk the others encode, and takes that much less of
   // the ranks (writing a chunk against making it: kWriteCost, measured in
-  // docs/PERFORMANCE.md).
-  double first_process_share(int processes) const noexcept override {
+  // docs/PERFORMANCE.md); linked parts are each written by their own process.
+  double first_process_share(int processes, bool linked_parts) const noexcept override {
+    if (linked_parts) return 1.0;
     return std::clamp(1.0 - (processes - 1) * kWriteCost, 0.0, 1.0);
   }
   bool add_analysis(const std::string& path, const JobAnalysis& analysis,

@@ -113,9 +113,10 @@ class Sink {
 
   // The first process's share of the ranks in a parallel merge of `processes`, of an equal
   // share (MergeGroup::set_first_share): below 1 for a format whose first process also
-  // writes what the others encode.
-  virtual double first_process_share(int processes) const noexcept {
+  // writes what the others encode (`linked_parts`: SinkJob::linked_parts).
+  virtual double first_process_share(int processes, bool linked_parts) const noexcept {
     static_cast<void>(processes);
+    static_cast<void>(linked_parts);
     return 1.0;
   }
 

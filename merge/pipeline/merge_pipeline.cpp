@@ -154,7 +154,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     set_options.check_helpers =
         check_helper_setting(settings_.check_helpers, group.processes_on_node());
     report.phase("checking rank files");
-    group.set_first_share(linked_parts ? 1.0 : sink.first_process_share(group.size()));
+    group.set_first_share(sink.first_process_share(group.size(), linked_parts));
     CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
     tell_inputs(checked, group, quiet);
 

@@ -1277,6 +1277,19 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn(f"cannot use --scratch {missing}: no such directory", result.stderr)
         self.assertFalse(os.path.exists(out))
+        # A read-only scratch directory (a read-only mount: root writes anywhere else): refused
+        # before any work too.
+        readonly = subprocess.run(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+             'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 77; shift; '
+             'exec "$@"', "sh", scratch, MERGE, job, "-o", out, "--scratch", scratch, "-q"],
+            capture_output=True, text=True, timeout=120)
+        if readonly.returncode == 77:
+            self.skipTest(f"cannot mount read-only here: {readonly.stderr.strip()}")
+        self.assertEqual(readonly.returncode, 2, readonly.stderr)
+        self.assertEqual(readonly.stderr.strip(), f"rocprof-merge: cannot use --scratch {scratch}: "
+                         "the directory is not writable")
+        self.assertFalse(os.path.exists(out))
 
     def test_a_parallel_merge_into_a_directory_of_one_node_says_so(self):
         # srun over several nodes with -o /tmp/t.pftrace: each node has a /tmp of its own, and
