@@ -27,11 +27,7 @@ ClockModel::ClockModel(std::span<const format::ClockSampleRow> samples) {
 }
 
 std::size_t ClockModel::segment(std::uint64_t local_ns) const noexcept {
-  const auto after =
-      std::upper_bound(points_.begin(), points_.end(), local_ns,
-                       [](std::uint64_t t, const Point& point) { return t < point.local_ns; });
-  return after == points_.begin() ? points_.size()
-                                  : static_cast<std::size_t>(after - points_.begin()) - 1;
+  return in_force_at(points_, local_ns, [](const Point& point) { return point.local_ns; });
 }
 
 std::int64_t ClockModel::offset_at(std::uint64_t local_ns) const noexcept {

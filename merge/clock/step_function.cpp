@@ -29,11 +29,7 @@ bool get_varint(const std::uint8_t*& at, const std::uint8_t* end, std::uint64_t&
 }  // namespace
 
 std::size_t StepFunction::chunk_at(std::uint64_t t) const noexcept {
-  const auto after =
-      std::upper_bound(chunks_.begin(), chunks_.end(), t,
-                       [](std::uint64_t time, const Chunk& c) { return time < c.time; });
-  return after == chunks_.begin() ? chunks_.size()
-                                  : static_cast<std::size_t>(after - chunks_.begin()) - 1;
+  return in_force_at(chunks_, t, [](const Chunk& chunk) { return chunk.time; });
 }
 
 std::size_t StepFunction::decode(std::size_t index, Step* out) const noexcept {
