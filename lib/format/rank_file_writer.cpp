@@ -14,12 +14,16 @@
 
 #include <fmt/format.h>
 
+
 namespace rocprof::format {
 namespace {
 
 // Space kept reserved past the file's end: covers the metadata of a final close.
 constexpr std::uint64_t kReserveMargin = std::uint64_t{1} << 20;
 constexpr std::uint64_t kReserveStep = std::uint64_t{4} << 20;
+
+// The gap left past the allocated space after each flush (fence_flushed_space).
+constexpr hsize_t kFenceBytes = 8;
 
 // Strings are few and short; no filter applies to variable-length data anyway.
 constexpr hsize_t kStringChunk = 1024;
@@ -121,6 +125,10 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   // it is written or while its process is going down, and some parallel file systems
   // refuse flock altogether.
   H5Pset_file_locking(access_properties.get(), false, true);
+  // No block aggregators: a block the last flush points to, once freed (a rewritten tail
+  // chunk), could otherwise be absorbed into one and handed out again before the next flush.
+  H5Pset_meta_block_size(access_properties.get(), 0);
+  H5Pset_small_data_block_size(access_properties.get(), 0);
   file_ = Handle(
       H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, create_properties.get(), access_properties.get()));
   if (!file_.valid()) return fail("cannot create the HDF5 file");
@@ -265,9 +273,23 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
       return fail(fmt::format("cannot create dataset {}", state.table->name));
   }
   const hid_t dataset = state.dataset.get();
-  if (H5Dset_extent(dataset, &extent) < 0 ||
-      H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+  if (H5Dset_extent(dataset, &extent) < 0)
     return fail(fmt::format("cannot write {}", state.table->name));
+  // HDF5 rewrites a filtered chunk in place when its new bytes are as many as its old: the
+  // chunk the last flush points to would change under a reader and could be torn by a kill.
+  // A stand-in of another size first moves the chunk to fresh space; the real one then
+  // replaces the stand-in, which no flush ever saw. (An unfiltered chunk is always rewritten
+  // in place, but there the rows already on disk keep their bytes: only zeros change.)
+  if (compression_.codec != Codec::kNone && state.tail_stored_bytes == stored.size()) {
+    stand_in_.assign(stored.begin(), stored.end());
+    stand_in_.push_back(std::byte{0});
+    if (!reserve(stand_in_.size()) ||
+        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stand_in_.size(), stand_in_.data()) < 0)
+      return fail(fmt::format("cannot write {}", state.table->name));
+  }
+  if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+    return fail(fmt::format("cannot write {}", state.table->name));
+  state.tail_stored_bytes = rows == chunk_rows ? 0 : stored.size();
   return true;
 }
 
@@ -286,6 +308,7 @@ bool RankFileWriter::fit_single_chunks() {
     }
     state.chunk_rows = state.tail_rows;
     state.tail_dirty = true;
+    state.tail_stored_bytes = 0;
   }
   return true;
 }
@@ -346,6 +369,17 @@ bool RankFileWriter::flush(const RankFileStatus& status) {
   if (!reserve(0) || !write_strings()) return false;
   if (!write_status(status)) return fail("cannot update the file status");
   if (H5Fflush(file_.get(), H5F_SCOPE_LOCAL) < 0) return fail("cannot flush");
+  return fence_flushed_space();
+}
+
+bool RankFileWriter::fence_flushed_space() {
+  // HDF5 gives a freed block back to the file when it ends at the end of allocated space,
+  // whatever the file-space strategy, and hands it out again at once: a tail chunk or heap
+  // that the flush just made durable, rewritten elsewhere before the next flush, would have
+  // its bytes overwritten while the file on disk still points at them. A gap past everything
+  // allocated so far keeps every such block off the end until the next flush.
+  if (H5Fincrement_filesize(file_.get(), kFenceBytes) < 0)
+    return fail("cannot extend the allocated space");
   return true;
 }
 

@@ -2,10 +2,11 @@
 // thread-safe, and it may block on I/O.
 //
 // Crash safety: the file is created with superblock version 2, a "never reuse file space"
-// strategy, and metadata cache evictions off. Between flushes nothing on disk that the last
-// flush's metadata points to is modified (new and rewritten chunks go to fresh space at the
-// end), so a process killed at any moment outside flush() leaves the file exactly as of the
-// last flush, readable by stock HDF5 tools without repair.
+// strategy, no block aggregators, and metadata cache evictions off; each flush ends with a
+// gap past the allocated space, and a chunk is never rewritten in place. Between flushes
+// nothing on disk that the last flush's metadata points to is modified (new and rewritten
+// chunks go to fresh space at the end), so a process killed at any moment outside flush()
+// leaves the file exactly as of the last flush, readable by stock HDF5 tools without repair.
 //
 // Disk full: where the file system supports fallocate, space is reserved ahead of every write
 // with a margin for the metadata; when the reservation fails, nothing more is written, the
@@ -88,6 +89,8 @@ class RankFileWriter {
     std::vector<std::byte> tail;    // rows after the last full chunk
     std::size_t tail_rows = 0;
     bool tail_dirty = false;  // tail changed since it was last written
+    // Bytes of the tail's chunk as last written (0: not written since the last full chunk).
+    std::size_t tail_stored_bytes = 0;
   };
 
   RankFileWriter(std::string path, const Compression& compression);
@@ -98,6 +101,7 @@ class RankFileWriter {
   bool fit_single_chunks();
   bool write_strings();
   bool write_status(const RankFileStatus& status);
+  bool fence_flushed_space();
   bool reserve(std::uint64_t bytes);
   void close_after_disk_full();
   bool fail(std::string_view what);
@@ -105,6 +109,7 @@ class RankFileWriter {
   std::string path_;
   Compression compression_;
   ChunkEncoder encoder_;
+  std::vector<std::byte> stand_in_;  // a chunk one byte longer (write_chunk)
   Handle file_;
   std::vector<TableState> tables_;
   std::vector<ChunkEncoder::Field> fields_;

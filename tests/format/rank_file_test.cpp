@@ -12,6 +12,8 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -23,6 +25,7 @@
 #include "lib/format/prefetch_cursor.hpp"
 #include "lib/format/rank_file_reader.hpp"
 #include "lib/format/rank_file_writer.hpp"
+#include "lib/format/zstd_filter.hpp"
 #include "tests/format/rank_file_sample.hpp"
 #include "tests/tools/test_dir.hpp"
 
@@ -430,6 +433,90 @@ TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, RankFileCompression,
                          ::testing::Values("zstd", "zstd:5", "deflate:1", "none"));
+
+// What a SIGKILL leaves: the file's bytes at a moment between two flushes, copied while the
+// writer goes on. At seeded random moments, with tails rewritten as they fill (chunks whose
+// compressed size does not change among them), new strings and a table begun between
+// flushes, each copy must read exactly as of the last flush, with our reader and with stock
+// HDF5's own filter pipeline.
+TEST_P(RankFileCompression, AKillBetweenFlushesLeavesExactlyTheLastFlush) {
+  Compression compression;
+  std::string error;
+  ASSERT_TRUE(Compression::parse(GetParam(), compression, error)) << error;
+  ASSERT_TRUE(register_zstd_filter());
+  const std::string file = path("live.h5");
+  const std::string copy = path("killed.h5");
+  auto writer = RankFileWriter::create(file, rocprof::test::sample_metadata(), compression, error);
+  ASSERT_NE(writer, nullptr) << error;
+  std::mt19937_64 random(20261127);
+  std::vector<MarkerRow> appended;
+  std::vector<std::string> texts;  // by string id
+  std::size_t flushed = 0;
+  std::size_t mpi_flushed = 0;
+  std::size_t mpi_appended = 0;
+  texts.emplace_back("");
+  for (int step = 0; step < 160; ++step) {
+    // Sometimes a few rows (a tail rewritten at the same compressed size: constant rows),
+    // sometimes enough to fill chunks.
+    const std::size_t count = random() % 4 == 0 ? random() % (2 * kChunkRows) : 1 + random() % 300;
+    for (std::size_t i = 0; i < count; ++i) {
+      MarkerRow row{};
+      const bool varied = random() % 2 == 0;
+      row.timestamp_ns = varied ? 1000 + appended.size() * 7 + random() % 5 : 1000;
+      row.id = varied ? appended.size() : 1;
+      row.thread_id = 77;
+      row.op = MarkerOp::kMark;
+      if (random() % 500 == 0) {
+        const std::string text = fmt::format("message {}", texts.size());
+        row.message = writer->intern(text);
+        if (row.message == texts.size()) texts.push_back(text);
+      }
+      appended.push_back(row);
+    }
+    ASSERT_TRUE(writer->append(std::span<const MarkerRow>(appended.end() - count, appended.end())));
+    if (step == 60 || (step > 60 && random() % 7 == 0)) {  // a table begun between flushes
+      MpiCallRow call{};
+      call.begin_ns = step;
+      ASSERT_TRUE(writer->append(call));
+      ++mpi_appended;
+    }
+    if (random() % 3 == 0) {
+      ASSERT_TRUE(writer->flush(RankFileStatus{})) << writer->error();
+      flushed = appended.size();
+      mpi_flushed = mpi_appended;
+      continue;
+    }
+    fs::remove(copy);
+    fs::copy_file(file, copy);
+    {
+      const RankFileReader reader(copy);
+      const std::vector<MarkerRow> rows = reader.read_all<MarkerRow>();
+      ASSERT_EQ(rows.size(), flushed) << "step " << step;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        ASSERT_EQ(rows[i].timestamp_ns, appended[i].timestamp_ns)
+            << "step " << step << " row " << i;
+        ASSERT_EQ(rows[i].id, appended[i].id) << "step " << step << " row " << i;
+        ASSERT_EQ(reader.string(rows[i].message), texts[appended[i].message]) << "step " << step;
+      }
+      ASSERT_EQ(reader.row_count<MpiCallRow>(), mpi_flushed) << "step " << step;
+    }
+    // Stock HDF5, through its filter pipeline: every flushed chunk decodes.
+    const hid_t h = H5Fopen(copy.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(h, 0) << "step " << step;
+    if (flushed > 0) {
+      const hid_t dataset = H5Dopen2(h, "markers", H5P_DEFAULT);
+      const hid_t type = H5Dget_type(dataset);
+      std::vector<std::byte> packed(flushed * H5Tget_size(type));
+      EXPECT_GE(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), 0)
+          << "step " << step;
+      H5Tclose(type);
+      H5Dclose(dataset);
+    }
+    H5Fclose(h);
+  }
+  ASSERT_TRUE(writer->close(RankFileStatus{}));
+  EXPECT_EQ(RankFileReader(file).read_all<MarkerRow>().size(), appended.size());
+}
 
 TEST_F(RankFile, CursorStreamsBlocksInOrder) {
   const std::string file = path("rank.h5");
