@@ -107,8 +107,9 @@ void start_counter_sampling(const settings::Config& config, DeviceSet devices) n
         config.device_counters, (devices & kHostDevice) != 0, std::move(gpus),
         std::uint64_t{config.counter_interval_ms} * 1'000'000);
     const bool on_all_cpus = config.helpers_on_all_cpus;
-    state.thread = std::thread([&state, on_all_cpus] {
-      become_helper_thread(on_all_cpus);
+    const int nice = config.helper_nice;
+    state.thread = std::thread([&state, on_all_cpus, nice] {
+      become_helper_thread(on_all_cpus, nice);
       try {
         state.sampler->run(state.sink);
       } catch (const std::exception& error) {

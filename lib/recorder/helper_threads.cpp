@@ -5,17 +5,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 namespace rocprof::recorder {
-namespace {
 
-// Under CFS a nice-10 thread gets about a tenth of a core that a busy rank also wants.
-constexpr int kHelperNice = 10;
-
-}  // namespace
-
-void become_helper_thread(bool on_all_cpus) noexcept {
+void become_helper_thread(bool on_all_cpus, int nice) noexcept {
   const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
-  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), kHelperNice);
+  if (nice > 0) {
+    errno = 0;
+    const int own = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+    if (errno == 0) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), own + nice);
+  }
   if (!on_all_cpus) return;
   // Every CPU number: the kernel keeps those of the process's cpuset (a Slurm step's or a
   // container's cores) that are online, and refuses only an empty result.

@@ -201,7 +201,7 @@ bool use_tsc(const Config& config) {
 // Writer thread: one flush per interval or request; the last request closes the file.
 void writer_loop(State& state) {
   tl_recorder_thread = true;
-  become_helper_thread(state.config.helpers_on_all_cpus);
+  become_helper_thread(state.config.helpers_on_all_cpus, state.config.helper_nice);
   std::uint32_t seen = state.wake_word.load(std::memory_order_acquire);
   while (true) {
     wait_for_wake(state, seen);
@@ -247,7 +247,7 @@ void on_buffer(const char* begin, const char* end, void* /*arg*/) {
   State& state = *g_state;
   if (!tl_recorder_thread) {  // first delivery on the pool's thread
     tl_recorder_thread = true;
-    become_helper_thread(state.config.helpers_on_all_cpus);
+    become_helper_thread(state.config.helpers_on_all_cpus, state.config.helper_nice);
   }
   const std::lock_guard lock(state.writer_mutex);
   if (state.failed.load(std::memory_order_relaxed) ||

@@ -187,6 +187,16 @@ bool read_config(Config& config, std::string& error) {
     }
     config.helpers_on_all_cpus = where == "all";
   }
+  if (const char* value = env("ROCPROF_MPI_HELPER_NICE")) {
+    const std::string_view text = value;
+    int nice = -1;
+    const auto [end, code] = std::from_chars(text.data(), text.data() + text.size(), nice);
+    if (code != std::errc{} || end != text.data() + text.size() || nice < 0 || nice > 19) {
+      error = fmt::format("ROCPROF_MPI_HELPER_NICE='{}' must be a number from 0 to 19", text);
+      return false;
+    }
+    config.helper_nice = nice;
+  }
   if (const char* value = env("ROCPROF_MPI_TIMESTAMPS")) {
     const std::string_view how = value;
     if (how != "auto" && how != "clock_gettime") {

@@ -50,6 +50,9 @@ struct Config {
   // (true): on any CPU the process's cpuset allows, even when the rank is bound to fewer;
   // `rank` (false): on the rank's CPUs, as they inherit.
   bool helpers_on_all_cpus = true;
+  // ROCPROF_MPI_HELPER_NICE: how much lower than the application's the recorder's threads'
+  // priority is, 0..19. 0 keeps the flush deadline when every core is busy.
+  int helper_nice = 0;
   Timestamps timestamps = Timestamps::kAuto;
   // ROCPROF_MPI_DEVICE_COUNTERS: the counters sampled periodically ("CPU_UTIL,GPU_UTIL"; none
   // when empty), every ROCPROF_MPI_COUNTER_INTERVAL.

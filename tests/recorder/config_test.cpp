@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
@@ -96,6 +97,16 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
   EXPECT_NE(error.find("ROCPROF_MPI_HELPER_CPUS='spare' must be all or rank"), std::string::npos)
       << error;
   unsetenv("ROCPROF_MPI_HELPER_CPUS");
+  EXPECT_EQ(config.helper_nice, 0);  // the default: the application's priority
+  setenv("ROCPROF_MPI_HELPER_NICE", "10", 1);
+  ASSERT_TRUE(read_config(config, error)) << error;
+  EXPECT_EQ(config.helper_nice, 10);
+  for (const char* bad : {"20", "-1", "5x", ""}) {
+    setenv("ROCPROF_MPI_HELPER_NICE", bad, 1);
+    EXPECT_FALSE(read_config(config, error)) << bad;
+    EXPECT_NE(error.find("must be a number from 0 to 19"), std::string::npos) << error;
+  }
+  unsetenv("ROCPROF_MPI_HELPER_NICE");
   EXPECT_EQ(config.timestamps, Timestamps::kAuto);  // the default
   setenv("ROCPROF_MPI_TIMESTAMPS", "clock_gettime", 1);
   ASSERT_TRUE(read_config(config, error)) << error;
@@ -109,7 +120,7 @@ TEST(RecorderConfig, EnvironmentIsValidated) {
 }
 
 // A rank bound to one CPU: its helper threads leave that CPU for all the process may use,
-// unless asked to stay (and they always run at a lower priority).
+// unless asked to stay; their priority is the process's, or lower by the niceness asked.
 TEST(RecorderHelperThreads, LeaveTheRanksCpuUnlessAskedToStay) {
   cpu_set_t original{};
   ASSERT_EQ(sched_getaffinity(0, sizeof original, &original), 0);
@@ -120,18 +131,22 @@ TEST(RecorderHelperThreads, LeaveTheRanksCpuUnlessAskedToStay) {
   CPU_ZERO(&bound);
   CPU_SET(first, &bound);
   ASSERT_EQ(sched_setaffinity(0, sizeof bound, &bound), 0);  // this thread: the "rank"
+  errno = 0;
+  const int own_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
   for (const bool on_all : {true, false}) {
-    cpu_set_t helper{};
-    int nice_value = 0;
-    std::thread([&] {
-      rocprof::recorder::become_helper_thread(on_all);
-      sched_getaffinity(0, sizeof helper, &helper);
-      errno = 0;
-      nice_value = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
-    }).join();
-    EXPECT_TRUE(CPU_EQUAL(&helper, on_all ? &original : &bound))
-        << "on_all " << on_all << ": helper on " << CPU_COUNT(&helper) << " CPUs";
-    EXPECT_GT(nice_value, 0);
+    for (const int lower : {0, 7}) {
+      cpu_set_t helper{};
+      int nice_value = 0;
+      std::thread([&] {
+        rocprof::recorder::become_helper_thread(on_all, lower);
+        sched_getaffinity(0, sizeof helper, &helper);
+        errno = 0;
+        nice_value = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+      }).join();
+      EXPECT_TRUE(CPU_EQUAL(&helper, on_all ? &original : &bound))
+          << "on_all " << on_all << ": helper on " << CPU_COUNT(&helper) << " CPUs";
+      EXPECT_EQ(nice_value, std::min(own_nice + lower, 19));
+    }
   }
   sched_setaffinity(0, sizeof original, &original);
 }

@@ -19,6 +19,9 @@
 //   exec-wrap         record nothing, then become `traced_app exit ITERATIONS 0` (execv, no
 //                     fork: a wrapper script's `exec ./app`)
 //   exec-after        record, then become `traced_app exit ITERATIONS 0` (execv)
+//   rate              ROC-TX ranges at ITERATIONS ranges a second (0: as fast as it can),
+//                     from ARG threads (1 if absent), until killed; prints "started" once the
+//                     first range is recorded
 //   timed-marks       ITERATIONS marks, 1 ms apart, each printed as "mark BEFORE AFTER" with
 //                     CLOCK_BOOTTIME ns read just before and just after it
 //   close-loop, close-range, closefrom, close-raw
@@ -32,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
@@ -130,6 +134,38 @@ int write_lines(int count) {
   return 0;
 }
 
+std::uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Ranges at `per_second` in total (0: flat out), in bursts every millisecond; never returns.
+[[noreturn]] void record_at_rate(int per_second, int threads) {
+  const auto worker = [per_second, threads] {
+    const std::uint64_t per_burst =
+        per_second > 0 ? std::max<std::uint64_t>(1, per_second / 1000 / threads) : 1000;
+    std::uint64_t next = monotonic_ns();
+    while (true) {
+      for (std::uint64_t i = 0; i < per_burst; ++i) {
+        roctxRangePushA("ranged");
+        roctxRangePop();
+      }
+      if (per_second == 0) continue;
+      next += 1'000'000;
+      const std::uint64_t now = monotonic_ns();
+      if (next > now) usleep(static_cast<useconds_t>((next - now) / 1000));
+    }
+  };
+  roctxRangePushA("ranged");
+  roctxRangePop();
+  std::printf("started\n");
+  for (int t = 1; t < threads; ++t) std::thread(worker).detach();
+  worker();
+  std::abort();  // unreachable
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +182,10 @@ int main(int argc, char** argv) {
     record(iterations);
     std::printf("app done\n");
     return arg;
+  }
+  if (mode == "rate") {
+    record_at_rate(iterations, arg > 0 ? arg : 1);
+    return 0;
   }
   if (mode == "timed-marks") {
     const auto boottime = [] {

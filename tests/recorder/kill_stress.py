@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""SIGKILL at seeded random moments against the recorder's promise (docs/RECORDER.md): a rank
+killed at any moment leaves a file that stock HDF5 (h5py, h5dump) and our reader
+(rank_file_dump) read whole, holding every range recorded up to one flush interval before
+the kill, with the machine idle or loaded by busy processes.
+
+Each case runs `traced_app rate RATE` under the recorder, kills it with SIGKILL at a random
+moment, then checks the file. Cases cycle through the rates and loads given. Prints one line
+per failure and ends with "N passed, N failed". Exit status 1 if any case failed.
+
+    kill_stress.py --app build/tests/traced_app --recorder build/lib/librocprof-mpi.so \\
+        --dump build/tests/rank_file_dump --plugins build/hdf5-plugins \\
+        --kills 240 --rates 60000,2000000 --loads 0,3 --seed 1
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import hdf5plugin  # noqa: F401  (Debian's build: the plugins' path)
+import numpy as np
+
+
+def parse():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--recorder", required=True)
+    parser.add_argument("--dump", required=True)
+    parser.add_argument("--plugins", required=True)
+    parser.add_argument("--lib-dir", default="")
+    parser.add_argument("--kills", type=int, default=24)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rates", default="60000,2000000",
+                        help="ranges a second, comma-separated; 0 records flat out")
+    parser.add_argument("--loads", default="0,3",
+                        help="busy processes beside the traced one, comma-separated")
+    parser.add_argument("--interval-ms", type=int, default=200,
+                        help="ROCPROF_MPI_FLUSH_INTERVAL of the traced process")
+    parser.add_argument("--earliest", type=float, default=0.3,
+                        help="earliest kill, seconds after the first range")
+    parser.add_argument("--latest", type=float, default=1.5,
+                        help="latest kill, seconds after the first range")
+    parser.add_argument("--slack-ms", type=int, default=100,
+                        help="allowed beyond one flush interval: the flush's own time and the "
+                             "scheduler's delay in waking the writer")
+    parser.add_argument("--keep", help="copy the files of failed cases here")
+    return parser.parse_args()
+
+
+def boottime_ns():
+    return time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+
+
+def start_load(count):
+    return [subprocess.Popen(["/bin/sh", "-c", "while :; do :; done"]) for _ in range(count)]
+
+
+def stop_load(processes):
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.wait()
+
+
+def check_file(args, path, killed_at_ns):
+    """Returns a list of problems with the file (empty: the promise held) and its figures."""
+    problems = []
+    figures = {}
+    dump = subprocess.run([args.dump, path], capture_output=True, text=True,
+                          env=dict(os.environ, HDF5_PLUGIN_PATH=args.plugins))
+    if dump.returncode != 0:
+        problems.append(f"rank_file_dump exit {dump.returncode}: {dump.stderr.strip()[:300]}")
+    # Stock h5dump: the structure, and the last rows of the markers (the chunks a kill
+    # threatens; dumping millions of rows as text would take minutes). h5py below decodes
+    # every chunk with stock HDF5.
+    plugin_env = dict(os.environ, HDF5_PLUGIN_PATH=args.plugins)
+    h5dump = subprocess.run(["h5dump", "-H", path], capture_output=True, text=True,
+                            env=plugin_env)
+    if h5dump.returncode != 0:
+        problems.append(f"h5dump -H exit {h5dump.returncode}: {h5dump.stderr.strip()[:300]}")
+    try:
+        with h5py.File(path, "r", locking=False) as f:
+            for name in f:
+                if isinstance(f[name], h5py.Dataset):
+                    f[name][:]  # every chunk decodes
+            figures["dropped"] = int(f.attrs["records_dropped"])
+            interval_ns = int(f.attrs["flush_interval_ms"]) * 1_000_000
+            markers = f.get("markers")
+            if markers is None:
+                problems.append("no markers table")
+                return problems, figures
+            rows = markers[:]
+    except Exception as error:  # noqa: BLE001  (any failure to read is the finding)
+        problems.append(f"h5py: {type(error).__name__}: {error}")
+        return problems, figures
+    if len(rows):
+        first = max(0, len(rows) - 20000)
+        tail = subprocess.run(["h5dump", "-d", f"/markers[{first};;{len(rows) - first};]",
+                               "-o", "/dev/null", path], capture_output=True, text=True,
+                              env=plugin_env)
+        if tail.returncode != 0:
+            problems.append(f"h5dump of the last markers exit {tail.returncode}: "
+                            f"{tail.stderr.strip()[:300]}")
+    ops = rows["op"]
+    figures["rows"] = len(rows)
+    # One thread records push, pop, push, pop...: a gap would break the alternation.
+    expected = np.where(np.arange(len(ops)) % 2 == 0, 1, 2)
+    if not np.array_equal(ops, expected):
+        problems.append("markers do not alternate push/pop: rows lost in the middle")
+    if np.any(np.diff(rows["timestamp_ns"].astype(np.int64)) < 0):
+        problems.append("marker times go backwards")
+    last = int(rows["timestamp_ns"][-1]) if len(rows) else 0
+    lost_ns = killed_at_ns - last
+    figures["lost_ms"] = lost_ns / 1e6
+    if lost_ns > interval_ns + args.slack_ms * 1_000_000:
+        problems.append(f"lost {lost_ns / 1e6:.0f} ms before the kill "
+                        f"(flush interval {interval_ns / 1e6:.0f} ms)")
+    if figures["dropped"]:
+        problems.append(f"{figures['dropped']} records dropped")
+    return problems, figures
+
+
+def run_case(args, work, rate, load, delay):
+    out = os.path.join(work, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "OMPI_"))}
+    env.update(LD_PRELOAD=args.recorder, ROCPROF_MPI_OUTPUT_DIR=out,
+               ROCPROF_MPI_FLUSH_INTERVAL=f"{args.interval_ms}ms",
+               ROCPROF_MPI_DOMAINS="roctx")
+    if args.lib_dir:
+        env["LD_LIBRARY_PATH"] = args.lib_dir
+    busy = start_load(load)
+    try:
+        app = subprocess.Popen([args.app, "rate", str(rate)], env=env, stdout=subprocess.PIPE,
+                               text=True)
+        line = app.stdout.readline()
+        if line != "started\n":
+            app.kill()
+            app.wait()
+            return [f"the app did not start: {line!r}"], {}, out
+        time.sleep(delay)
+        killed_at = boottime_ns()
+        app.send_signal(signal.SIGKILL)
+        app.wait()
+    finally:
+        stop_load(busy)
+    files = os.listdir(out)
+    if len(files) != 1:
+        return [f"expected one file, found {files}"], {}, out
+    problems, figures = check_file(args, os.path.join(out, files[0]), killed_at)
+    return problems, figures, out
+
+
+def main():
+    args = parse()
+    h5py.h5pl.prepend(args.plugins.encode())
+    rates = [int(r) for r in args.rates.split(",")]
+    loads = [int(n) for n in args.loads.split(",")]
+    generator = random.Random(args.seed)
+    passed = failed = 0
+    worst = {}
+    with tempfile.TemporaryDirectory(prefix="kill_stress_") as work:
+        for case in range(args.kills):
+            rate = rates[case % len(rates)]
+            load = loads[(case // len(rates)) % len(loads)]
+            delay = generator.uniform(args.earliest, args.latest)
+            problems, figures, out = run_case(args, work, rate, load, delay)
+            key = (rate, load)
+            if "lost_ms" in figures:
+                worst[key] = max(worst.get(key, 0.0), figures["lost_ms"])
+            if problems:
+                failed += 1
+                print(f"case {case}: rate {rate}/s, load {load}, kill at {delay:.3f} s: "
+                      + "; ".join(problems), flush=True)
+                if args.keep:
+                    target = os.path.join(args.keep, f"case{case}")
+                    shutil.copytree(out, target, dirs_exist_ok=True)
+            else:
+                passed += 1
+    for (rate, load), lost in sorted(worst.items()):
+        print(f"rate {rate}/s, load {load}: at most {lost:.0f} ms lost before a kill")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
