@@ -551,14 +551,18 @@ void start_recording() noexcept {
   }
 }
 
-void finish_recording() noexcept {
+namespace {
+
+// Closes the file (waiting at most `timeout_ms` for the writer), once, whichever way the
+// process ends first.
+void finish(std::uint32_t timeout_ms) noexcept {
   State* state = g_state;
   if (!usable_here(state)) return;
-  std::call_once(g_finish_once, [state] {
+  std::call_once(g_finish_once, [state, timeout_ms] {
     try {
       stop_counter_sampling();  // its last readings go into the file
       const std::uint64_t generation = request(*state, /*close=*/true);
-      wait_completed(*state, generation, 60'000);
+      wait_completed(*state, generation, timeout_ms);
       if (state->completed.load() >= generation && state->writer_thread.joinable())
         state->writer_thread.join();
       else if (state->writer_thread.joinable())
@@ -591,6 +595,20 @@ void finish_recording() noexcept {
       // Never let the recorder change how the process exits.
     }
   });
+}
+
+}  // namespace
+
+void finish_recording() noexcept { finish(60'000); }
+
+void finish_at_quick_exit() noexcept {
+  State* state = g_state;
+  if (!usable_here(state) || tl_recorder_thread) return;
+  // As at a fatal signal: the file is closed if the writer manages within the signal timeout
+  // (an MPI library's fatal error handler ends the rank this way); else it keeps the last
+  // flush and gives back its reserved space.
+  finish(state->config.signal_flush_timeout_ms);
+  release_reservation_at_exit();
 }
 
 std::string prepare_exec() noexcept {

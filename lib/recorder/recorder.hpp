@@ -37,9 +37,13 @@ std::string prepare_exec() noexcept;
 // recorded so far (and close the file when `close`), waiting at most the configured time.
 void flush_from_signal(bool close) noexcept;
 
-// From _exit (async-signal-safe, system calls only): gives back the disk space reserved past
-// the rank file's end, which no close will give back now. The file keeps what was flushed.
+// Gives back the disk space reserved past the rank file's end, which no close will give back
+// now (system calls only). The file keeps what was flushed.
 void release_reservation_at_exit() noexcept;
+
+// From _exit/_Exit: closes the file as finish_recording does, but waits for the writer at
+// most the signal timeout; if it does not finish, gives back the reserved space.
+void finish_at_quick_exit() noexcept;
 
 // Writes everything recorded so far now, waiting for it (not from a signal handler).
 void flush_now() noexcept;

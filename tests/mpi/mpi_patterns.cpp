@@ -275,6 +275,19 @@ int main(int argc, char** argv) {
     if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
     // The others wait to be taken down.
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  } else if (scenario == "fatal") {
+    // Ranges, then at once (well within a flush interval) an MPI error under the default
+    // MPI_ERRORS_ARE_FATAL on rank 1: Open MPI ends that rank from its error handler.
+    for (int i = 0; i < 50; ++i) {
+      roctxRangePushA("before the error");
+      roctxRangePop();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+      int value = 0;
+      MPI_Send(&value, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);  // no such rank
+    }
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   } else if (scenario == "kill") {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 2) {

@@ -336,6 +336,25 @@ class MpiTest(MpiRunner):
                             self.assertEqual(int(f.attrs["complete"]), 1, (scenario, rank))
 
 
+    def test_an_mpi_error_that_ends_the_rank_keeps_its_trace(self):
+        # Open MPI's MPI_ERRORS_ARE_FATAL handler ends the rank with _exit: the recorder
+        # closes the file there, so the ranges just before the error are not lost.
+        result = self.mpirun("fatal")
+        self.assertNotEqual(result.returncode, 0)
+        for _ in range(100):
+            if subprocess.run(["pgrep", "-f", f"{APP} fatal"], capture_output=True).returncode:
+                break
+            time.sleep(0.1)
+        with h5py.File(self.rank_file(1), "r") as f:
+            strings = f["strings"].asstr()[:]
+            markers = f["markers"][:]
+            pushed = [strings[m] for m in markers["message"][markers["op"] == 1]]
+            self.assertEqual(pushed.count("before the error"), 50)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+        functions = [r["function"] for r in calls(self.rank_file(1), True)]
+        self.assertIn("MPI_Barrier", functions)
+
+
 class PeriodicClockTest(MpiRunner):
     def test_world_barriers_synchronise_clocks_when_the_interval_passed(self):
         result = self.mpirun("periodic", extra_env={"ROCPROF_MPI_CLOCK_SYNC_INTERVAL": "10ms"})

@@ -166,6 +166,13 @@ class ExitPathTest(RecorderBase):
         self.assertEqual(merged.returncode, 0, merged.stderr)
         self.assertNotIn("left out", merged.stderr)
 
+    def test_shells_of_system_and_popen_leave_no_file(self):
+        # dash ends with _exit: without a close there, each shell left a file of its own.
+        result = self.run_app("shells", 10)
+        self.assertEqual((result.returncode, result.stdout, result.stderr),
+                         (0, "shells done\n", ""))
+        self.assert_everything(self.only_file(), 10, complete=True)
+
     def test_a_wrapper_that_execs_the_program_leaves_it_the_rank(self):
         # `exec ./app` in a wrapper script: the same process, another program, no atexit.
         result = self.run_app("exec-wrap", 10, ROCPROF_MPI_ANNOUNCE="1",
@@ -245,8 +252,8 @@ class ExitPathTest(RecorderBase):
                 result = self.run_app("handled", N, int(sig))
                 self.assertEqual(result.stdout, f"app handler {int(sig)}\n")
                 self.assertEqual(result.returncode, 42)  # the handler's _exit(42)
-                # _exit skips our close, but the signal's flush wrote everything.
-                self.assert_everything(self.only_file(), N, complete=False)
+                # _exit skips atexit; the recorder closes the file there itself.
+                self.assert_everything(self.only_file(), N, complete=True)
 
     def test_handler_that_returns_lets_the_process_go_on(self):
         result = self.run_app("continue", N, int(signal.SIGTERM))
@@ -412,14 +419,21 @@ class RecorderTest(RecorderBase):
             self.assertTrue(lines[0].endswith("tracing is off"), lines[0])
             self.assertEqual(os.listdir(mount), [])
 
-    def test_exit_without_atexit_gives_the_reserved_space_back(self):
-        result = self.run_app("quick-exit", N, 7)
-        self.assertEqual(result.returncode, 7)
-        path = self.only_file()
-        info = os.stat(path)
-        # Allocated blocks past the end would be the 5 MB reservation.
-        self.assertLess(info.st_blocks * 512, info.st_size + (1 << 20), (info.st_blocks, info.st_size))
-        self.assert_everything(path, N, complete=False)
+    def test_exit_without_atexit_closes_the_file_and_gives_the_reserved_space_back(self):
+        # quick-exit: record, flush, _exit; quick-exit-unflushed: record, _exit at once (an
+        # MPI library's fatal error handler): everything is there either way.
+        for mode in ("quick-exit", "quick-exit-unflushed"):
+            with self.subTest(mode=mode):
+                self.tearDown()
+                self.setUp()
+                result = self.run_app(mode, N, 7)
+                self.assertEqual((result.returncode, result.stderr), (7, ""))
+                path = self.only_file()
+                info = os.stat(path)
+                # Allocated blocks past the end would be the 5 MB reservation.
+                self.assertLess(info.st_blocks * 512, info.st_size + (1 << 20),
+                                (info.st_blocks, info.st_size))
+                self.assert_everything(path, N, complete=True)
 
     def test_a_long_command_line_is_kept_whole(self):
         extra = [f"argument-{i}" for i in range(5000)]

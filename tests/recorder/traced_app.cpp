@@ -11,7 +11,10 @@
 //   fork [9]          record, fork a child that records and exits, record again after it
 //                     (with 9: flush through the recorder API while the child sleeps, then
 //                     SIGKILL itself as soon as the child is gone)
+//   shells            record, then 25 system() and 25 popen() shell commands
 //   quick-exit CODE   record, flush through the recorder API, then _exit(CODE)
+//   quick-exit-unflushed CODE
+//                     record, then _exit(CODE) at once
 //   spawn             record, then run /bin/true and `traced_app exit ITERATIONS 0` (fork +
 //                     exec), waiting for each
 //   wrap              record nothing, run `traced_app exit ITERATIONS 0` and wait (a wrapper
@@ -203,9 +206,23 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (mode == "quick-exit") {
+  if (mode == "shells") {
     record(iterations);
-    if (api.flush != nullptr) api.flush();
+    for (int i = 0; i < 25; ++i) {
+      if (std::system("true && true") != 0) return 1;
+      std::FILE* pipe = popen("echo shell", "r");
+      if (pipe == nullptr) return 1;
+      char line[32] = {};
+      if (std::fgets(line, sizeof line, pipe) == nullptr || std::strcmp(line, "shell\n") != 0)
+        return 1;
+      if (pclose(pipe) != 0) return 1;
+    }
+    std::printf("shells done\n");
+    return 0;
+  }
+  if (mode == "quick-exit" || mode == "quick-exit-unflushed") {
+    record(iterations);
+    if (mode == "quick-exit" && api.flush != nullptr) api.flush();
     _exit(arg);
   }
   if (mode == "exec-wrap" || mode == "exec-after") {
