@@ -98,7 +98,9 @@ class Pool {
     const std::size_t need = message_bytes + std::size_t{count} * sizeof(activity_record_t);
     if (chunk == nullptr ||
         chunk->records * sizeof(activity_record_t) + need > chunk->string_offset) [[unlikely]] {
-      chunk = rotate(slot);
+      // A forked child has no pool thread to take full chunks: it fills the chunk it
+      // inherited, then drops and counts, rather than grow without bound.
+      chunk = state.pid == static_cast<std::uint32_t>(owner_pid_) ? rotate(slot) : nullptr;
       if (chunk == nullptr) {
         slot->dropped.fetch_add(count, std::memory_order_relaxed);
         return false;

@@ -166,6 +166,15 @@ class ExitPathTest(RecorderBase):
         self.assertEqual(merged.returncode, 0, merged.stderr)
         self.assertNotIn("left out", merged.stderr)
 
+    def test_a_forked_child_that_records_stays_small(self):
+        # It has no writer: its records are dropped once the buffer it inherited is full,
+        # rather than held in memory up to the pool's budget.
+        result = self.run_app("fork-record", 2_000_000)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        grew = int(re.search(r"child grew (-?\d+) kB", result.stdout).group(1))
+        self.assertLess(grew, 32 * 1024, result.stdout)
+        self.assert_everything(self.only_file(), 10, complete=True)
+
     def test_shells_of_system_and_popen_leave_no_file(self):
         # dash ends with _exit: without a close there, each shell left a file of its own.
         result = self.run_app("shells", 10)

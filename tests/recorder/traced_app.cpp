@@ -8,6 +8,8 @@
 //   continue SIG      installs a handler that just sets a flag; records more after it, exits 0
 //   segv / abort      record, then fault on a null pointer / call abort()
 //   hang              record, print "recorded N", keep going until killed
+//   fork-record       record, fork a child that records ITERATIONS ranges and prints how
+//                     much its resident memory grew ("child grew N kB")
 //   fork [9]          record, fork a child that records and exits, record again after it
 //                     (with 9: flush through the recorder API while the child sleeps, then
 //                     SIGKILL itself as soon as the child is gone)
@@ -34,6 +36,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <roctracer/roctx.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,6 +138,18 @@ int write_lines(int count) {
   if (close(fd) != 0) return 1;
   std::printf("app done\n");
   return 0;
+}
+
+// VmRSS of this process in kB, -1 if unreadable.
+long resident_kb() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return -1;
+  char line[256];
+  long kb = -1;
+  while (std::fgets(line, sizeof line, status) != nullptr)
+    if (std::sscanf(line, "VmRSS: %ld kB", &kb) == 1) break;
+  std::fclose(status);
+  return kb;
 }
 
 std::uint64_t monotonic_ns() {
@@ -290,6 +305,26 @@ int main(int argc, char** argv) {
     record(iterations);
     std::abort();
   }
+  if (mode == "fork-record") {
+    // A child that goes on without exec and records ITERATIONS ranges: how much its resident
+    // memory grew (kB), from /proc/self/status before and getrusage's peak after.
+    record(10);
+    const pid_t child = fork();
+    if (child == 0) {
+      const long before = resident_kb();
+      for (int i = 0; i < iterations; ++i) {
+        roctxRangePushA("child");
+        roctxRangePop();
+      }
+      rusage usage{};
+      getrusage(RUSAGE_SELF, &usage);
+      std::printf("child grew %ld kB\n", usage.ru_maxrss - before);
+      std::exit(0);  // NOLINT(concurrency-mt-unsafe)
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
   if (mode == "fork") {
     record(iterations);
     const pid_t child = fork();
@@ -301,8 +336,8 @@ int main(int argc, char** argv) {
     }
     record(iterations);
     if (arg == SIGKILL) {
-      // Everything so far on disk before the child exits, whatever the load on the machine
-      // (the writer runs at nice 10): a child that wrote the file's state at the fork over it
+      // Everything so far on disk before the child exits, whatever the load on the machine:
+      // a child that wrote the file's state at the fork over it
       // would lose these records.
       if (api.flush != nullptr) api.flush();
     }
