@@ -158,10 +158,14 @@ RangeRole range_role(MarkerOp op) {
   }
 }
 // A push and its pop share the id, as do a start and its stop; start/stop ranges may end on
-// another thread, so they are keyed by id alone.
+// another thread, so they are keyed by id alone. User regions count their ids apart from
+// ROC-TX's (both start at 1): a region keeps a key space of its own, so a region and a
+// ROC-TX range that nest never close each other.
 std::pair<std::uint32_t, std::uint64_t> range_key(const MarkerRow& row) {
+  constexpr std::uint64_t kRegionIds = std::uint64_t{1} << 63;
   const bool across_threads = row.op == MarkerOp::kStart || row.op == MarkerOp::kStop;
-  return {across_threads ? 0 : row.thread_id, row.id};
+  const bool region = row.op == MarkerOp::kRegionPush || row.op == MarkerOp::kRegionPop;
+  return {across_threads ? 0 : row.thread_id, region ? (row.id | kRegionIds) : row.id};
 }
 
 }  // namespace

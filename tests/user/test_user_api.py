@@ -4,6 +4,7 @@ as the program's arithmetic says; tracing starts off in a program that can start
 
 import csv
 import glob
+import json
 import os
 import re
 import struct
@@ -110,6 +111,28 @@ class UserApiTest(unittest.TestCase):
         self.assertIn("before start", names)
         self.assertIn("while on", names)
         self.assertNotIn("after stop", names)
+
+    def test_regions_and_roctx_ranges_that_nest_keep_both(self):
+        # Both count their ids from 1: paired by id alone, the inner one closed the outer.
+        stdout, path = self.traced(CONTROL, "nested")
+        self.assertIn("nested done", stdout)
+        prefix = os.path.join(self.dir, "summary")
+        output = os.path.join(self.dir, "t.json")
+        merged = subprocess.run([MERGE, path, "-o", output, "--summary-csv", prefix],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        with open(output) as f:
+            events = json.load(f)
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        slices = [e["name"] for e in events if e.get("ph") == "X"]
+        for name in ("outer region", "inner range", "outer range", "inner region"):
+            self.assertEqual(slices.count(name), 5, (name, sorted(set(slices))))
+        counted = {}
+        with open(prefix + "_regions.csv", newline="") as f:
+            for row in csv.DictReader(f):
+                counted[row["name"]] = counted.get(row["name"], 0) + int(row["count"])
+        for name in ("outer region", "inner range", "outer range", "inner region"):
+            self.assertEqual(counted.get(name), 5, counted)
 
     def test_annotations_of_every_type_are_recorded_with_their_values(self):
         stdout, path = self.traced(ANNOTATIONS)
