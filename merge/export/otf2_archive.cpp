@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <span>
 #include <stdexcept>
 
@@ -524,6 +525,28 @@ void write_rank(OTF2_Archive* archive, const AlignedRank& rank, Definitions& def
   }
 }
 
+// The world ranks the communicators name but no rank file holds (a rank the run did not
+// trace, or whose file is missing or was skipped): an empty location each, so that every
+// communicator's members stand for a location.
+void write_untraced_ranks(OTF2_Archive* archive, const std::vector<const AlignedRank*>& ranks,
+                          const Otf2Communicators& communicators, ProcessReport& mine,
+                          const std::string& anchor_path) {
+  std::set<std::int32_t> traced;
+  for (const AlignedRank* rank : ranks) traced.insert(rank->rank());
+  std::set<std::int32_t> named;
+  for (const auto& comm : communicators.all())
+    for (const std::int32_t member : comm.members) named.insert(member);
+  for (std::int32_t r = 0; !named.empty() && r <= *named.rbegin(); ++r) {
+    if (traced.contains(r)) continue;
+    Location location{location_id(r, 0), fmt::format("rank {} (no trace)", r),
+                      OTF2_LOCATION_TYPE_CPU_THREAD, 0, r};
+    OTF2_EvtWriter* writer = event_writer(archive, location.id, anchor_path);
+    check(OTF2_Archive_CloseEvtWriter(archive, writer), "close an event writer", anchor_path);
+    mine.first_thread[r] = location.id;
+    mine.locations.push_back(std::move(location));
+  }
+}
+
 // This process's locations' definition files: the mapping of its region numbers onto the
 // global ones, where it has regions.
 void write_local_definitions(OTF2_Archive* archive, const ProcessReport& mine,
@@ -596,6 +619,12 @@ void write_global_definitions(OTF2_Archive* archive, const std::vector<const Ali
   std::map<std::int32_t, OTF2_StringRef> rank_names;
   for (const AlignedRank* rank : ranks)
     rank_names[rank->rank()] = names.string(fmt::format("rank {}", rank->rank()));
+  // Ranks with a location but no rank file (write_untraced_ranks): a group of their own.
+  std::vector<std::int32_t> untraced;
+  for (const auto& [rank, location] : job.first_thread)
+    if (!rank_names.contains(rank)) untraced.push_back(rank);
+  for (const std::int32_t rank : untraced)
+    rank_names[rank] = names.string(fmt::format("rank {}", rank));
   for (const Location& location : job.locations) names.string(location.name);
   for (const std::string& metric : job.metrics.names()) {
     const Otf2MetricText text = metric_text(metric);
@@ -634,17 +663,28 @@ void write_global_definitions(OTF2_Archive* archive, const std::vector<const Ali
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(global_writer, node, id, node_class, 0),
           "write a node", anchor_path);
   }
+  // A group per rank, in rank order (OTF2 readers want definitions in order of their ids);
+  // a rank without a file hangs from the machine, its node unknown.
+  std::map<std::int32_t, OTF2_SystemTreeNodeRef> rank_nodes;
   for (const AlignedRank* rank : ranks)
+    rank_nodes[rank->rank()] = host_nodes.at(rank->reader().metadata().hostname);
+  for (const std::int32_t rank : untraced) rank_nodes[rank] = 0;
+  for (const auto& [rank, node] : rank_nodes)
     check(OTF2_GlobalDefWriter_WriteLocationGroup(
-              global_writer, static_cast<OTF2_LocationGroupRef>(rank->rank()),
-              rank_names.at(rank->rank()), OTF2_LOCATION_GROUP_TYPE_PROCESS,
-              host_nodes.at(rank->reader().metadata().hostname), OTF2_UNDEFINED_LOCATION_GROUP),
+              global_writer, static_cast<OTF2_LocationGroupRef>(rank), rank_names.at(rank),
+              OTF2_LOCATION_GROUP_TYPE_PROCESS, node, OTF2_UNDEFINED_LOCATION_GROUP),
           "write a location group", anchor_path);
-  for (const Location& location : job.locations)
+  std::vector<const Location*> by_id;
+  for (const Location& location : job.locations) by_id.push_back(&location);
+  std::sort(by_id.begin(), by_id.end(),
+            [](const Location* a, const Location* b) { return a->id < b->id; });
+  for (const Location* location_ptr : by_id) {
+    const Location& location = *location_ptr;
     check(OTF2_GlobalDefWriter_WriteLocation(
               global_writer, location.id, names.strings().at(location.name), location.type,
               location.events, static_cast<OTF2_LocationGroupRef>(location.rank)),
           "write a location", anchor_path);
+  }
   write_communicators(global_writer, communicators, job.mpi_locations, job.first_thread,
                       mpi_locations_name, comm_names, anchor_path);
   write_metric_definitions(
@@ -675,6 +715,7 @@ Otf2Stats write_archive(const std::vector<const AlignedRank*>& ranks,
     ranks[r]->done();
     steps.step();
   }
+  if (me.leader()) write_untraced_ranks(archive, ranks, communicators, mine, anchor_path);
   check(OTF2_Archive_CloseEvtFiles(archive), "close event files", anchor_path);
 
   // Everyone's regions, numbered as first met in process order (a serial merge's numbering):

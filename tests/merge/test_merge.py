@@ -1498,6 +1498,33 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(traced.returncode, 0, traced.stderr)
         return os.path.join(self.dir, scenario)
 
+    def test_otf2_of_a_job_with_a_rank_missing(self):
+        # The communicators name a rank no file holds (missing, skipped as damaged, or left
+        # out with --mpi-ranks): it stands as an empty location, serially and in parallel.
+        job = self.traced_patterns("p2p")
+        os.remove(os.path.join(job, "2.h5"))
+        with open(os.path.join(job, "1.h5"), "r+b") as f:
+            f.write(b"not an HDF5 file")
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for processes in (1, 2):
+            with self.subTest(processes=processes):
+                anchor = os.path.join(self.dir, f"missing{processes}.otf2")
+                command = [MERGE, job, "-o", anchor, "--allow-missing", "--skip-bad", "-q"]
+                if processes > 1:
+                    command = ["mpirun", "--oversubscribe", "-np", str(processes)] + command
+                archive = subprocess.run(command, env=env, capture_output=True, text=True,
+                                         timeout=300)
+                self.assertEqual(archive.returncode, 0, archive.stderr)
+                printed = subprocess.run(["otf2-print", "-G", anchor], capture_output=True,
+                                         text=True)
+                self.assertEqual(printed.returncode, 0, printed.stderr)
+                self.assertNotIn("warning", printed.stderr.lower())
+                self.assertIn('"rank 1 (no trace)"', printed.stdout)
+                self.assertIn('"rank 2 (no trace)"', printed.stdout)
+                events = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+                self.assertEqual(events.returncode, 0, events.stderr)
+                self.assertIn('Region: "MPI_Send"', events.stdout)
+
     def otf2_records(self, job):
         anchor = os.path.join(self.dir, os.path.basename(job) + "_timeline.otf2")
         result = self.merge(job, "-o", anchor, "--no-summary")
