@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
 #include "lib/format/zstd_filter.hpp"
 
 namespace rocprof::format {
@@ -211,7 +212,8 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
     fail("cannot read the string table");
   strings_.reserve(texts.size());
   for (char* text : texts) {
-    strings_.emplace_back(text == nullptr ? "" : text);
+    // Files written before the recorder made every string valid UTF-8 may hold other bytes.
+    strings_.push_back(text == nullptr ? std::string() : valid_utf8(text));
     H5free_memory(text);
   }
   // Small, and every reader of the file needs it first: read now, while the file is open.

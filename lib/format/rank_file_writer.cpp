@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
 
 namespace rocprof::format {
 namespace {
@@ -317,7 +318,7 @@ StringId RankFileWriter::intern(std::string_view text) {
   if (const auto found = string_ids_.find(text); found != string_ids_.end()) return found->second;
   const auto id = static_cast<StringId>(string_ids_.size());
   string_ids_.emplace(std::string(text), id);
-  strings_pending_.emplace_back(text);
+  strings_pending_.push_back(valid_utf8(text));
   return id;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <span>
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
 #include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -29,7 +31,9 @@ using namespace rocprof::format;
 // Device queues get thread ids far above Linux thread ids so they sort after the host's.
 constexpr std::uint64_t kQueueTrackBase = 1'000'000'000ULL;
 
-std::string escape(std::string_view text) {
+// `text` as the inside of a JSON string: valid UTF-8, quotes and control characters escaped.
+std::string escape(std::string_view raw) {
+  const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
@@ -51,6 +55,14 @@ std::string escape(std::string_view text) {
     }
   }
   return out;
+}
+
+// A number as JSON has it; JSON has no NaN or infinity, so those become the strings
+// "NaN", "Infinity" and "-Infinity" (as JavaScript's JSON readers name them).
+std::string json_number(double value) {
+  if (std::isnan(value)) return "\"NaN\"";
+  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  return fmt::format("{}", value);
 }
 
 // `,"field":"pinned"` for an argument list, or nothing when the kind is unknown.
@@ -189,7 +201,8 @@ class RankEvents {
   void counter(const TimelineCounter& sample) {
     json_.event(
         R"J({{"name":"{}","cat":"counter","ph":"C","pid":{},"ts":{:.3f},"args":{{"value":{}}}}})J",
-        escape(*sample.track_name), pid_, us(sample.row.timestamp_ns), sample.row.value);
+        escape(*sample.track_name), pid_, us(sample.row.timestamp_ns),
+        json_number(sample.row.value));
   }
 
   void gpu_work(const TimelineGpuWork& work) {
@@ -251,7 +264,7 @@ class RankEvents {
           args += fmt::format(R"J("{}")J", escape(value.text));
           break;
         case AnnotationValue::Kind::kDouble:
-          args += fmt::format("{}", value.double_value);
+          args += json_number(value.double_value);
           break;
         case AnnotationValue::Kind::kInt:
           args += fmt::format("{}", value.int_value);

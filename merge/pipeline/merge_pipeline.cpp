@@ -1,14 +1,20 @@
 #include "merge/pipeline/merge_pipeline.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "lib/format/text.hpp"
 
 #include "merge/export/encode_ahead.hpp"
 #include "merge/files/staged_output.hpp"
@@ -23,6 +29,25 @@
 
 namespace rocprof::merge {
 namespace {
+
+// Prints what `print` writes with control characters made visible: names are the
+// application's bytes, and escape sequences in them must not reach the terminal.
+void print_to_terminal(std::FILE* out, const std::function<void(std::FILE*)>& print) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* memory = open_memstream(&buffer, &size);
+  if (memory == nullptr) return;
+  print(memory);
+  std::fclose(memory);
+  const std::string text(buffer, size);
+  std::free(buffer);  // NOLINT(cppcoreguidelines-no-malloc): open_memstream's buffer
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    fmt::print(out, "{}\n", format::printable(std::string_view(text).substr(begin, end - begin)));
+    begin = end + 1;
+  }
+}
 
 // The output's staging file: the first process creates it and tells the others its name.
 // False after a failure told.
@@ -234,8 +259,10 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     if (options_.timings) timing_report = timing_lines(group, report.timings());
     if (!group.leader()) return 0;
     if (!quiet && options_.print_summary) {
-      summary.print(stdout);
-      checked.health.print(stdout);
+      print_to_terminal(stdout, [&](std::FILE* memory) {
+        summary.print(memory);
+        checked.health.print(memory);
+      });
     }
     if (!options_.csv_prefix.empty()) {
       std::string error;

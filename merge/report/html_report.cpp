@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
+
 namespace rocprof::merge {
 namespace {
 
@@ -28,7 +30,9 @@ constexpr std::string_view kTransferColour = "#f28e2b";
 constexpr std::string_view kWaitColour = "#e15759";
 constexpr std::string_view kGpuColour = "#59a14f";
 
-std::string escaped(std::string_view text) {
+// `text` for HTML: valid UTF-8 (a name shortened mid-character included) with markup escaped.
+std::string escaped(std::string_view raw) {
+  const std::string text = format::valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
   for (const char c : text) switch (c) {

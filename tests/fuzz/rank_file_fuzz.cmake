@@ -10,6 +10,7 @@ set(ROCPROF_RANK_FILE_FUZZ_SOURCES
     ${PROJECT_SOURCE_DIR}/lib/format/compression.cpp
     ${PROJECT_SOURCE_DIR}/lib/format/zstd_filter.cpp
     ${PROJECT_SOURCE_DIR}/lib/format/schema.cpp
+    ${PROJECT_SOURCE_DIR}/lib/format/text.cpp
     ${PROJECT_SOURCE_DIR}/merge/input/check_helpers.cpp
     ${PROJECT_SOURCE_DIR}/merge/input/rank_digest.cpp)
 file(GLOB ROCPROF_RANK_FILE_FUZZ_HEADERS ${PROJECT_SOURCE_DIR}/lib/format/*.hpp

@@ -134,6 +134,48 @@ class UserApiTest(unittest.TestCase):
         for name in ("outer region", "inner range", "outer range", "inner region"):
             self.assertEqual(counted.get(name), 5, counted)
 
+    def test_names_and_values_that_break_strict_readers_come_out_valid(self):
+        stdout, path = self.traced(ANNOTATIONS, "hostile")
+        self.assertIn("hostile 0", stdout)
+        outputs = {ext: os.path.join(self.dir, "t" + ext) for ext in (".json", ".pftrace", ".h5")}
+        summaries = []
+        for ext, output in outputs.items():
+            merged = subprocess.run([MERGE, path, "-o", output], capture_output=True,
+                                    timeout=120)
+            self.assertEqual(merged.returncode, 0, merged.stderr)
+            summaries.append(merged.stdout)
+        # JSON: strict UTF-8, no NaN or Infinity literals (they are not JSON).
+        with open(outputs[".json"], "rb") as f:
+            text = f.read().decode("utf-8")
+
+        def refuse(literal):
+            raise ValueError(f"{literal} is not JSON")
+        events = json.loads(text, parse_constant=refuse)
+        events = events["traceEvents"] if isinstance(events, dict) else events
+        odd = [e for e in events if e.get("name") == "odd values" and e.get("ph") == "X"]
+        self.assertEqual(len(odd), 1)
+        self.assertEqual(odd[0]["args"], {"nan": "NaN", "plus": "Infinity", "minus": "-Infinity"})
+        names = {e.get("name") for e in events}
+        self.assertIn("bad\ufffd\ufffdname", names)
+        # Perfetto: the name as valid UTF-8, the raw bytes nowhere.
+        with open(outputs[".pftrace"], "rb") as f:
+            trace = f.read()
+        self.assertIn("bad\ufffd\ufffdname".encode(), trace)
+        self.assertNotIn(b"bad\xff\xfename", trace)
+        # The merged .h5: every string decodes.
+        import h5py
+        h5py.h5pl.prepend(PLUGIN_DIR.encode())
+        with h5py.File(outputs[".h5"], "r") as f:
+            strings = []
+            f.visititems(lambda name, item: strings.extend(item.asstr()[:]) if
+                         isinstance(item, h5py.Dataset) and h5py.check_string_dtype(item.dtype)
+                         else None)
+            self.assertIn("bad\ufffd\ufffdname", strings)
+        # The printed summary: the escape sequence shown, not sent to the terminal.
+        for printed in summaries:
+            self.assertNotIn(b"\x1b", printed)
+            self.assertIn(b"\\x1b[31mred", printed)
+
     def test_annotations_of_every_type_are_recorded_with_their_values(self):
         stdout, path = self.traced(ANNOTATIONS)
         # ROCPROFSYS_USER_ERROR_BAD_VALUE (2) for both, and nothing recorded for them.

@@ -1,12 +1,39 @@
 // Test program: a region with one annotation of every value type at its begin, one at its
-// end, and an annotated progress point.
+// end, and an annotated progress point. With the argument `hostile`: instead, names and values
+// that break strict readers (bytes that are not UTF-8, terminal escape sequences, NaN and
+// infinities).
 #include <rocprofiler-systems/user.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 
-int main() {
+namespace {
+
+int hostile() {
+  rocprofsys_user_start_trace();
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double plus = std::numeric_limits<double>::infinity();
+  double minus = -plus;
+  rocprofsys_annotation_t values[] = {{"nan", ROCPROFSYS_VALUE_FLOAT64, &nan},
+                                      {"plus", ROCPROFSYS_VALUE_FLOAT64, &plus},
+                                      {"minus", ROCPROFSYS_VALUE_FLOAT64, &minus}};
+  int result = rocprofsys_user_push_annotated_region("odd values", values, 3);
+  result |= rocprofsys_user_pop_region("odd values");
+  result |= rocprofsys_user_push_region("bad\xff\xfename");
+  result |= rocprofsys_user_pop_region("bad\xff\xfename");
+  result |= rocprofsys_user_push_region("\x1b[31mred\x1b[0m");
+  result |= rocprofsys_user_pop_region("\x1b[31mred\x1b[0m");
+  std::printf("hostile %d\n", result);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "hostile") == 0) return hostile();
   // Bad input first: a pop with no region open on this thread, a region without a name.
   std::printf("pop without push %d, no name %d\n", rocprofsys_user_pop_region("none"),
               rocprofsys_user_push_region(nullptr));
