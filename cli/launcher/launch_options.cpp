@@ -68,6 +68,8 @@ std::string validate(const LaunchOptions& o) {
   sample.rank = 0;
   sample.size = 1;
   sample.pid = 1;
+  sample.hostname = "host";  // each node's own name is known only there
+  sample.job_id = "job";
   if (o.output_directory.empty()) return "--output-directory is empty: give a directory";
   if (o.output_file.empty()) return "--output-file is empty: give a file name";
   std::string expanded;

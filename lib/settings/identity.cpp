@@ -105,29 +105,22 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
       return false;
     }
     const std::string_view name(pattern.data() + open + 1, close - open - 1);
-    if (name == "rank")
-      result +=
+    std::string value;
+    if (name == "rank") {
+      value =
           identity.rank >= 0 ? std::to_string(identity.rank) : fmt::format("pid{}", identity.pid);
-    else if (name == "size")
-      result += identity.size >= 0 ? std::to_string(identity.size) : "unknown";
-    else if (name == "pid")
-      result += std::to_string(identity.pid);
-    else if (name == "hostname")
-      result += identity.hostname;
-    else if (name == "job")
-      result += identity.job_id.empty() ? fmt::format("pid{}", identity.pid) : identity.job_id;
-    else if (name.starts_with("env{") && name.ends_with("}") && name.size() > 5) {
+    } else if (name == "size") {
+      value = identity.size >= 0 ? std::to_string(identity.size) : "unknown";
+    } else if (name == "pid") {
+      value = std::to_string(identity.pid);
+    } else if (name == "hostname") {
+      value = identity.hostname;
+    } else if (name == "job") {
+      value = identity.job_id.empty() ? fmt::format("pid{}", identity.pid) : identity.job_id;
+    } else if (name.starts_with("env{") && name.ends_with("}") && name.size() > 5) {
       const std::string variable(name.substr(4, name.size() - 5));
-      const char* value = env(variable.c_str());
-      const std::string_view text = value != nullptr ? value : "";
-      if (text.find('/') != std::string_view::npos) {
-        error = fmt::format(
-            "'%{}%' in '{}' expands to '{}', which has a '/': a placeholder may not add "
-            "path components",
-            name, pattern, text);
-        return false;
-      }
-      result += text;
+      const char* text = env(variable.c_str());
+      value = text != nullptr ? text : "";
     } else {
       error = fmt::format(
           "unknown placeholder '%{}%' in '{}' (use %rank%, %size%, %pid%, "
@@ -135,6 +128,15 @@ bool expand_placeholders(const std::string& pattern, const Identity& identity, s
           name, pattern);
       return false;
     }
+    // Every value alike (a host name in a UTS namespace, a job id): none may add components.
+    if (value.find('/') != std::string::npos) {
+      error = fmt::format(
+          "'%{}%' in '{}' expands to '{}', which has a '/': a placeholder may not add "
+          "path components",
+          name, pattern, value);
+      return false;
+    }
+    result += value;
     position = close + 1;
   }
   if (!same_components(pattern, result, error)) return false;

@@ -6,6 +6,7 @@ a subset with --mpi-ranks while the others still take part in the collective clo
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import unittest
@@ -174,6 +175,13 @@ class LauncherTest(unittest.TestCase):
         self.assertIn("rocprof-merge trace -o trace.pftrace", result.stderr)
         with h5py.File(os.path.join(self.dir, "trace", files[0]), "r") as f:
             self.assertEqual(f["markers"]["op"].shape[0], 1500)
+
+    def test_hostname_placeholder_names_the_node(self):
+        # The launcher checks placeholders before it knows each node's name.
+        result = self.launch("--marker-trace", "-d", "trace/%hostname%", "--", APP, "exit", 5, 0)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        host = socket.gethostname()
+        self.assertEqual(len(os.listdir(os.path.join(self.dir, "trace", host))), 1)
 
     def test_an_mpi_program_started_without_mpirun(self):
         # A singleton: Open MPI forks and execs an orted, which inherits the preload.

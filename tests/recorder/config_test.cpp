@@ -216,6 +216,17 @@ TEST(RecorderIdentity, PlaceholderValuesAddNoPathComponents) {
   EXPECT_EQ(out, "../traces/exp1");
   ASSERT_TRUE(expand("", "/abs/run%env{ROCPROF_TEST_PART}%")) << error;
   EXPECT_EQ(out, "/abs/run");
+  // A host name or job id is checked like any value (a UTS namespace may name a host '..').
+  for (const char* host : {"../../etc", "a/b", ".."}) {
+    identity.hostname = host;
+    out = "unchanged";
+    EXPECT_FALSE(expand(nullptr, "traces/%hostname%/%rank%.h5")) << host;
+    EXPECT_EQ(out, "unchanged");
+  }
+  identity.hostname = "nid001";
+  identity.job_id = "12/34";
+  EXPECT_FALSE(expand(nullptr, "traces/%job%"));
+  EXPECT_NE(error.find("has a '/'"), std::string::npos) << error;
 }
 
 }  // namespace
