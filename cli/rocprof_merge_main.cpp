@@ -3,6 +3,7 @@
 #include <hdf5.h>
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -106,6 +107,10 @@ int main(int argc, char** argv) {
   // full file system) is already reported and removed by then, and HDF5 1.10 crashes closing
   // it again: every file is closed here before exit, so nothing is left for that clean-up.
   H5dont_atexit();
+  // Past a file-size limit (`ulimit -f`) a write fails with EFBIG instead of the process
+  // dying of SIGXFSZ: the failure is then reported, and the staged output removed, as for a
+  // full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
   // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
   // command line of its own.
   if (argc == 2 && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)

@@ -1041,6 +1041,23 @@ class MergeTest(unittest.TestCase):
             self.skipTest(f"cannot mount a small tmpfs here: {result.stderr.strip()}")
         return result, left
 
+    def test_a_file_size_limit_is_reported_like_a_full_disk(self):
+        # `ulimit -f` sends SIGXFSZ, which would end the merge with no word and its staged
+        # output left behind.
+        job = self.synthetic(ranks=4, events=2000, busy=(0, 200000))
+        for extension in (".pftrace", ".h5", ".json"):
+            with self.subTest(output=extension):
+                output = os.path.join(self.dir, "limited", "out" + extension)
+                os.makedirs(os.path.dirname(output), exist_ok=True)
+                result = subprocess.run(["sh", "-c", 'ulimit -f 64 && exec "$@"', "sh", MERGE,
+                                         job, "-o", output, "-q"],
+                                        capture_output=True, text=True, timeout=300)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn("File too large", lines[0])
+                self.assertEqual(os.listdir(os.path.dirname(output)), [])
+
     def test_a_full_file_system_gives_one_clear_error_or_the_whole_output(self):
         # Whatever the output and wherever the file system fills up, a merge either writes
         # exactly what it writes with room to spare, or fails with one line naming the output
