@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/files/staged_output.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
 
@@ -43,6 +44,30 @@ std::string file_problem(const std::string& written, const std::vector<std::stri
   return {};
 }
 
+// --h5-parts replaces OUTPUT.parts/ as a whole: only a directory of an earlier merge's parts
+// (INDEX.h5 files) may be there, never one holding anything else.
+std::string parts_directory_problem(const std::string& output) {
+  const fs::path directory(parts_directory(output));
+  std::error_code code;
+  if (!fs::exists(directory, code)) return {};
+  if (!fs::is_directory(directory, code))
+    return fmt::format("cannot write {}: its parts need the directory {}, and a file has that name",
+                       output, directory.string());
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, code)) {
+    const std::string name = entry.path().filename().string();
+    const std::string stem = entry.path().stem().string();
+    const bool a_part =
+        entry.is_regular_file(code) && entry.path().extension() == ".h5" && !stem.empty() &&
+        std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!a_part)
+      return fmt::format(
+          "cannot write {}: it would replace the directory {}, which holds other files than "
+          "a merge's parts ({}); choose another name",
+          output, directory.string(), name);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string output_problem(const MergeOptions& options, const Sink& sink) {
@@ -70,6 +95,19 @@ std::string output_problem(const MergeOptions& options, const Sink& sink) {
     if (::access(options.scratch.c_str(), W_OK | X_OK) != 0)
       return fmt::format("cannot use --scratch {}: the directory is not writable", options.scratch);
   }
+  // Two outputs under one name: the later would silently replace the earlier.
+  for (std::size_t i = 0; i < written.size(); ++i)
+    for (std::size_t j = i + 1; j < written.size(); ++j) {
+      std::error_code ignored;
+      if (fs::weakly_canonical(written[i], ignored) == fs::weakly_canonical(written[j], ignored))
+        return fmt::format(
+            "cannot write {} twice: two outputs (-o, --report, --summary-csv) "
+            "name the same file",
+            written[i]);
+    }
+  if (options.h5_parts)
+    if (std::string problem = parts_directory_problem(options.output); !problem.empty())
+      return problem;
   for (const std::string& path : written) {
     if (std::string problem = file_problem(path, rank_files); !problem.empty()) return problem;
     if (path == options.output)

@@ -1152,6 +1152,29 @@ class MergeTest(unittest.TestCase):
                                     result.stderr)
                     self.assertEqual(os.listdir(left), [], "left behind on failure")
 
+    def test_outputs_that_would_replace_each_other_or_other_files_are_refused(self):
+        job = self.synthetic(ranks=2, events=200)
+        trace = os.path.join(self.dir, "x.pftrace")
+        same = self.merge(job, "-o", trace, "--report", trace)
+        self.assertEqual(same.returncode, 2, same.stderr)
+        self.assertIn("name the same file", same.stderr)
+        self.assertFalse(os.path.exists(trace))
+        # --h5-parts would replace OUT.h5.parts/ whole: never one holding other files.
+        out = os.path.join(self.dir, "out.h5")
+        os.makedirs(out + ".parts")
+        with open(os.path.join(out + ".parts", "notes.txt"), "w") as f:
+            f.write("mine")
+        refused = self.merge_parallel(2, job, "-o", out, "--h5-parts", "--no-summary")
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("holds other files than a merge's parts (notes.txt)", refused.stderr)
+        self.assertEqual(os.listdir(out + ".parts"), ["notes.txt"])
+        os.remove(os.path.join(out + ".parts", "notes.txt"))
+        with open(os.path.join(out + ".parts", "7.h5"), "w") as f:
+            f.write("an earlier merge's part")
+        replaced = self.merge_parallel(2, job, "-o", out, "--h5-parts", "--no-summary")
+        self.assertEqual(replaced.returncode, 0, replaced.stderr)
+        self.assertEqual(sorted(os.listdir(out + ".parts")), ["0.h5", "1.h5"])
+
     def test_h5_parts_are_linked_into_the_serial_tables(self):
         # --h5-parts: each of 3 merge processes writes its block of 7 ranks as a file of its
         # own in OUT.h5.parts/, and OUT.h5 links them (virtual datasets): read through the
