@@ -93,6 +93,28 @@ DeviceSet counter_devices_wanted(const settings::Config& config) {
   return devices;
 }
 
+std::string device_counters_problem(const settings::Config& config) {
+  for (const std::string& name : config.device_counters)
+    if (!device::is_host_counter(name) && !device::is_gpu_counter(name))
+      return fmt::format(
+          "ROCPROF_MPI_DEVICE_COUNTERS names {}, which no device offers (rocprof-mpi "
+          "--list-counters lists them)",
+          name);
+  return {};
+}
+
+std::string gpu_counters_unavailable(const settings::Config& config) {
+  // With a host counter named, the sampler runs and says itself which GPUs it cannot read.
+  if (!any_of(config.device_counters, device::is_gpu_counter) ||
+      any_of(config.device_counters, device::is_host_counter))
+    return {};
+  std::string why;
+  if (device::gpu_count(why) == 0)
+    return fmt::format("GPU counters are not sampled: {}", why.empty() ? "no GPU found" : why);
+  if (device::visible_gpus().empty()) return "GPU counters are not sampled: no GPU is visible";
+  return {};
+}
+
 void start_counter_sampling(const settings::Config& config, DeviceSet devices) noexcept {
   if (devices == 0 || config.device_counters.empty()) return;
   Sampling& state = sampling();

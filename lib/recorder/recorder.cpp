@@ -443,6 +443,15 @@ void detach_in_child() noexcept {
   }
 }
 
+// Whether this process is the first of its node in the job (or alone), by the launchers'
+// local rank variables.
+bool first_on_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* value = std::getenv(name))  // NOLINT(concurrency-mt-unsafe)
+      return std::string_view(value) == "0";
+  return true;
+}
+
 bool usable_here(const State* state) noexcept {
   // A forked child shares the parent's file descriptor but has no writer thread: it must
   // never touch the parent's file.
@@ -493,6 +502,14 @@ void start_recording() noexcept {
     state->parent_pid = mark_descendants();
     // Not one of the ranks asked for: no file, no message, nothing recorded.
     if (!state->config.ranks.contains(state->identity.rank)) return;
+    if (const std::string problem = device_counters_problem(state->config); !problem.empty()) {
+      message(fmt::format("{}; tracing is off", problem));
+      return;
+    }
+    // Once per node (its first process), as the samples themselves would be.
+    if (state->parent_pid == 0 && first_on_node())
+      if (const std::string why = gpu_counters_unavailable(state->config); !why.empty())
+        message(fmt::format("{}; the rest is recorded", why));
     if (!hdf5_usable() || !open_output(*state)) return;
     // Guarded before anything is recorded: from then on the file is known by its identity.
     g_file_fd = state->writer->file_descriptor();

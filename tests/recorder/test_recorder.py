@@ -175,6 +175,26 @@ class ExitPathTest(RecorderBase):
         self.assertLess(grew, 32 * 1024, result.stdout)
         self.assert_everything(self.only_file(), 10, complete=True)
 
+    def test_device_counters_that_cannot_be_sampled_are_said(self):
+        unknown = self.run_app("exit", 5, 0, ROCPROF_MPI_DEVICE_COUNTERS="CPU_UTIL,BOGUS")
+        self.assertEqual((unknown.returncode, unknown.stdout), (0, "app done\n"))
+        self.assertEqual(unknown.stderr.count("\n"), 1, unknown.stderr)
+        self.assertIn("names BOGUS, which no device offers", unknown.stderr)
+        self.assertIn("tracing is off", unknown.stderr)
+        self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+        # GPU counters where no GPU can be read (this machine), alone (nothing is sampled)
+        # or beside a host counter: said once, the rest recorded.
+        for counters in ("GPU_UTIL", "GPU_UTIL,CPU_UTIL"):
+            with self.subTest(counters=counters):
+                shutil.rmtree(self.out, ignore_errors=True)
+                gpu = self.run_app("exit", 5, 0, ROCPROF_MPI_DEVICE_COUNTERS=counters)
+                self.assertEqual((gpu.returncode, gpu.stdout), (0, "app done\n"))
+                self.assertEqual(gpu.stderr.count("\n"), 1, gpu.stderr)
+                self.assertIn("GPU counters are not sampled", gpu.stderr)
+                with h5py.File(self.only_file(), "r") as f:
+                    self.assertEqual(f["markers"]["op"].shape[0], 3 * 5)
+                    self.assertEqual(int(f.attrs["complete"]), 1)
+
     def test_shells_of_system_and_popen_leave_no_file(self):
         # dash ends with _exit: without a close there, each shell left a file of its own.
         result = self.run_app("shells", 10)
