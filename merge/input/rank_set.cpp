@@ -105,6 +105,7 @@ void RankSet::admit(const std::string& path, CheckedFile file, const RankSetOpti
     if (!options.skip_bad)
       throw InputError(fmt::format("{} (use --skip-bad to merge the other files)", file.problem));
     skipped_.push_back(fmt::format("skipped {}", file.problem));
+    ++unreadable_skipped_;
     return;
   }
   Rank rank;
@@ -216,9 +217,13 @@ void RankSet::finish(const RankSetOptions& options, std::map<std::int32_t, std::
     const std::string what =
         fmt::format("{} of the job's {} ranks {} no file ({} {}{})", missing.size(), job_size_,
                     one ? "has" : "have", one ? "rank" : "ranks", list, unreadable);
-    if (!options.allow_missing)
+    // Files left out as unreadable (--skip-bad) are ranks' files too: as many missing ranks
+    // as those are theirs, and were let go with them.
+    if (!options.allow_missing && missing.size() > unreadable_skipped_)
       throw InputError(what + " (use --allow-missing to merge the others)");
-    skipped_.push_back(what);
+    skipped_.push_back(missing.size() <= unreadable_skipped_ && !options.allow_missing
+                           ? what + ": the files left out as unreadable"
+                           : what);
   }
 }
 

@@ -121,6 +121,7 @@ class RankSet {
   std::string job_id_;
   std::int32_t job_size_ = -1;
   std::vector<std::string> skipped_;
+  std::size_t unreadable_skipped_ = 0;  // files left out with --skip-bad
   // Files of programs a rank started (parent_pid set): taken after the others, only for a
   // rank that has no file of its own.
   std::vector<Rank> descendants_;

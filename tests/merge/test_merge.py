@@ -866,6 +866,11 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(serial.returncode, 0, serial.stderr)
         with open(out, "rb") as a, open(serial_out, "rb") as b:
             self.assertEqual(a.read(), b.read())
+        # --skip-bad alone: the rank whose file it left out needs no --allow-missing too.
+        alone = self.merge(job, "-o", serial_out, "--skip-bad")
+        self.assertEqual(alone.returncode, 0, alone.stderr)
+        self.assertIn("1 of the job's 5 ranks has no file (rank 4): the files left out as "
+                      "unreadable", alone.stderr)
         # Processes that see different input files (one node's view stale, say) stop together
         # and say so, rather than mix up their findings or wait for each other forever.
         other = os.path.join(self.dir, "other_view")
