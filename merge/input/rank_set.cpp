@@ -211,6 +211,7 @@ void RankSet::finish(const RankSetOptions& options, std::map<std::int32_t, std::
     untraced_ = fmt::format("{} of the job's {} ranks not traced ({} {}: the run traced {})",
                             untraced.size(), job_size_, untraced.size() == 1 ? "rank" : "ranks",
                             listed(untraced), traced_text);
+  missing_ranks_ = missing.size();
   if (!missing.empty()) {
     const std::string list = listed(missing);
     const bool one = missing.size() == 1;

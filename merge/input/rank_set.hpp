@@ -105,6 +105,8 @@ class RankSet {
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }
   // The ranks the run chose not to trace (rocprof-mpi --mpi-ranks), said in a line; "" if none.
   const std::string& untraced() const noexcept { return untraced_; }
+  // Traced ranks of the job that have no file (let go with --allow-missing or --skip-bad).
+  std::size_t missing_ranks() const noexcept { return missing_ranks_; }
 
  private:
   // Takes one checked file (in list order) into the set, or throws InputError; finish()
@@ -122,6 +124,7 @@ class RankSet {
   std::int32_t job_size_ = -1;
   std::vector<std::string> skipped_;
   std::size_t unreadable_skipped_ = 0;  // files left out with --skip-bad
+  std::size_t missing_ranks_ = 0;
   // Files of programs a rank started (parent_pid set): taken after the others, only for a
   // rank that has no file of its own.
   std::vector<Rank> descendants_;

@@ -75,7 +75,21 @@ bool stage_output(const MergeGroup& group, const std::string& output, bool archi
   return true;
 }
 
-void print_matching(const MatchedJob& matched, bool correct) {
+// Why sends and receives may differ in number, from what the input checks found.
+std::string uneven_causes(const CheckedJob& checked) {
+  std::vector<std::string> causes;
+  if (checked.set.missing_ranks() > 0) causes.emplace_back("ranks without a file");
+  if (!checked.set.untraced().empty()) causes.emplace_back("ranks the run did not trace");
+  if (!checked.health.dropping.empty()) causes.emplace_back("records the recorder dropped");
+  if (!checked.health.incomplete.empty()) causes.emplace_back("rank files that end early");
+  if (causes.empty())
+    return "no file is missing, incomplete or short of records: calls the MPI layer did not see?";
+  std::string text;
+  for (const std::string& cause : causes) text += (text.empty() ? "" : ", ") + cause;
+  return text;
+}
+
+void print_matching(const MatchedJob& matched, const CheckedJob& checked, bool correct) {
   const CausalityReport& report = matched.report;
   fmt::print(
       "rocprof-merge: {} messages matched; receives before their send: {} after clock "
@@ -87,10 +101,11 @@ void print_matching(const MatchedJob& matched, bool correct) {
   if (const auto unmatched = matched.streams->unmatched(report.given_up); unmatched.total() > 0)
     fmt::print(stderr,
                "rocprof-merge: {} messages left unmatched: {} in streams whose sends and "
-               "receives differ in number (a rank's file missing or cut short?), {} received "
-               "from an unknown source (MPI_Sendrecv in files before format 1.1), {} in "
-               "streams whose order contradicts itself\n",
-               unmatched.total(), unmatched.uneven, unmatched.unknown_source, unmatched.given_up);
+               "receives differ in number ({}), {} received from an unknown source "
+               "(MPI_Sendrecv in files before format 1.1), {} in streams whose order "
+               "contradicts itself\n",
+               unmatched.total(), unmatched.uneven, uneven_causes(checked),
+               unmatched.unknown_source, unmatched.given_up);
 }
 
 // An output that cannot be written, or a misspelt setting: refused before any work. Each
@@ -222,7 +237,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     if (want_summary)
       for (const std::size_t i : read_again) summary.watch_again(*block[i]);
     report.clear();
-    if (!quiet) print_matching(*matched, options_.correct_causality);
+    if (!quiet) print_matching(*matched, checked, options_.correct_causality);
     early_.drop_spill();  // matched (the first process read every spill before the broadcast)
 
     // emit

@@ -1157,6 +1157,25 @@ class MergeTest(unittest.TestCase):
                                     result.stderr)
                     self.assertEqual(os.listdir(left), [], "left behind on failure")
 
+    def test_unmatched_messages_name_the_cause_the_checks_found(self):
+        # A rank whose recorder dropped records (its last MPI calls gone): the unmatched
+        # messages are put down to that, not to a missing or cut-short file.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        job = self.synthetic(ranks=4, events=400)
+        with h5py.File(os.path.join(job, "1.h5"), "r+") as f:
+            calls = f["mpi_calls"]
+            calls.resize((calls.shape[0] - 40,))
+            f.attrs["records_dropped"] = numpy.uint64(40)
+        result = self.merge(job, "-o", os.path.join(self.dir, "dropped.json"), "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        line = [l for l in result.stderr.splitlines() if "left unmatched" in l]
+        self.assertEqual(len(line), 1, result.stderr)
+        self.assertIn("(records the recorder dropped)", line[0])
+        self.assertNotIn("missing", line[0])
+
     def test_outputs_that_would_replace_each_other_or_other_files_are_refused(self):
         job = self.synthetic(ranks=2, events=200)
         trace = os.path.join(self.dir, "x.pftrace")
