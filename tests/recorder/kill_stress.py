@@ -41,6 +41,9 @@ def parse():
                         help="ranges a second, comma-separated; 0 records flat out")
     parser.add_argument("--loads", default="0,3",
                         help="busy processes beside the traced one, comma-separated")
+    parser.add_argument("--cases", default="",
+                        help="RATE:LOAD pairs, comma-separated, to cycle through instead of "
+                             "every rate with every load")
     parser.add_argument("--interval-ms", type=int, default=200,
                         help="ROCPROF_MPI_FLUSH_INTERVAL of the traced process")
     parser.add_argument("--earliest", type=float, default=0.3,
@@ -161,15 +164,16 @@ def run_case(args, work, rate, load, delay):
 def main():
     args = parse()
     h5py.h5pl.prepend(args.plugins.encode())
-    rates = [int(r) for r in args.rates.split(",")]
-    loads = [int(n) for n in args.loads.split(",")]
+    if args.cases:
+        cases = [tuple(int(v) for v in pair.split(":")) for pair in args.cases.split(",")]
+    else:
+        cases = [(int(r), int(n)) for n in args.loads.split(",") for r in args.rates.split(",")]
     generator = random.Random(args.seed)
     passed = failed = 0
     worst = {}
     with tempfile.TemporaryDirectory(prefix="kill_stress_") as work:
         for case in range(args.kills):
-            rate = rates[case % len(rates)]
-            load = loads[(case // len(rates)) % len(loads)]
+            rate, load = cases[case % len(cases)]
             delay = generator.uniform(args.earliest, args.latest)
             problems, figures, out = run_case(args, work, rate, load, delay)
             key = (rate, load)
