@@ -508,6 +508,59 @@ std::span<const std::byte> ChunkEncoder::compress(std::span<const std::byte> inp
   return {output_.data(), written};
 }
 
+std::uint32_t fletcher32(std::span<const std::byte> data) noexcept {
+  // Blocks of at most 360 words keep the 32-bit sums from overflowing before they fold.
+  constexpr std::size_t kBlockWords = 360;
+  std::uint32_t low = 0;
+  std::uint32_t high = 0;
+  const auto byte = [&](std::size_t i) { return std::to_integer<std::uint32_t>(data[i]); };
+  std::size_t words = data.size() / 2;
+  std::size_t at = 0;
+  while (words > 0) {
+    const std::size_t block = std::min(words, kBlockWords);
+    words -= block;
+    for (std::size_t w = 0; w < block; ++w, at += 2) {
+      low += (byte(at) << 8) | byte(at + 1);
+      high += low;
+    }
+    low = (low & 0xFFFF) + (low >> 16);
+    high = (high & 0xFFFF) + (high >> 16);
+  }
+  if (data.size() % 2 != 0) {
+    low += byte(at) << 8;
+    high += low;
+    low = (low & 0xFFFF) + (low >> 16);
+    high = (high & 0xFFFF) + (high >> 16);
+  }
+  low = (low & 0xFFFF) + (low >> 16);
+  high = (high & 0xFFFF) + (high >> 16);
+  return (high << 16) | low;
+}
+
+void append_fletcher32(std::vector<std::byte>& stored) {
+  const std::uint32_t sum = fletcher32(stored);
+  for (int shift = 0; shift < 32; shift += 8)
+    stored.push_back(static_cast<std::byte>((sum >> shift) & 0xFF));
+}
+
+namespace {
+
+// Whether `stored` ends with the Fletcher-32 checksum of the bytes before it. HDF5 also takes
+// the checksum with the bytes of each 16-bit half swapped (what versions before 1.6.3 wrote).
+bool fletcher32_holds(std::span<const std::byte> stored) noexcept {
+  if (stored.size() < 4) return false;
+  const std::span<const std::byte> data = stored.first(stored.size() - 4);
+  std::uint32_t kept = 0;
+  for (int i = 0; i < 4; ++i)
+    kept |= std::to_integer<std::uint32_t>(stored[data.size() + static_cast<std::size_t>(i)])
+            << (8 * i);
+  const std::uint32_t sum = fletcher32(data);
+  const std::uint32_t swapped = ((sum & 0x00FF00FFU) << 8) | ((sum & 0xFF00FF00U) >> 8);
+  return kept == sum || kept == swapped;
+}
+
+}  // namespace
+
 ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
   ColumnPipeline pipeline;
   if (H5Tget_class(stored_type) == H5T_COMPOUND) {
@@ -537,6 +590,8 @@ ColumnPipeline column_pipeline(hid_t dataset_creation, hid_t stored_type) {
       pipeline.filters.push_back(kZstd);
     else if (filter == H5Z_FILTER_DEFLATE)
       pipeline.filters.push_back(kDeflate);
+    else if (filter == H5Z_FILTER_FLETCHER32 && i + 1 == count)  // over the stored bytes
+      pipeline.filters.push_back(kFletcher32);
     else
       pipeline.supported = false;
   }
@@ -569,6 +624,12 @@ bool ChunkDecoder::decode(std::span<const std::byte> stored, unsigned filter_mas
   }
   std::span<const std::byte> data = stored;
   for (std::size_t k = 0; k < step_count; ++k) {
+    if (pipeline.filters[steps[k]] == ColumnPipeline::Filter::kFletcher32) {
+      // Checked, then dropped: damage to the stored bytes is found before any decoding.
+      if (!fletcher32_holds(data)) return false;
+      data = data.first(data.size() - 4);
+      continue;
+    }
     // The last step writes the caller's image; earlier ones alternate between our buffers.
     std::vector<std::byte>& out = k + 1 == step_count ? image : buffers_[k % 2];
     out.resize(raw_size);
@@ -590,11 +651,13 @@ bool ChunkDecoder::decode(std::span<const std::byte> stored, unsigned filter_mas
       }
       case ColumnPipeline::Filter::kShuffle:
         return false;  // only first, and left to the caller (column_pipeline makes sure)
+      case ColumnPipeline::Filter::kFletcher32:
+        break;  // handled above
     }
     data = out;
   }
   if (data.size() != raw_size) return false;
-  if (step_count == 0) image.assign(data.begin(), data.end());  // stored as is
+  if (data.data() != image.data()) image.assign(data.begin(), data.end());  // stored as is
   return true;
 }
 

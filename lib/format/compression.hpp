@@ -81,11 +81,19 @@ class ChunkEncoder {
   std::unique_ptr<Contexts> contexts_;
 };
 
+// HDF5's Fletcher-32 checksum of `data` (filter 3, H5Pset_fletcher32): 16-bit big-endian
+// words summed in two 16-bit sums, a trailing odd byte as the high half of a word.
+std::uint32_t fletcher32(std::span<const std::byte> data) noexcept;
+// Appends to a chunk's stored bytes the checksum HDF5's Fletcher-32 filter stores after them
+// (little-endian), so that stock HDF5 verifies the chunks the writer builds itself.
+void append_fletcher32(std::vector<std::byte>& stored);
+
 // A dataset's filter pipeline (a column's, or a table's packed rows'), in pipeline order: what
 // the reader's own chunk decoder needs to undo. `supported` is false for any other filter, a
 // shuffle that is not first, or a big-endian type or member; the reader then lets HDF5 decode.
 struct ColumnPipeline {
-  enum class Filter : std::uint8_t { kShuffle, kZstd, kDeflate };
+  // kFletcher32 last: it bounds what a check helper may name (RankFileReader from a digest).
+  enum class Filter : std::uint8_t { kShuffle, kZstd, kDeflate, kFletcher32 };
   std::vector<Filter> filters;
   bool supported = true;
 };

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "lib/format/text.hpp"
 #include "lib/format/zstd_filter.hpp"
@@ -210,6 +211,21 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   H5Pset_buffer(transfer.get(), std::max<std::size_t>(texts.size() * 16, 4096), nullptr, nullptr);
   if (H5Dread(strings.get(), memory_type.get(), H5S_ALL, H5S_ALL, transfer.get(), texts.data()) < 0)
     fail("cannot read the string table");
+  // Since 2.7 the file keeps a checksum of its strings: names are never read damaged.
+  std::uint32_t kept_crc = 0;
+  if (read_attribute(root, "strings_crc32", kept_crc)) {
+    unsigned long crc = 0;
+    for (const char* text : texts) {
+      const char* bytes = text == nullptr ? "" : text;
+      crc =
+          crc32(crc, reinterpret_cast<const Bytef*>(bytes), static_cast<uInt>(std::strlen(bytes)));
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(""), 1);
+    }
+    if (static_cast<std::uint32_t>(crc) != kept_crc) {
+      for (char* text : texts) H5free_memory(text);
+      fail("the string table is damaged (its checksum does not match)");
+    }
+  }
   strings_.reserve(texts.size());
   for (char* text : texts) {
     // Files written before the recorder made every string valid UTF-8 may hold other bytes.
@@ -361,7 +377,7 @@ RankFileReader::RankFileReader(Digest digest)
     for (const Layout::Column& column : table.columns) {
       ColumnMap& mapped = map.columns.emplace_back();
       for (const std::uint8_t filter : column.filters) {
-        if (filter > static_cast<std::uint8_t>(ColumnPipeline::Filter::kDeflate))
+        if (filter > static_cast<std::uint8_t>(ColumnPipeline::Filter::kFletcher32))
           throw FormatError(path_, "a check helper named an unknown filter");
         mapped.pipeline.filters.push_back(static_cast<ColumnPipeline::Filter>(filter));
       }

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "lib/format/text.hpp"
 
@@ -58,6 +59,8 @@ Handle create_extensible(hid_t parent, const char* name, hid_t type, hsize_t chu
     // Chunks are always written whole; variable-length strings may not skip the fill value.
     H5Pset_fill_time(properties.get(), H5D_FILL_TIME_NEVER);
     if (!add_filters(properties.get(), *compression, element_size)) return {};
+    // Last: a checksum over each chunk's stored bytes, so that damage is found, not read.
+    if (H5Pset_fletcher32(properties.get()) < 0) return {};
   }
   return Handle(
       H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT));
@@ -118,10 +121,11 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
   // Freed space is never reused: the chunks the last flush points to stay intact on disk.
   H5Pset_file_space_strategy(create_properties.get(), H5F_FSPACE_STRATEGY_NONE, false, 1);
   const Handle access_properties(H5Pcreate(H5P_FILE_ACCESS));
-  // Earliest object formats, so HDF5 1.8 tools read the files; the file space setting alone
-  // needs superblock version 2, which (unlike version 3) leaves no "open for writing" flag
-  // behind that would make readers refuse a file whose writer was killed.
-  H5Pset_libver_bounds(access_properties.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+  // HDF5 1.8's object formats, so 1.8 tools read the files, and object headers carry
+  // checksums (damage is found, not read); the file space setting alone needs superblock
+  // version 2, which (unlike version 3) leaves no "open for writing" flag behind that would
+  // make readers refuse a file whose writer was killed.
+  H5Pset_libver_bounds(access_properties.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
   // No flock: one process writes each file (O_EXCL makes sure), readers may look at it while
   // it is written or while its process is going down, and some parallel file systems
   // refuse flock altogether.
@@ -262,9 +266,12 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   fields_.clear();
   for (const Column& column : state.table->columns)
     fields_.push_back({column.offset, column_type_size(column.type)});
-  const std::span<const std::byte> stored =
+  const std::span<const std::byte> encoded =
       encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, chunk_rows);
-  if (stored.empty()) return fail("compression failed");
+  if (encoded.empty()) return fail("compression failed");
+  stored_.assign(encoded.begin(), encoded.end());
+  append_fletcher32(stored_);
+  const std::span<const std::byte> stored = stored_;
   if (!reserve(stored.size())) return false;
   if (!state.dataset.valid()) {
     const Handle row_type(create_packed_row_type(*state.table));
@@ -276,12 +283,11 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   const hid_t dataset = state.dataset.get();
   if (H5Dset_extent(dataset, &extent) < 0)
     return fail(fmt::format("cannot write {}", state.table->name));
-  // HDF5 rewrites a filtered chunk in place when its new bytes are as many as its old: the
+  // HDF5 rewrites a (filtered) chunk in place when its new bytes are as many as its old: the
   // chunk the last flush points to would change under a reader and could be torn by a kill.
   // A stand-in of another size first moves the chunk to fresh space; the real one then
-  // replaces the stand-in, which no flush ever saw. (An unfiltered chunk is always rewritten
-  // in place, but there the rows already on disk keep their bytes: only zeros change.)
-  if (compression_.codec != Codec::kNone && state.tail_stored_bytes == stored.size()) {
+  // replaces the stand-in, which no flush ever saw.
+  if (state.tail_stored_bytes == stored.size()) {
     stand_in_.assign(stored.begin(), stored.end());
     stand_in_.push_back(std::byte{0});
     if (!reserve(stand_in_.size()) ||
@@ -334,7 +340,13 @@ bool RankFileWriter::write_strings() {
   const Handle memory_space(H5Screate_simple(1, &count, nullptr));
   std::vector<const char*> texts;
   texts.reserve(strings_pending_.size());
-  for (const auto& text : strings_pending_) texts.push_back(text.c_str());
+  for (const auto& text : strings_pending_) {
+    texts.push_back(text.c_str());
+    // As HDF5 stores it: up to the first NUL, which ends a C string.
+    strings_crc_ = crc32(strings_crc_, reinterpret_cast<const Bytef*>(text.c_str()),
+                         static_cast<uInt>(std::strlen(text.c_str())));
+    strings_crc_ = crc32(strings_crc_, reinterpret_cast<const Bytef*>(""), 1);
+  }
   const Handle type = vlen_string_type();
   if (H5Dwrite(strings_.get(), type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
                texts.data()) < 0)
@@ -348,7 +360,8 @@ bool RankFileWriter::write_status(const RankFileStatus& status) {
   const hid_t root = file_.get();
   return write_attribute(root, "complete", static_cast<std::uint32_t>(status.complete ? 1 : 0)) &&
          write_attribute(root, "records_dropped", status.records_dropped) &&
-         write_attribute(root, "last_flush_clock_ns", status.last_flush_clock_ns);
+         write_attribute(root, "last_flush_clock_ns", status.last_flush_clock_ns) &&
+         write_attribute(root, "strings_crc32", static_cast<std::uint32_t>(strings_crc_));
 }
 
 bool RankFileWriter::set_identity(std::int32_t rank, std::int32_t size) {

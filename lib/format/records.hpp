@@ -14,8 +14,8 @@ namespace rocprof::format {
 inline constexpr std::uint32_t kFormatVersionMajor = 2;
 // 2.1: traced_ranks; 2.2: kernel resources; 2.3: memory kinds and context of device work;
 // 2.4: timestamp_source and tick_calibration; 2.5: what a counter session sampled;
-// 2.6: code_objects and kernel_symbols
-inline constexpr std::uint32_t kFormatVersionMinor = 6;
+// 2.6: code_objects and kernel_symbols; 2.7: checksums of chunks and strings
+inline constexpr std::uint32_t kFormatVersionMinor = 7;
 inline constexpr std::uint32_t kColumnGroupsVersionMajor = 1;
 inline constexpr std::uint32_t kColumnGroupsVersionMinor = 2;  // the last 1.x
 // `request` of an MPI-call row that is part of a call (the receive half of MPI_Sendrecv, since

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <random>
@@ -153,13 +154,18 @@ TEST_P(RankFileCompression, TablesAreDatasetsOfPackedRows) {
     }
     const Handle creation(H5Dget_create_plist(dataset.get()));
     const bool compressed = std::string(GetParam()) != "none";
-    ASSERT_EQ(H5Pget_nfilters(creation.get()), compressed ? 2 : 0) << table->name;
-    if (compressed) {
-      unsigned flags = 0;
-      std::size_t values = 0;
+    const int filters = H5Pget_nfilters(creation.get());
+    ASSERT_EQ(filters, compressed ? 3 : 1) << table->name;
+    unsigned flags = 0;
+    std::size_t values = 0;
+    if (compressed)
       EXPECT_EQ(H5Pget_filter2(creation.get(), 0, &flags, &values, nullptr, 0, nullptr, nullptr),
                 H5Z_FILTER_SHUFFLE);
-    }
+    // Last, over the stored bytes: the checksum.
+    values = 0;
+    EXPECT_EQ(H5Pget_filter2(creation.get(), static_cast<unsigned>(filters - 1), &flags, &values,
+                             nullptr, 0, nullptr, nullptr),
+              H5Z_FILTER_FLETCHER32);
   }
   // HDF5's own decoding, by member name into the row struct, reads what was written.
   const Handle dataset(H5Dopen2(file.get(), "mpi_calls", H5P_DEFAULT));
@@ -396,8 +402,8 @@ TEST_P(RankFileCompression, OnlyTheColumnsAskedForAreRead) {
 }
 
 TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
-  // h5repack (HDF5's stock tool) adds a Fletcher-32 checksum to one table (in format 1, to one
-  // of its columns): the reader's own decoder leaves such tables to HDF5, and the cursor must
+  // h5repack (HDF5's stock tool) stores one table with the N-bit filter (in format 1, one of
+  // its columns): the reader's own decoder leaves such tables to HDF5, and the cursor must
   // still hand out every row.
   const std::string file = path("rank.h5");
   // Deflate: a filter h5repack has built in (zstd would need our plugin on its path).
@@ -411,12 +417,12 @@ TEST_F(RankFile, PrefetchCursorFallsBackToHdf5ForFiltersItDoesNotKnow) {
     SCOPED_TRACE(source);
     const std::string repacked = source + ".repacked.h5";
     const std::string command =
-        fmt::format("h5repack -f {}:FLET '{}' '{}' >/dev/null 2>&1", checked, source, repacked);
+        fmt::format("h5repack -f {}:NBIT '{}' '{}' >/dev/null 2>&1", checked, source, repacked);
     // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
     if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
     const RankFileReader reader(repacked);
     StoredChunk stored;
-    ASSERT_FALSE(reader.fetch_chunk<ApiCallRow>(0, 1, stored)) << "the checksum went unnoticed";
+    ASSERT_FALSE(reader.fetch_chunk<ApiCallRow>(0, 1, stored)) << "the filter went unnoticed";
     ASSERT_TRUE(reader.fetch_chunk<MpiCallRow>(0, 1, stored));  // other tables: our decoder
     const std::vector<ApiCallRow> all = read_with_cursor<ApiCallRow>(reader);
     expect_rows_equal(sample.api_calls, all, "api_calls");
@@ -807,6 +813,67 @@ TEST_F(RankFile, MissingColumnsOfFormatOneAreFoundEvenInEmptyTables) {
                 std::string::npos)
           << error.what();
     }
+  }
+}
+
+// One flipped byte anywhere in a chunk's stored bytes (a codec that would still decode it, or
+// none at all) or in a string is found: by the chunks' and the strings' checksums (2.7), by
+// our reader and by stock HDF5, never read as other values.
+TEST_F(RankFile, AFlippedByteInAChunkOrAStringIsFound) {
+  for (const Codec codec : {Codec::kNone, Codec::kZstd}) {
+    const std::string file = path(codec == Codec::kNone ? "raw.h5" : "zstd.h5");
+    write_sample_file(file, Compression{codec, 1}, 3 * kChunkRows);
+    haddr_t address = 0;
+    hsize_t size = 0;
+    {
+      const Handle h(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+      const Handle dataset(H5Dopen2(h.get(), "api_calls", H5P_DEFAULT));
+      const Handle space(H5Dget_space(dataset.get()));
+      hsize_t offset[1] = {0};
+      unsigned mask = 0;
+      ASSERT_GE(H5Dget_chunk_info(dataset.get(), space.get(), 1, offset, &mask, &address, &size),
+                0);
+    }
+    {
+      std::fstream stream(file, std::ios::in | std::ios::out | std::ios::binary);
+      stream.seekg(static_cast<std::streamoff>(address + size / 2));
+      char byte = 0;
+      stream.get(byte);
+      stream.seekp(static_cast<std::streamoff>(address + size / 2));
+      stream.put(static_cast<char>(byte ^ 0x10));
+    }
+    const RankFileReader reader(file);
+    std::vector<ApiCallRow> rows;
+    EXPECT_THROW(reader.read(0, reader.row_count<ApiCallRow>(), rows), FormatError) << file;
+    const Handle h(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    const Handle dataset(H5Dopen2(h.get(), "api_calls", H5P_DEFAULT));
+    const Handle type(H5Dget_type(dataset.get()));
+    std::vector<std::byte> packed(reader.row_count<ApiCallRow>() * H5Tget_size(type.get()));
+    const QuietErrors quiet;
+    EXPECT_LT(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), 0)
+        << "stock HDF5 read a damaged chunk: " << file;
+  }
+  // A string: its bytes found in the file and one of them changed.
+  const std::string file = path("strings.h5");
+  write_sample_file(file, Compression{}, 100);
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t at = bytes.find("jacobi_kernel");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = 'J';
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  try {
+    const RankFileReader reader(file);
+    FAIL() << "a damaged string went unnoticed";
+  } catch (const FormatError& error) {
+    EXPECT_NE(std::string(error.what()).find("string table is damaged"), std::string::npos)
+        << error.what();
   }
 }
 

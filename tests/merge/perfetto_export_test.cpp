@@ -342,8 +342,8 @@ TEST_F(PerfettoExport, TheSummaryGatheredMeanwhileIsTheSame) {
 }
 
 TEST_F(PerfettoExport, ARankOnlyHdf5ReadsIsWrittenInItsTurn) {
-  // h5repack adds a Fletcher-32 checksum to one rank's MPI calls: only HDF5 reads that
-  // table, so that rank is encoded by the writing thread, between ranks helpers encoded.
+  // h5repack stores one rank's MPI calls with the N-bit filter: only HDF5 reads that table,
+  // so that rank is encoded by the writing thread, between ranks helpers encoded.
   // Deflate: a filter h5repack has built in (zstd would need our plugin on its path).
   fs::remove_all(job_.directory);
   job_.compression = "deflate:1";
@@ -351,7 +351,7 @@ TEST_F(PerfettoExport, ARankOnlyHdf5ReadsIsWrittenInItsTurn) {
   const std::string rank_file = job_.directory + "/5.h5";
   const std::string repacked = (dir_ / "5.h5").string();
   const std::string command =
-      fmt::format("h5repack -f mpi_calls:FLET '{}' '{}' >/dev/null 2>&1", rank_file, repacked);
+      fmt::format("h5repack -f mpi_calls:NBIT '{}' '{}' >/dev/null 2>&1", rank_file, repacked);
   // NOLINTNEXTLINE(concurrency-mt-unsafe): the test runs one thread here
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "h5repack (hdf5-tools) is not installed";
   fs::rename(repacked, rank_file);

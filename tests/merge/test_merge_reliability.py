@@ -15,6 +15,17 @@ if os.environ.get("ROCPROF_TEST_PLUGIN_DIR"):
     os.environ["HDF5_PLUGIN_PATH"] = os.environ["ROCPROF_TEST_PLUGIN_DIR"]
 
 
+def damage_string_heap(path):
+    """Makes the size of the first object of the file's global heap (the string table's
+    strings) absurd: HDF5 crashes reading it (SIGSEGV in H5HG_read)."""
+    with open(path, "r+b") as f:
+        data = f.read()
+        heap = data.find(b"GCOL")  # the collection's signature; its objects follow 16 bytes on
+        assert heap >= 0, path
+        f.seek(heap + 16 + 8 + 5)  # a high byte of the first object's size
+        f.write(b"\x29")
+
+
 class MergeReliabilityTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="merge_reliability_")
@@ -66,9 +77,7 @@ class MergeReliabilityTest(unittest.TestCase):
         # (SIGSEGV in H5HG_read) inside the merge and leave its message spill behind.
         job = self.synthetic("rep", 4, 20000)
         damaged = os.path.join(job, "2.h5")
-        with open(damaged, "r+b") as f:
-            f.seek(1214)
-            f.write(b"\x29")
+        damage_string_heap(damaged)
         result = self.merge("rep", "-o", "rep.pftrace", cwd=self.dir)
         self.assertEqual(result.returncode, 1, result.stderr)
         lines = result.stderr.splitlines()
@@ -88,9 +97,7 @@ class MergeReliabilityTest(unittest.TestCase):
         # helper that died on one is replaced for the files after it) and the others merge.
         job = self.synthetic("many", 40, 200)
         for rank in (3, 17, 39):
-            with open(os.path.join(job, f"{rank}.h5"), "r+b") as f:
-                f.seek(1214)
-                f.write(b"\x29")
+            damage_string_heap(os.path.join(job, f"{rank}.h5"))
         env = dict(os.environ, ROCPROF_MERGE_CHECK_HELPERS="1")
         result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "many.json"),
                                  "--skip-bad", "--allow-missing", "-q"], env=env,

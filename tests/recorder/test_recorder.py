@@ -84,7 +84,7 @@ class RecorderBase(unittest.TestCase):
             self.assertEqual(int(f.attrs["complete"]), 1 if complete else 0)
             self.assertEqual(int(f.attrs["records_dropped"]), 0)
             self.assertEqual(f.attrs["format"], "rocprof-mpi rank file")
-            self.assertEqual(list(f.attrs["format_version"]), [2, 6])
+            self.assertEqual(list(f.attrs["format_version"]), [2, 7])
         dump = subprocess.run([DUMP, path], capture_output=True, text=True)
         self.assertEqual(dump.returncode, 0, dump.stderr)
         self.assertIn(f"markers_read {3 * iterations}\n", dump.stdout)

@@ -185,7 +185,7 @@ class UserApiTest(unittest.TestCase):
         import h5py
         h5py.h5pl.prepend(PLUGIN_DIR.encode())
         with h5py.File(path, "r") as f:
-            self.assertEqual(list(f.attrs["format_version"]), [2, 6])
+            self.assertEqual(list(f.attrs["format_version"]), [2, 7])
             strings = f["strings"].asstr()[:]
             a = f["annotations"]
             rows = list(zip(strings[a["name"][:]], a["type"][:].tolist(), a["value"][:].tolist(),
