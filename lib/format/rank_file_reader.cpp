@@ -10,7 +10,6 @@
 #include <system_error>
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include "lib/format/text.hpp"
 #include "lib/format/zstd_filter.hpp"
@@ -214,14 +213,9 @@ RankFileReader::RankFileReader(const std::string& path) : path_(path) {
   // Since 2.7 the file keeps a checksum of its strings: names are never read damaged.
   std::uint32_t kept_crc = 0;
   if (read_attribute(root, "strings_crc32", kept_crc)) {
-    unsigned long crc = 0;
-    for (const char* text : texts) {
-      const char* bytes = text == nullptr ? "" : text;
-      crc =
-          crc32(crc, reinterpret_cast<const Bytef*>(bytes), static_cast<uInt>(std::strlen(bytes)));
-      crc = crc32(crc, reinterpret_cast<const Bytef*>(""), 1);
-    }
-    if (static_cast<std::uint32_t>(crc) != kept_crc) {
+    std::uint32_t crc = 0;
+    for (const char* text : texts) crc = extend_strings_crc(crc, text);
+    if (crc != kept_crc) {
       for (char* text : texts) H5free_memory(text);
       fail("the string table is damaged (its checksum does not match)");
     }

@@ -13,7 +13,6 @@
 #include <system_error>
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include "lib/format/text.hpp"
 
@@ -271,8 +270,7 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   if (encoded.empty()) return fail("compression failed");
   stored_.assign(encoded.begin(), encoded.end());
   append_fletcher32(stored_);
-  const std::span<const std::byte> stored = stored_;
-  if (!reserve(stored.size())) return false;
+  if (!reserve(stored_.size())) return false;
   if (!state.dataset.valid()) {
     const Handle row_type(create_packed_row_type(*state.table));
     state.dataset = create_extensible(file_.get(), state.table->name, row_type.get(), chunk_rows,
@@ -287,16 +285,17 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   // chunk the last flush points to would change under a reader and could be torn by a kill.
   // A stand-in of another size first moves the chunk to fresh space; the real one then
   // replaces the stand-in, which no flush ever saw.
-  if (state.tail_stored_bytes == stored.size()) {
-    stand_in_.assign(stored.begin(), stored.end());
-    stand_in_.push_back(std::byte{0});
-    if (!reserve(stand_in_.size()) ||
-        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stand_in_.size(), stand_in_.data()) < 0)
-      return fail(fmt::format("cannot write {}", state.table->name));
+  if (state.tail_stored_bytes == stored_.size()) {
+    stored_.push_back(std::byte{0});  // the stand-in: the chunk and one byte more
+    const bool moved =
+        reserve(stored_.size()) &&
+        H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored_.size(), stored_.data()) >= 0;
+    stored_.pop_back();
+    if (!moved) return fail(fmt::format("cannot write {}", state.table->name));
   }
-  if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored.size(), stored.data()) < 0)
+  if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, &first, stored_.size(), stored_.data()) < 0)
     return fail(fmt::format("cannot write {}", state.table->name));
-  state.tail_stored_bytes = rows == chunk_rows ? 0 : stored.size();
+  state.tail_stored_bytes = rows == chunk_rows ? 0 : stored_.size();
   return true;
 }
 
@@ -342,10 +341,7 @@ bool RankFileWriter::write_strings() {
   texts.reserve(strings_pending_.size());
   for (const auto& text : strings_pending_) {
     texts.push_back(text.c_str());
-    // As HDF5 stores it: up to the first NUL, which ends a C string.
-    strings_crc_ = crc32(strings_crc_, reinterpret_cast<const Bytef*>(text.c_str()),
-                         static_cast<uInt>(std::strlen(text.c_str())));
-    strings_crc_ = crc32(strings_crc_, reinterpret_cast<const Bytef*>(""), 1);
+    strings_crc_ = extend_strings_crc(strings_crc_, text.c_str());
   }
   const Handle type = vlen_string_type();
   if (H5Dwrite(strings_.get(), type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT,
@@ -361,7 +357,7 @@ bool RankFileWriter::write_status(const RankFileStatus& status) {
   return write_attribute(root, "complete", static_cast<std::uint32_t>(status.complete ? 1 : 0)) &&
          write_attribute(root, "records_dropped", status.records_dropped) &&
          write_attribute(root, "last_flush_clock_ns", status.last_flush_clock_ns) &&
-         write_attribute(root, "strings_crc32", static_cast<std::uint32_t>(strings_crc_));
+         write_attribute(root, "strings_crc32", strings_crc_);
 }
 
 bool RankFileWriter::set_identity(std::int32_t rank, std::int32_t size) {

@@ -109,8 +109,7 @@ class RankFileWriter {
   std::string path_;
   Compression compression_;
   ChunkEncoder encoder_;
-  std::vector<std::byte> stored_;    // a chunk as stored: encoded, then its checksum
-  std::vector<std::byte> stand_in_;  // a chunk one byte longer (write_chunk)
+  std::vector<std::byte> stored_;  // a chunk as stored: encoded, then its checksum
   Handle file_;
   std::vector<TableState> tables_;
   std::vector<ChunkEncoder::Field> fields_;
@@ -118,7 +117,7 @@ class RankFileWriter {
   Handle strings_;
   std::vector<std::string> strings_pending_;  // interned since the last write
   std::uint64_t strings_written_ = 0;
-  unsigned long strings_crc_ = 0;  // zlib's CRC-32 of the strings written, each with its NUL
+  std::uint32_t strings_crc_ = 0;  // of the strings written (extend_strings_crc)
   struct StringHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view text) const noexcept {

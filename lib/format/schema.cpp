@@ -1,7 +1,10 @@
 #include "lib/format/schema.hpp"
 
+#include <zlib.h>
+
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -350,6 +353,14 @@ ColumnSet columns_named(const Table& table, std::initializer_list<std::string_vi
     set |= ColumnSet{1} << c;
   }
   return set;
+}
+
+std::uint32_t extend_strings_crc(std::uint32_t crc, const char* text) noexcept {
+  const char* bytes = text == nullptr ? "" : text;
+  uLong extended =
+      crc32(crc, reinterpret_cast<const Bytef*>(bytes), static_cast<uInt>(std::strlen(bytes)));
+  extended = crc32(extended, reinterpret_cast<const Bytef*>(""), 1);
+  return static_cast<std::uint32_t>(extended);
 }
 
 }  // namespace rocprof::format

@@ -73,5 +73,8 @@ ColumnSet columns_named(const Table& table, std::initializer_list<std::string_vi
 
 // Group holding the string table (dataset "strings" of variable-length UTF-8 strings).
 inline constexpr const char* kStringsDataset = "strings";
+// The root attribute `strings_crc32` (since 2.7): `crc` (0 to start) extended by the next
+// string of the table, as HDF5 stores it: its bytes up to its first NUL, then one NUL.
+std::uint32_t extend_strings_crc(std::uint32_t crc, const char* text) noexcept;
 
 }  // namespace rocprof::format
