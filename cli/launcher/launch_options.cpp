@@ -8,8 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "lib/device/gpu_counters.hpp"
-#include "lib/device/host_counters.hpp"
+#include "lib/device/counter_listing.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/settings/config.hpp"
 #include "lib/settings/identity.hpp"
@@ -48,12 +47,11 @@ std::string validate(const LaunchOptions& o) {
     std::vector<std::string> names;
     if (!settings::parse_counter_names(o.device_counters, names, error))
       return "--device-counters: " + error;
-    for (const std::string& name : names)
-      if (!device::is_host_counter(name) && !device::is_gpu_counter(name))
-        return fmt::format(
-            "--device-counters: no device offers a counter named {} (rocprof-mpi "
-            "--list-counters lists them)",
-            name);
+    if (const std::string* unknown = device::unknown_counter(names))
+      return fmt::format(
+          "--device-counters: no device offers a counter named {} (rocprof-mpi "
+          "--list-counters lists them)",
+          *unknown);
   }
   if (!settings::parse_duration_ms(o.counter_interval, ms))
     return fmt::format(

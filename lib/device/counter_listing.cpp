@@ -39,4 +39,10 @@ const CounterInfo* find_counter(const std::string& name) {
   return nullptr;
 }
 
+const std::string* unknown_counter(const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    if (!is_host_counter(name) && !is_gpu_counter(name)) return &name;
+  return nullptr;
+}
+
 }  // namespace rocprof::device

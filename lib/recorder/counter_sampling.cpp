@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/device/counter_listing.hpp"
 #include "lib/device/gpu_counters.hpp"
 #include "lib/device/host_counters.hpp"
 #include "lib/device/periodic_sampler.hpp"
@@ -94,12 +95,11 @@ DeviceSet counter_devices_wanted(const settings::Config& config) {
 }
 
 std::string device_counters_problem(const settings::Config& config) {
-  for (const std::string& name : config.device_counters)
-    if (!device::is_host_counter(name) && !device::is_gpu_counter(name))
-      return fmt::format(
-          "ROCPROF_MPI_DEVICE_COUNTERS names {}, which no device offers (rocprof-mpi "
-          "--list-counters lists them)",
-          name);
+  if (const std::string* unknown = device::unknown_counter(config.device_counters))
+    return fmt::format(
+        "ROCPROF_MPI_DEVICE_COUNTERS names {}, which no device offers (rocprof-mpi "
+        "--list-counters lists them)",
+        *unknown);
   return {};
 }
 
