@@ -296,7 +296,11 @@ void Pool::refill_spares() {
   const std::lock_guard lock(slots_mutex_);
   for (ProducerSlot* slot : slots_) {
     if (slot->detached.load(std::memory_order_acquire)) continue;
-    while (slot->spares.size() < kSparesTarget) {
+    // Topped up once per round: a producer that takes chunks as fast as they come would
+    // otherwise keep this thread here, making chunks (slow while memory is first touched)
+    // instead of delivering full ones.
+    const std::uint32_t held = slot->spares.size();
+    for (std::uint32_t need = held < kSparesTarget ? kSparesTarget - held : 0; need > 0; --need) {
       Chunk* chunk = nullptr;
       if (!free_chunks_.empty()) {
         chunk = free_chunks_.back();

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -342,6 +344,75 @@ TEST_F(Activity, SlowConsumerDropsAndCountsInsteadOfBlocking) {
   EXPECT_GT(stats.dropped_records, 0U);
   EXPECT_EQ(stats.delivered_records, slow.records.load());
   EXPECT_EQ(stats.delivered_records + stats.dropped_records, kCount);
+}
+
+TEST_F(Activity, SlowChunkMakingDoesNotKeepThePoolThreadFromDelivering) {
+  // Chunks that take long to make (memory touched for the first time on a busy node) while
+  // a thread records flat out, taking each spare chunk as it comes: the pool thread used to
+  // keep making chunks until the memory limit, delivering nothing, so that a flush (and the
+  // file's first rows) waited seconds. It now tops the spares up once per round.
+  constexpr std::size_t kMost = 1 << 14;
+  struct SlowAllocator {
+    std::atomic<std::size_t> made{0};
+    std::array<std::uint32_t, kMost> maker{};  // thread id of each allocation, in order
+    static void allocate(char** ptr, size_t size, void* arg) {
+      auto* self = static_cast<SlowAllocator*>(arg);
+      if (size == 0) {
+        std::free(*ptr);
+        *ptr = nullptr;
+        return;
+      }
+      const std::size_t index = self->made.fetch_add(1);
+      if (index < self->maker.size()) self->maker[index] = gettid_u32();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      *ptr = static_cast<char*>(std::realloc(*ptr, size));
+    }
+  } allocator;
+  struct Deliveries {
+    SlowAllocator* allocator = nullptr;
+    std::atomic<std::uint32_t> thread{0};
+    std::vector<std::size_t> made_at;  // chunks made so far, at each delivery
+    static void on_buffer(const char* /*begin*/, const char* /*end*/, void* arg) {
+      auto* self = static_cast<Deliveries*>(arg);
+      self->thread.store(gettid_u32());
+      self->made_at.push_back(self->allocator->made.load());
+    }
+  } deliveries;
+  deliveries.allocator = &allocator;
+  deliveries.made_at.reserve(1 << 16);
+  setenv("ROCPROF_POOL_MAX_BYTES", "8M", 1);  // NOLINT(concurrency-mt-unsafe): this thread only
+  roctracer_properties_t properties{};
+  properties.buffer_size = 4096;
+  properties.buffer_callback_fun = &Deliveries::on_buffer;
+  properties.buffer_callback_arg = &deliveries;
+  properties.alloc_fun = &SlowAllocator::allocate;
+  properties.alloc_arg = &allocator;
+  roctracer_pool_t* pool = nullptr;
+  ASSERT_EQ(roctracer_open_pool_expl(&properties, &pool), ROCTRACER_STATUS_SUCCESS);
+  unsetenv("ROCPROF_POOL_MAX_BYTES");  // NOLINT(concurrency-mt-unsafe): as above
+  pools_.push_back(pool);
+  roctracer_enable_op_activity_expl(ACTIVITY_DOMAIN_ROCTX, ROCTX_API_ID_roctxMarkA, pool);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until)
+    for (int i = 0; i < 64; ++i) roctxMarkA("x");
+  const std::size_t made_while_recording = allocator.made.load();
+  roctracer_flush_activity_expl(pool);
+  ASSERT_FALSE(deliveries.made_at.empty());
+  // The most chunks the pool thread made in a row without delivering, while the thread
+  // recorded: one round's top-up (a few rounds' if the recording thread was not scheduled
+  // between them), not every chunk it could make.
+  std::vector<std::size_t> marks = deliveries.made_at;
+  marks.push_back(made_while_recording);
+  std::size_t longest = 0;
+  std::size_t from = 0;
+  for (const std::size_t mark : marks) {
+    std::size_t in_a_row = 0;
+    for (std::size_t k = from; k < std::min(mark, kMost); ++k)
+      if (allocator.maker[k] == deliveries.thread.load()) ++in_a_row;
+    longest = std::max(longest, in_a_row);
+    from = std::max(from, mark);
+  }
+  EXPECT_LE(longest, 24U) << "of " << made_while_recording << " chunks made while recording";
 }
 
 TEST_F(Activity, StoppedTracerRecordsNothing) {
