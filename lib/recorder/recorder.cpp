@@ -157,10 +157,15 @@ void report_failure(State& state, const std::string& why) {
   message(fmt::format("{}; tracing is off from here, the application continues", why));
 }
 
-void wait_for_wake(State& state, std::uint32_t seen) noexcept {
-  const std::uint32_t interval = state.config.flush_interval_ms;
-  timespec timeout{static_cast<time_t>(interval / 1000),
-                   static_cast<long>(interval % 1000) * 1'000'000L};
+// Sleeps until `deadline_ns` (CLOCK_MONOTONIC) or a request. Flushes are due at fixed
+// deadlines, one interval after the previous flush began, so that a slow flush (a starved
+// writer, a large backlog) does not push every later one back by its own length.
+void wait_for_wake(State& state, std::uint32_t seen, std::uint64_t deadline_ns) noexcept {
+  const std::uint64_t now = clock_ns(CLOCK_MONOTONIC);
+  if (deadline_ns <= now) return;
+  const std::uint64_t wait_ns = deadline_ns - now;
+  timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000ULL),
+                   static_cast<long>(wait_ns % 1'000'000'000ULL)};
   // Returns at once when the word changed since `seen` (a request came meanwhile).
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&state.wake_word), FUTEX_WAIT_PRIVATE, seen,
           &timeout, nullptr, 0);
@@ -202,9 +207,12 @@ bool use_tsc(const Config& config) {
 void writer_loop(State& state) {
   tl_recorder_thread = true;
   become_helper_thread(state.config.helpers_on_all_cpus, state.config.helper_nice);
+  const std::uint64_t interval_ns = std::uint64_t{state.config.flush_interval_ms} * 1'000'000ULL;
   std::uint32_t seen = state.wake_word.load(std::memory_order_acquire);
+  std::uint64_t flush_began_ns = clock_ns(CLOCK_MONOTONIC);
   while (true) {
-    wait_for_wake(state, seen);
+    wait_for_wake(state, seen, flush_began_ns + interval_ns);
+    flush_began_ns = clock_ns(CLOCK_MONOTONIC);
     seen = state.wake_word.load(std::memory_order_acquire);
     const std::uint64_t generation = state.requested.load(std::memory_order_acquire);
     const bool close = state.close_requested.load(std::memory_order_acquire);
