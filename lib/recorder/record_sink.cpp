@@ -58,7 +58,14 @@ format::StringId RecordSink::intern_kernel(const char* mangled) {
 }
 
 format::StringId RecordSink::intern(const char* text) {
-  return text == nullptr ? 0 : intern(std::string_view(text));
+  if (text == nullptr) return 0;
+  RecentText& recent = recent_texts_[(reinterpret_cast<std::uintptr_t>(text) >> 3) % kRecentTexts];
+  if (recent.address == text && std::strcmp(recent.text.c_str(), text) == 0) return recent.id;
+  const format::StringId id = intern(std::string_view(text));
+  recent.address = text;
+  recent.text = text;
+  recent.id = id;
+  return id;
 }
 
 format::StringId RecordSink::intern(std::string_view text) {
@@ -66,6 +73,8 @@ format::StringId RecordSink::intern(std::string_view text) {
 }
 
 void RecordSink::note_thread(std::uint32_t thread_id, std::uint64_t timestamp_ns) {
+  if (thread_id == last_thread_ && thread_id != 0) return;
+  last_thread_ = thread_id;
   if (!threads_seen_.insert(thread_id).second) return;
   auto row = blank<ThreadRow>();
   row.thread_id = thread_id;

@@ -3,6 +3,7 @@
 // Runs on the pool thread, with the writer locked by the caller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -55,6 +56,17 @@ class RecordSink {
   format::RankFileWriter& writer_;
   std::uint64_t consumed_ = 0;
   std::unordered_set<std::uint32_t> threads_seen_;
+  std::uint32_t last_thread_ = 0;  // seen: most records come from the thread before
+  // Texts recently interned, by address. Most records name one of a few texts that the
+  // recording thread keeps at a fixed address, so a hit skips hashing the text; the content
+  // is compared too, since a text copied into a chunk may reuse the address of another.
+  struct RecentText {
+    const char* address = nullptr;
+    std::string text;
+    format::StringId id = 0;
+  };
+  static constexpr std::size_t kRecentTexts = 64;
+  std::array<RecentText, kRecentTexts> recent_texts_;
   std::unordered_map<const char*, format::StringId> static_ids_;
   // Mangled kernel name -> id of its readable form (CUDA records carry the mangled one).
   std::unordered_map<std::string, format::StringId> kernel_ids_;

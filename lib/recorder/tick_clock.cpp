@@ -92,8 +92,9 @@ bool TickConverter::observe(TickPair pair, bool keep) {
 }
 
 std::uint64_t TickConverter::Span::at(std::uint64_t tick) const noexcept {
-  return low.ns +
-         static_cast<std::uint64_t>(std::llround(static_cast<double>(tick - low.tick) * slope));
+  // Rounded to nearest by adding a half and truncating (no library call on this path).
+  const double offset = static_cast<double>(tick - low.tick) * slope;
+  return offset <= 0 ? low.ns : low.ns + static_cast<std::uint64_t>(offset + 0.5);
 }
 
 std::uint64_t TickConverter::between(const TickPair& low, const TickPair& high,

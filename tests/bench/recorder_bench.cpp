@@ -189,6 +189,53 @@ void BM_WriterFromPoolBuffers(benchmark::State& state) {
 }
 BENCHMARK(BM_WriterFromPoolBuffers)->Unit(benchmark::kMillisecond);
 
+// ROC-TX ranges as the recorder's pool delivers them: push and pop records of one thread in
+// TSC ticks, every push naming the same kept message, in 1 MiB chunks that are no longer in
+// the cache (more of them than the last-level cache holds); through the sink into the file.
+// The writer's side of a program that records ranges flat out.
+void BM_WriterFromMarkerBuffers(benchmark::State& state) {
+  const std::string path = bench_path("markers");
+  std::string error;
+  constexpr std::size_t kChunkRecords = (std::size_t{1} << 20) / sizeof(activity_record_t);
+  constexpr std::size_t kChunks = 96;
+  std::vector<std::vector<activity_record_t>> chunks(kChunks,
+                                                     std::vector<activity_record_t>(kChunkRecords));
+  static const char kMessage[] = "ranged";
+  std::uint64_t written = 0;
+  std::uint64_t id = 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fs::remove(path);
+    for (auto& records : chunks) {
+      // Ticks read before the sink's first clock pair, as in the recorder.
+      std::uint64_t tick = __builtin_ia32_rdtsc();
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        activity_record_t& record = records[i];
+        record = activity_record_t{};
+        record.domain = ACTIVITY_DOMAIN_ROCTX;
+        const bool push = i % 2 == 0;
+        record.op = push ? 1 : 2;
+        record.correlation_id = push ? ++id : id;
+        record.begin_ns = record.end_ns = ++tick;
+        record.process_id = 1;
+        record.thread_id = 7000;
+        record.mark_message = push ? kMessage : nullptr;
+      }
+    }
+    auto writer = RankFileWriter::create(path, RankMetadata{}, Compression{}, error);
+    rocprof::recorder::RecordSink sink(*writer, true);
+    state.ResumeTiming();
+    for (const auto& records : chunks)
+      sink.consume(reinterpret_cast<const char*>(records.data()),
+                   reinterpret_cast<const char*>(records.data() + records.size()));
+    writer->close(RankFileStatus{});
+    written += kChunks * kChunkRecords;
+  }
+  fs::remove(path);
+  state.SetItemsProcessed(static_cast<std::int64_t>(written));
+}
+BENCHMARK(BM_WriterFromMarkerBuffers)->Unit(benchmark::kMillisecond);
+
 // The same API stream as compound rows (one dataset, rows of the struct's 96 bytes) written
 // the way another program would: shuffle + zstd through HDF5's own filter pipeline.
 void BM_CompoundRowsApiCalls(benchmark::State& state) {
