@@ -113,8 +113,9 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
   // command line of its own.
-  if (argc == 2 && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)
-    return rocprof::merge::run_check_helper();
+  if ((argc == 2 || argc == 3) && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)
+    return rocprof::merge::run_check_helper(argc == 3 && std::string_view(argv[2]) ==
+                                                             rocprof::merge::kEveryChunkArgument);
   try {
     return run(argc, argv);
   } catch (const std::exception& error) {

@@ -207,6 +207,12 @@ class RankFileReader {
   void read_chunk(const Table& table, std::uint64_t first, std::uint64_t count, StoredChunk& out,
                   ColumnSet columns = kAllColumns) const;
 
+  // Reads every chunk of every table, each checked against its checksum and decoded, a
+  // bounded piece at a time: a check of the whole file, for a merge that must find a damaged
+  // chunk before it starts (--skip-bad) rather than halfway. Throws FormatError naming the
+  // first damaged chunk's rows.
+  void verify_every_chunk() const;
+
   // Every row of a table; for tests and small tables.
   template <typename Row>
   std::vector<Row> read_all() const {

@@ -44,13 +44,16 @@ bool send_all(int fd, std::span<const std::byte> bytes) {
   return true;
 }
 
-RankSet::CheckedFile check_here(const std::string& path) {
+RankSet::CheckedFile check_here(const std::string& path, bool every_chunk) {
   RankSet::CheckedFile file;
   try {
     file.reader = std::make_unique<format::RankFileReader>(path);
+    if (every_chunk) file.reader->verify_every_chunk();
   } catch (const format::FormatError& error) {
+    file.reader.reset();
     file.problem = error.what();
   } catch (const std::exception& error) {  // sizes a damaged file claims (std::bad_alloc)
+    file.reader.reset();
     file.problem =
         format::FormatError(path, fmt::format("cannot be read ({})", error.what())).what();
   }
@@ -60,8 +63,8 @@ RankSet::CheckedFile check_here(const std::string& path) {
 // A finding on the wire: its place in the helper's list, then a digest with its layout (1)
 // or a problem (0); each message led by its length. The layout locates every chunk, so that
 // the merge process reads the file without HDF5.
-std::vector<std::byte> finding(std::uint64_t position, const std::string& path) {
-  RankSet::CheckedFile file = check_here(path);
+std::vector<std::byte> finding(std::uint64_t position, const std::string& path, bool every_chunk) {
+  RankSet::CheckedFile file = check_here(path, every_chunk);
   std::vector<std::byte> digest_bytes;
   if (file.reader) {
     try {
@@ -94,7 +97,7 @@ constexpr std::string_view kHello = "rocprof-merge check helper 1\n";
 
 }  // namespace
 
-int run_check_helper() {
+int run_check_helper(bool every_chunk) {
   // Gone with the merge process that started it, whatever ends that.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::vector<std::byte> request;
@@ -116,7 +119,7 @@ int run_check_helper() {
   }
   if (!send_all(STDOUT_FILENO, std::as_bytes(std::span(kHello.data(), kHello.size())))) return 1;
   for (std::uint64_t i = 0; i < paths.size(); ++i)
-    if (!send_all(STDOUT_FILENO, finding(i, paths[i]))) return 1;
+    if (!send_all(STDOUT_FILENO, finding(i, paths[i], every_chunk))) return 1;
   return 0;
 }
 
@@ -124,6 +127,7 @@ CheckHelpers::CheckHelpers(const CheckHelperSetting& setting, const std::vector<
     : paths_(paths),
       executable_(setting.executable),
       file_timeout_(setting.file_timeout),
+      every_chunk_(setting.every_chunk),
       found_(paths.size()) {
   // Every file goes to a helper when one can start: HDF5 may crash on a damaged file, and only
   // a helper may crash. One helper at least, another for each kFilesPerHelper files.
@@ -165,7 +169,9 @@ bool CheckHelpers::spawn(Helper& helper, std::size_t first) const {
   posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
   std::string program = executable_;
   std::string argument = kCheckHelperArgument;
-  char* argv[] = {program.data(), argument.data(), nullptr};
+  std::string every_chunk = kEveryChunkArgument;
+  char* argv[] = {program.data(), argument.data(), every_chunk_ ? every_chunk.data() : nullptr,
+                  nullptr};
   pid_t pid = -1;
   const int failed = ::posix_spawn(&pid, executable_.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -361,7 +367,7 @@ RankSet::CheckedFile CheckHelpers::take(std::size_t i) {
       return file;
     }
   }
-  return check_here(paths_[i]);
+  return check_here(paths_[i], every_chunk_);
 }
 
 CheckHelpers::~CheckHelpers() {

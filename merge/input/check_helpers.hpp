@@ -32,10 +32,13 @@ namespace rocprof::merge {
 
 // The argument that makes rocprof-merge a check helper (not for users: --help leaves it out).
 inline constexpr const char* kCheckHelperArgument = "--internal-rank-file-check-helper";
+// After it: check every chunk of each file (CheckHelperSetting::every_chunk).
+inline constexpr const char* kEveryChunkArgument = "every-chunk";
 
 // A check helper's work: reads its list of files from standard input, checks them in order
-// and writes each finding to standard output. Returns the exit code.
-int run_check_helper();
+// (`every_chunk`: each chunk read too) and writes each finding to standard output. Returns
+// the exit code.
+int run_check_helper(bool every_chunk);
 
 // Helpers for the files of one list, which the caller takes in order.
 class CheckHelpers {
@@ -73,6 +76,7 @@ class CheckHelpers {
   std::vector<std::string> paths_;
   std::string executable_;
   std::chrono::milliseconds file_timeout_;
+  bool every_chunk_ = false;
   std::size_t started_ = 0;  // helpers started by the constructor
   std::vector<Helper> helpers_;
   int wake_ = -1;  // the destructor writes here to end receive() early

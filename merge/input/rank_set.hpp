@@ -25,6 +25,10 @@ struct CheckHelperSetting {
   // A helper that spends longer on one file is stopped: HDF5 loops for ever on some damaged
   // files, and the file is then reported damaged.
   std::chrono::milliseconds file_timeout{60'000};
+  // Read every chunk of each file too (RankFileReader::verify_every_chunk), so that a
+  // damaged chunk is found at the check, where --skip-bad can leave its file out, and not
+  // halfway through the merge.
+  bool every_chunk = false;
 };
 
 struct RankSetOptions {

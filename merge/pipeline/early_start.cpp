@@ -18,8 +18,9 @@ void EarlyStart::begin(const MergeOptions& options, const MergeSettings& setting
     // MPI's, and two merges may write beside one output.
     spill_.emplace(fmt::format("{}.messages.{}", options.output, place->index));
     ahead_.emplace(*spill_, spill_helpers(place->on_node));
-    check_.emplace(options.inputs, *place, on_checked(), on_refused(),
-                   check_helper_setting(settings.check_helpers, place->on_node));
+    CheckHelperSetting helpers = check_helper_setting(settings.check_helpers, place->on_node);
+    helpers.every_chunk = options.skip_bad;
+    check_.emplace(options.inputs, *place, on_checked(), on_refused(), helpers);
   } catch (const std::exception&) {  // done again, and told, once MPI has started
     check_.reset();
     ahead_.reset();

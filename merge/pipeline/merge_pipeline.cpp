@@ -19,6 +19,7 @@
 #include "merge/export/encode_ahead.hpp"
 #include "merge/files/staged_output.hpp"
 #include "merge/pipeline/cpu_budget.hpp"
+#include "merge/pipeline/failure_text.hpp"
 #include "merge/pipeline/merge_steps.hpp"
 #include "merge/pipeline/merge_strategy.hpp"
 #include "merge/pipeline/output_checks.hpp"
@@ -193,6 +194,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     set_options.skip_bad = options_.skip_bad;
     set_options.check_helpers =
         check_helper_setting(settings_.check_helpers, group.processes_on_node());
+    set_options.check_helpers.every_chunk = options_.skip_bad;
     report.phase("checking rank files");
     group.set_first_share(sink.first_process_share(group.size(), linked_parts));
     CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
@@ -330,7 +332,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error.what()));
     return 1;
   } catch (const std::exception& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error.what()));
+    fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(failure_text(error)));
     return 1;
   }
   return 0;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "merge/pipeline/failure_text.hpp"
+
 namespace rocprof::merge {
 
 CheckedJob take_checked(RankSet set, const MergeGroup& group) {
@@ -57,7 +59,7 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
     }
     mine = context.early.spill().finish().serialize();
   } catch (const std::exception& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+    fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
     failed = true;
   }
   if (group.any(failed)) return std::nullopt;
@@ -92,7 +94,7 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
       matched.report = check_causality(spills, *matched.streams, context.correct);
       outcome = matched.report.serialize();
     } catch (const std::exception& error) {
-      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
       failed = true;
     }
   }

@@ -12,6 +12,7 @@
 
 #include "merge/files/exclusive_file.hpp"
 #include "merge/parallel/shared_check.hpp"
+#include "merge/pipeline/failure_text.hpp"
 #include "merge/pipeline/merge_strategy.hpp"
 
 namespace rocprof::merge {
@@ -61,7 +62,7 @@ class ParallelStrategy final : public MergeStrategy {
     } catch (const OtherProcessFailed&) {
       failed = true;  // that process says why
     } catch (const std::exception& error) {
-      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
       failed = true;
     }
     // A phase of its own: waiting for the other processes' parts, and copying this one.
@@ -83,7 +84,7 @@ class ParallelStrategy final : public MergeStrategy {
       // The others may be waiting for this process (its chunks, or a collective call): the
       // job is aborted, after this process removed what it wrote (mpirun then stops the
       // others with SIGTERM, and each removes its own files).
-      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(error.what()));
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
       context.partial.discard();
       group_.abort(1);
     }

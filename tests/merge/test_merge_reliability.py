@@ -92,6 +92,46 @@ class MergeReliabilityTest(unittest.TestCase):
         self.assertIn("rocprof-merge: skipped rep/2.h5: damaged: ", skipped.stderr)
         self.assertEqual(self.leftovers(["rep"]), ["rep.pftrace"])
 
+    def test_skip_bad_leaves_out_a_file_whose_chunk_is_damaged(self):
+        # A chunk the check at open does not read (the last of rank 2's MPI calls), its bytes
+        # overwritten: the merge finds it halfway and stops, naming the file and --skip-bad.
+        # With --skip-bad every chunk is read at the check: the file is left out with a
+        # warning, and the merge equals the one of the job without that file, serial and
+        # parallel.
+        import h5py
+        job = self.synthetic("job", 4, 20000)
+        damaged = os.path.join(job, "2.h5")
+        with h5py.File(damaged, "r") as f:
+            calls = f["mpi_calls"].id
+            chunk = calls.get_chunk_info(calls.get_num_chunks() - 1)
+        without = self.synthetic("without", 4, 20000)
+        os.remove(os.path.join(without, "2.h5"))
+        reference = os.path.join(self.dir, "reference.pftrace")
+        result = self.merge(without, "-o", reference, "--allow-missing", "-q", "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(damaged, "r+b") as f:
+            f.seek(chunk.byte_offset + chunk.size // 2)
+            f.write(b"\x5a" * 16)
+        out = os.path.join(self.dir, "out.pftrace")
+        stopped = self.merge(job, "-o", out, "-q", "--no-summary")
+        self.assertEqual(stopped.returncode, 1, stopped.stderr)
+        self.assertIn(f"{damaged}: cannot read rows", stopped.stderr)
+        self.assertIn("--skip-bad", stopped.stderr)
+        self.assertEqual(self.leftovers(["job", "without", "reference.pftrace"]), [])
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for processes in (1, 2):
+            with self.subTest(processes=processes):
+                command = [MERGE, job, "-o", out, "--skip-bad", "-q", "--no-summary"]
+                if processes > 1:
+                    command = ["mpirun", "--oversubscribe", "-np", str(processes)] + command
+                skipped = subprocess.run(command, env=env, capture_output=True, text=True,
+                                         timeout=300)
+                self.assertEqual(skipped.returncode, 0, skipped.stderr)
+                self.assertIn(f"rocprof-merge: skipped {damaged}: cannot read rows",
+                              skipped.stderr)
+                with open(out, "rb") as f, open(reference, "rb") as g:
+                    self.assertEqual(f.read(), g.read())
+
     def test_files_that_hdf5_crashes_on_cost_only_themselves(self):
         # Among many files checked by one helper process, the damaged ones are told (the
         # helper that died on one is replaced for the files after it) and the others merge.
