@@ -495,7 +495,14 @@ void RankFileReader::map_column(hid_t dataset, std::uint64_t rows, TableMap& map
       fail(fmt::format("cannot locate rows {}.. of {}", offset, stored_name(table, name)));
     ChunkLocation& location = column.chunks.emplace_back();
     if (address == HADDR_UNDEF || size == 0) {  // never written
-      // The writer writes chunk after chunk: a killed one leaves the last few unwritten.
+      // Since 2.7 a flush writes every chunk of its rows before the metadata that counts
+      // them, killed or not: a chunk the index lacks is damage (HDF5 would read zeros).
+      if (packed_ && (version_major_ > 2 || version_minor_ >= 7))
+        fail(
+            fmt::format("{} claims {} rows, but its chunk of rows {}.. is missing (damaged "
+                        "chunk index?)",
+                        stored_name(table, name), rows, offset));
+      // Before, a killed writer could leave the last few unwritten.
       if (++unwritten > kMostUnwrittenChunks)
         fail(
             fmt::format("{} claims {} rows, but its chunks from row {} on were never written "

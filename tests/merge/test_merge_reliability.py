@@ -132,6 +132,36 @@ class MergeReliabilityTest(unittest.TestCase):
                 with open(out, "rb") as f, open(reference, "rb") as g:
                     self.assertEqual(f.read(), g.read())
 
+    def test_a_chunk_missing_from_its_index_is_named_not_read_as_zeros(self):
+        # The bit-flip run's case: damage in a table's chunk index (a v1 B-tree, which has no
+        # checksum) hid its only chunk, and HDF5 read the rows as zeros; the merge went on
+        # with exit 0 and a different timeline. Here the index's first key is moved so that
+        # the lookup misses the chunk.
+        import struct
+        import h5py
+        job = self.synthetic("job", 4, 2000)
+        damaged = os.path.join(job, "1.h5")
+        with h5py.File(damaged, "r") as f:
+            chunk = f["mpi_calls"].id.get_chunk_info(0).byte_offset
+        with open(damaged, "r+b") as f:
+            data = f.read()
+            at = data.find(b"TREE")
+            while at >= 0:
+                # Node type 1 (chunks), then level, entries, two siblings; a key (size, filter
+                # mask, two offsets) and the first chunk's address.
+                if data[at + 4] == 1 and struct.unpack_from("<Q", data, at + 48)[0] == chunk:
+                    break
+                at = data.find(b"TREE", at + 4)
+            self.assertGreaterEqual(at, 0, "no chunk index points at the chunk")
+            f.seek(at + 32)
+            f.write(struct.pack("<Q", 1 << 40))
+        with h5py.File(damaged, "r") as f:  # stock HDF5 indeed reads zeros
+            self.assertEqual(int(f["mpi_calls"]["begin_ns"].max()), 0)
+        result = self.merge(job, "-o", os.path.join(self.dir, "out.pftrace"), "-q")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn(f"{damaged}: table mpi_calls claims", result.stderr)
+        self.assertIn("is missing (damaged chunk index?)", result.stderr)
+
     def test_files_that_hdf5_crashes_on_cost_only_themselves(self):
         # Among many files checked by one helper process, the damaged ones are told (the
         # helper that died on one is replaced for the files after it) and the others merge.
