@@ -34,7 +34,8 @@ int run(int argc, char** argv) {
                "merge even if some traced ranks of the job have no file (ranks the run did not "
                "trace, rocprof-mpi --mpi-ranks, need no option)");
   app.add_flag("--skip-bad", options.skip_bad,
-               "leave out files that cannot be read, and say which");
+               "leave out files that cannot be read, and say which (every chunk of every file "
+               "is read at the check, so that a damaged one is found before merging)");
   app.add_option(
       "--summary-csv", options.csv_prefix,
       "also write the summary as PREFIX_mpi.csv, PREFIX_regions.csv, PREFIX_kernels.csv, "
