@@ -275,6 +275,15 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     std::vector<std::string> timing_report;
     if (options_.timings) timing_report = timing_lines(group, report.timings());
     if (!group.leader()) return 0;
+    // What follows is the first process's alone; --timings lists its phases after the
+    // shared ones.
+    const std::size_t shared_phases = report.timings().size();
+    if (want_summary && summary.gathers_wait_states()) {
+      report.phase("analysing wait states and the critical path");
+      (void)summary.critical_path();  // computed once, here, for every output below
+      report.clear();
+    }
+    report.phase("printing the summary and its files");
     if (!quiet && options_.print_summary) {
       print_to_terminal(stdout, [&](std::FILE* memory) {
         summary.print(memory);
@@ -288,7 +297,9 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         return 1;
       }
     }
+    report.clear();
     if (!options_.report.empty()) {
+      report.phase("writing the HTML report");
       std::string error;
       const ReportJob about{checked.set.job_id(), static_cast<std::size_t>(group.size()),
                             options_.output};
@@ -297,9 +308,11 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         return 1;
       }
       if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
+      report.clear();
     }
     // The analysis in the timeline, for a format that stores it.
     if (want_summary) {
+      report.phase("adding the analysis to the timeline");
       const std::vector<RegionImbalance> imbalance = summary.region_imbalance();
       JobAnalysis analysis{.imbalance = &imbalance};
       if (summary.gathers_wait_states()) {
@@ -311,6 +324,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
         fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error));
         return 1;
       }
+      report.clear();
     }
     // The summary and CSV files stand on their own; a timeline written to a file that is
     // gone is not a success.
@@ -318,9 +332,17 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(missing));
       return 1;
     }
+    report.phase("moving the output into place");
     if (const std::string problem = staged->commit(); !problem.empty()) {
       fmt::print(stderr, "rocprof-merge: {}\n", problem);
       return 1;
+    }
+    report.clear();
+    if (options_.timings) {
+      const PhaseTimes& all = report.timings();
+      for (std::size_t i = shared_phases; i < all.size(); ++i)
+        timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
+                                            group.size() > 1 ? " (first process only)" : ""));
     }
     if (!quiet)
       fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", job.ranks.size(), *events,
