@@ -210,7 +210,7 @@ class RankFileReader {
   // Reads every chunk of every table, each checked against its checksum and decoded, a
   // bounded piece at a time: a check of the whole file, for a merge that must find a damaged
   // chunk before it starts (--skip-bad) rather than halfway. Throws FormatError naming the
-  // first damaged chunk's rows.
+  // first damaged chunk's rows. Leaves the file open, as a read does (release() closes it).
   void verify_every_chunk() const;
 
   // Every row of a table; for tests and small tables.
