@@ -95,9 +95,9 @@ std::uint64_t TickConverter::Span::at(std::uint64_t tick) const noexcept {
   // Rounded to nearest by adding a half and truncating (no library call on this path, run
   // for every record); the offset is positive, and a half-way case may go either way by 1 ns.
   const double offset = static_cast<double>(tick - low.tick) * slope;
-  return offset <= 0 ? low.ns
-                     : low.ns + static_cast<std::uint64_t>(
-                                    offset + 0.5);  // NOLINT(bugprone-incorrect-roundings)
+  if (offset <= 0) return low.ns;
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings): positive, and 1 ns either way is no matter
+  return low.ns + static_cast<std::uint64_t>(offset + 0.5);
 }
 
 std::uint64_t TickConverter::between(const TickPair& low, const TickPair& high,
