@@ -1,5 +1,7 @@
 #include "lib/format/hdf5_util.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace rocprof::format {
@@ -101,6 +103,8 @@ QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
 std::string hdf5_error_text() {
   std::string text;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, &text);
+  // One line: HDF5's messages may hold line breaks (a write error's time stamp ends in one).
+  std::replace(text.begin(), text.end(), '\n', ' ');
   return text;
 }
 
