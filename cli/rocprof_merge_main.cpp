@@ -43,10 +43,14 @@ int run(int argc, char** argv) {
   app.add_option("--report", options.report,
                  "also write a self-contained HTML report of the job (docs/ANALYSIS.md)");
   app.add_flag("--no-summary", no_summary, "do not print the summary");
-  bool wait_states = false;
-  app.add_flag("--wait-states", wait_states,
-               "also find the wait states and the critical path (summary, CSV, .pftrace; "
-               "--report does too); costs the merge memory and time: docs/ANALYSIS.md");
+  bool no_analysis = false;
+  app.add_flag("--no-analysis", no_analysis,
+               "leave out the wait states and the critical path (found by default, for the "
+               "summary, its CSV files, the .pftrace and .h5 timelines and the report: "
+               "docs/ANALYSIS.md)");
+  bool wait_states = false;  // the default since the analysis is spread over the processes
+  app.add_flag("--wait-states", wait_states, "the default; kept for older command lines")
+      ->excludes("--no-analysis");
   app.add_flag("--no-causality-correction", no_correction,
                "count receives that end before their send began, but do not correct them");
   app.add_flag("-q,--quiet", options.quiet, "print nothing but errors");
@@ -83,7 +87,7 @@ int run(int argc, char** argv) {
   }
   options.print_summary = !no_summary;
   options.correct_causality = !no_correction;
-  options.wait_states = wait_states || !options.report.empty();
+  options.analyse = !no_analysis;
   rocprof::merge::MergePipeline pipeline(std::move(options), parse_error == nullptr);
   rocprof::merge::MergeGroup group(&argc, &argv);
   if (parse_error != nullptr) {

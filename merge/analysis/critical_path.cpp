@@ -1,24 +1,25 @@
 #include "merge/analysis/critical_path.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "merge/analysis/rank_doings.hpp"
+#include "merge/exchange/bytes.hpp"
 #include "merge/files/csv_file.hpp"
 
 namespace rocprof::merge {
 
-CriticalPath find_critical_path(
-    const std::vector<RankWaitInput>& ranks, const WaitStateReport& waits,
-    const std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>& spans) {
-  CriticalPath path;
-  if (spans.empty()) return path;
+std::vector<CriticalPath::Stretch> walk_critical_path(
+    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans) {
+  std::vector<CriticalPath::Stretch> stretches;
+  if (spans.empty()) return stretches;
   // Each rank's waits by when they ended.
   std::map<std::int32_t, std::vector<const WaitStateReport::Edge*>> ended;
-  for (const WaitStateReport::Edge& edge : waits.edges) ended[edge.waiting].push_back(&edge);
-  for (auto& [rank, edges] : ended)
-    std::sort(edges.begin(), edges.end(),
+  for (const WaitStateReport::Edge& edge : edges) ended[edge.waiting].push_back(&edge);
+  for (auto& [rank, of_rank] : ended)
+    std::sort(of_rank.begin(), of_rank.end(),
               [](const auto* a, const auto* b) { return a->to < b->to; });
   // From the rank that ended last (the lowest of several).
   std::int32_t rank = spans.begin()->first;
@@ -26,42 +27,87 @@ CriticalPath find_critical_path(
     if (span.second > spans.at(rank).second) rank = candidate;
   std::uint64_t t = spans.at(rank).second;
   // Each step goes strictly back in time: at most one step per wait, plus the last.
-  for (std::size_t steps = 0; steps <= waits.edges.size(); ++steps) {
+  for (std::size_t steps = 0; steps <= edges.size(); ++steps) {
     const auto span = spans.find(rank);
     const std::uint64_t first = span == spans.end() ? t : std::min(span->second.first, t);
     const WaitStateReport::Edge* latest = nullptr;
     if (const auto found = ended.find(rank); found != ended.end()) {
-      const auto& edges = found->second;
+      const auto& of_rank = found->second;
       auto it =
-          std::lower_bound(edges.begin(), edges.end(), t,
+          std::lower_bound(of_rank.begin(), of_rank.end(), t,
                            [](const auto* edge, std::uint64_t time) { return edge->to < time; });
-      if (it != edges.begin()) latest = *std::prev(it);  // the latest that ended before t
+      if (it != of_rank.begin()) latest = *std::prev(it);  // the latest that ended before t
     }
     if (latest == nullptr || latest->to <= first) {
-      path.stretches.push_back({rank, first, t});
+      stretches.push_back({rank, first, t});
       break;
     }
-    path.stretches.push_back({rank, latest->to, t});
+    stretches.push_back({rank, latest->to, t});
     rank = latest->awaited;
     t = latest->to;
   }
+  return stretches;
+}
+
+CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
+                                const WaitStateReport& waits, const RankSpans& spans,
+                                const AnalysisExchange& exchange) {
+  std::vector<std::byte> walked;
+  if (exchange.index() == 0) {
+    ByteWriter out;
+    out.put_vector(walk_critical_path(waits.edges, spans));
+    walked = out.take();
+  }
+  const std::vector<std::byte> broadcast = broadcast_from_first(exchange, walked);
+  ByteReader stretches_in(broadcast);
+  const auto stretches = stretches_in.get_vector<CriticalPath::Stretch>();
+  // This process's ranks' stretches, shared out among their doings.
   std::map<std::int32_t, const RankWaitInput*> inputs;
-  for (const RankWaitInput& input : ranks) inputs[input.rank] = &input;
+  for (const RankWaitInput& input : mine) inputs[input.rank] = &input;
   std::map<std::int32_t, RankDoings> doings;
+  std::map<std::string, double> by_activity;
+  for (const CriticalPath::Stretch& stretch : stretches) {
+    const auto input = inputs.find(stretch.rank);
+    if (input == inputs.end()) continue;
+    const RankDoings& of_rank = doings.try_emplace(stretch.rank, *input->second).first->second;
+    of_rank.attribute(stretch.from, stretch.to,
+                      [&](const std::string& name, double ns) { by_activity[name] += ns; });
+  }
+  ByteWriter out;
+  out.put<std::uint64_t>(inputs.size());
+  for (const auto& [rank, input] : inputs) out.put(rank);
+  out.put<std::uint64_t>(by_activity.size());
+  for (const auto& [name, ns] : by_activity) {
+    out.put_string(name);
+    out.put(ns);
+  }
+  const std::vector<std::vector<std::byte>> parts = gather_to_first(exchange, out.take());
+  CriticalPath path;
+  if (exchange.index() != 0) return path;
+  std::set<std::int32_t> held;  // ranks some process has the input of
+  for (const std::vector<std::byte>& part : parts) {
+    ByteReader in(part);
+    const auto ranks = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < ranks; ++i) held.insert(in.get<std::int32_t>());
+    const auto names = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < names; ++i) {
+      std::string name = in.get_string();
+      path.by_activity[std::move(name)] += in.get<double>();
+    }
+  }
+  path.stretches = stretches;
   for (const CriticalPath::Stretch& stretch : path.stretches) {
     const auto length = static_cast<double>(stretch.to - stretch.from);
     path.length_ns += length;
     path.by_rank[stretch.rank] += length;
-    const auto input = inputs.find(stretch.rank);
-    if (input == inputs.end()) {
-      path.by_activity[""] += length;
-      continue;
-    }
-    const RankDoings& of_rank = doings.try_emplace(stretch.rank, *input->second).first->second;
-    of_rank.attribute(stretch.from, stretch.to,
-                      [&](const std::string& name, double ns) { path.by_activity[name] += ns; });
+    if (!held.contains(stretch.rank)) path.by_activity[""] += length;
   }
   return path;
+}
+
+CriticalPath find_critical_path(const std::vector<RankWaitInput>& ranks,
+                                const WaitStateReport& waits, const RankSpans& spans) {
+  return find_critical_path(ranks, waits, spans, SingleProcessExchange());
 }
 
 std::vector<std::pair<std::string, double>> CriticalPath::activities() const {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_states.hpp"
 
@@ -38,9 +39,23 @@ struct CriticalPath {
   bool write_csv(const std::string& prefix, std::string& error) const;
 };
 
-// `spans`: each rank's first and last record (by rank).
-CriticalPath find_critical_path(
-    const std::vector<RankWaitInput>& ranks, const WaitStateReport& waits,
-    const std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>& spans);
+// Each rank's first and last record, by rank.
+using RankSpans = std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>;
+
+// The path's stretches (latest first) from the waits' edges alone: no rank's doings needed.
+std::vector<CriticalPath::Stretch> walk_critical_path(
+    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans);
+
+// Collective over the merge's processes, each passing its own ranks' inputs: the path is
+// walked on the first process from the job's waits and spans (read there only), and each
+// stretch is shared out where its rank's input is. The path comes back on the first process
+// (an empty one elsewhere); a stretch of a rank no process has the input of counts as time
+// with no record.
+CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
+                                const WaitStateReport& waits, const RankSpans& spans,
+                                const AnalysisExchange& exchange);
+// Every rank's input in this one process.
+CriticalPath find_critical_path(const std::vector<RankWaitInput>& ranks,
+                                const WaitStateReport& waits, const RankSpans& spans);
 
 }  // namespace rocprof::merge

@@ -29,7 +29,7 @@ void RankWaitInput::put(ByteWriter& out) const {
   out.put_vector(collectives);
   out.put_vector(doings);
   out.put_vector(region_lanes);
-  out.put(least_doing_ns);
+  out.put(joined_within_ns);
 }
 
 RankWaitInput RankWaitInput::get(ByteReader& in) {
@@ -41,7 +41,7 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
   input.collectives = in.get_vector<CollectiveCall>();
   input.doings = in.get_vector<Doing>();
   input.region_lanes = in.get_vector<RegionLane>();
-  input.least_doing_ns = in.get<std::uint64_t>();
+  input.joined_within_ns = in.get<std::uint64_t>();
   const auto bad = [&](std::uint32_t name) { return name >= input.names.size(); };
   if (std::any_of(input.messages.begin(), input.messages.end(),
                   [&](const MessageEnd& end) { return bad(end.function); }) ||
@@ -54,10 +54,9 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
   return input;
 }
 
-WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank)
-    : rank_(rank), functions_(rank.reader()) {
+WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget)
+    : rank_(rank), functions_(rank.reader()), doings_(doings_budget) {
   input_.rank = rank.rank();
-  input_.least_doing_ns = kLeastDoingNs;
 }
 
 std::uint32_t WaitInputGatherer::intern(std::uint64_t key,
@@ -79,19 +78,7 @@ const OpNames& WaitInputGatherer::op_names() {
   return *op_names_;
 }
 
-void WaitInputGatherer::add_doing(const Doing& doing) {
-  if (doing.end_ns < doing.begin_ns || doing.end_ns - doing.begin_ns < input_.least_doing_ns)
-    return;
-  input_.doings.push_back(doing);
-  if (input_.doings.size() <= kMaxDoings) return;
-  // Too many: keep the longer ones (a wait is blamed on what lasted, not on a blip).
-  while (input_.doings.size() > kMaxDoings / 2) {
-    input_.least_doing_ns = std::max<std::uint64_t>(input_.least_doing_ns * 2, 1000);
-    std::erase_if(input_.doings, [&](const Doing& kept) {
-      return kept.end_ns - kept.begin_ns < input_.least_doing_ns;
-    });
-  }
-}
+void WaitInputGatherer::add_doing(const Doing& doing) { doings_.add(doing); }
 
 void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
   if (!flows_) flows_.emplace(rank_);
@@ -152,7 +139,8 @@ void WaitInputGatherer::activity(const format::ActivityRow& row) {
 }
 
 RankWaitInput WaitInputGatherer::finish() {
-  std::sort(input_.doings.begin(), input_.doings.end(), doing_order);
+  input_.joined_within_ns = doings_.joined_within_ns();
+  input_.doings = doings_.take();
   return std::move(input_);
 }
 

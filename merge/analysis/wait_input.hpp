@@ -4,10 +4,9 @@
 // what the rank was doing (nested regions, MPI calls, API calls, GPU work) so that another
 // rank's wait on it can be blamed on something.
 //
-// Memory: 40 bytes per message end and collective call, and 24 per doing; doings shorter
-// than kLeastDoingNs are not kept (they explain no wait worth telling), and at most
-// kMaxDoings per rank: past that, the shortest are dropped (the least duration kept doubles
-// each time), so that a wait is blamed on what lasted long rather than on nothing.
+// Memory: 40 bytes per message end and collective call, and 24 per doing, of which a rank
+// keeps a budget: past it, neighbouring doings are joined (doing_list.hpp), so that every
+// call's time stays in.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "lib/format/records.hpp"
+#include "merge/analysis/doing_list.hpp"
 #include "merge/analysis/wait_patterns.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -55,37 +55,6 @@ struct CollectiveCall {
   std::uint8_t padding = 0;
 };
 
-// Something a rank was doing, that a wait on it may be blamed on.
-enum class DoingKind : std::uint8_t { kRegion, kMpiCall, kApiCall, kGpuWork };
-
-// 24 bytes: the analysis may keep a million per rank.
-class Doing {
- public:
-  static constexpr std::uint32_t kMaxLane = (1U << 24) - 1;
-  Doing() = default;
-  // `lane`: a region's thread and level, a call's thread, GPU work's queue (up to kMaxLane).
-  Doing(std::uint64_t begin, std::uint64_t end, std::uint32_t name, std::uint32_t lane,
-        DoingKind kind)
-      : begin_ns(begin),
-        end_ns(end),
-        name(name),
-        lane_kind_(std::min(lane, kMaxLane) << 8 | static_cast<std::uint32_t>(kind)) {}
-  std::uint32_t lane() const noexcept { return lane_kind_ >> 8; }
-  DoingKind kind() const noexcept { return static_cast<DoingKind>(lane_kind_ & 0xff); }
-
-  std::uint64_t begin_ns = 0;
-  std::uint64_t end_ns = 0;
-  std::uint32_t name = 0;  // index into RankWaitInput::names
-
- private:
-  std::uint32_t lane_kind_ = 0;
-};
-
-// The order of a rank's doings: by lane, then begin.
-inline bool doing_order(const Doing& a, const Doing& b) {
-  return a.lane() != b.lane() ? a.lane() < b.lane() : a.begin_ns < b.begin_ns;
-}
-
 struct RankWaitInput {
   std::int32_t rank = -1;
   std::vector<std::string> names;
@@ -99,7 +68,7 @@ struct RankWaitInput {
     std::uint32_t level;
   };
   std::vector<RegionLane> region_lanes;
-  std::uint64_t least_doing_ns = 0;  // doings shorter than this were dropped
+  std::uint64_t joined_within_ns = 0;  // doings less than this apart were joined (0: none)
   // `doings` are in doing_order (the gatherer leaves them so; get() refuses others).
 
   void put(ByteWriter& out) const;
@@ -110,10 +79,15 @@ struct RankWaitInput {
 // file order, ranges, API calls, GPU work; the tables in any order).
 class WaitInputGatherer {
  public:
-  static constexpr std::size_t kMaxDoings = std::size_t{1} << 20;
-  static constexpr std::uint64_t kLeastDoingNs = 1000;
+  // The doings a merge process keeps of all its ranks together (24 bytes each), shared out
+  // among them; no rank keeps fewer than kLeastDoingsPerRank.
+  static constexpr std::size_t kDoingsPerProcess = std::size_t{1} << 23;
+  static constexpr std::size_t kLeastDoingsPerRank = std::size_t{1} << 12;
+  static std::size_t doings_budget(std::size_t ranks) {
+    return std::max(kLeastDoingsPerRank, kDoingsPerProcess / std::max<std::size_t>(ranks, 1));
+  }
 
-  explicit WaitInputGatherer(const AlignedRank& rank);
+  WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget);
   void mpi_call(const format::MpiCallRow& row);
   void range(const Range& range);
   void api_call(const format::ApiCallRow& row);
@@ -128,6 +102,7 @@ class WaitInputGatherer {
 
   const AlignedRank& rank_;
   RankWaitInput input_;
+  DoingList doings_;
   MpiFunctions functions_;
   std::optional<MessageFlowCursor> flows_;  // made at the first MPI call (reads the rank)
   std::optional<OpNames> op_names_;         // made at the first API call or GPU work

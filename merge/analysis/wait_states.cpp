@@ -1,303 +1,479 @@
 #include "merge/analysis/wait_states.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <set>
 #include <span>
+#include <stdexcept>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
-#include <fmt/format.h>
 
 #include "merge/analysis/rank_doings.hpp"
 #include "merge/events/mpi_call_rows.hpp"
-#include "merge/files/csv_file.hpp"
+#include "merge/exchange/bytes.hpp"
 
 namespace rocprof::merge {
 namespace {
 
-double ms(double ns) { return ns / 1e6; }
+// A message end or collective call as it travels to the process that pairs it: its rank and
+// its function as an index into the job's function names (the same on every process).
+struct SyncEnd {
+  std::uint64_t flow;
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint64_t posted_ns;
+  std::int32_t rank;
+  std::uint32_t thread_id;
+  std::uint16_t function;
+  std::uint8_t kind;
+  std::uint8_t send;
+  std::uint32_t padding = 0;
+};
+
+struct SyncCollective {
+  std::uint64_t communicator;
+  std::uint64_t begin_ns;
+  std::uint64_t end_ns;
+  std::uint32_t sequence;
+  std::int32_t root;
+  std::int32_t rank;
+  std::uint32_t thread_id;
+  std::uint16_t function;
+  CollectiveKind kind;
+  std::uint8_t padding = 0;
+  std::uint32_t padding2 = 0;
+};
+
+// A wait found where its calls met, on its way to the waiting rank's process (its call path)
+// and then to the awaited rank's (its cause). A late-sender candidate is one message of a
+// receiving call; the call waits only for the latest of its messages' senders.
+struct FoundWait {
+  std::uint64_t call_begin;
+  std::uint64_t call_end;
+  std::uint64_t from;
+  std::uint64_t to;  // a candidate: its send's begin
+  std::int32_t waiting;
+  std::int32_t awaited;
+  std::uint32_t thread_id;
+  std::uint16_t function;
+  WaitPattern pattern;
+  std::uint8_t candidate;
+};
+
+// Which process pairs the calls of `key` (a flow id, a collective instance): spread evenly.
+std::size_t process_of(std::uint64_t key, std::size_t processes) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  return static_cast<std::size_t>(key % processes);
+}
+
+// Items of one type bound for each process, appended as their bytes (no copy on the way).
+template <typename T>
+class Outgoing {
+ public:
+  explicit Outgoing(std::size_t processes) : parts_(processes) {}
+  // Room for `count` more items to `process`: parts grow once, not by doubling.
+  void reserve(std::size_t process, std::size_t count) {
+    parts_[process].reserve(parts_[process].size() + count * sizeof(T));
+  }
+  void add(std::size_t process, const T& item) {
+    const auto* bytes = reinterpret_cast<const std::byte*>(&item);
+    parts_[process].insert(parts_[process].end(), bytes, bytes + sizeof(T));
+  }
+  std::vector<std::vector<std::byte>> take() { return std::move(parts_); }
+
+ private:
+  std::vector<std::vector<std::byte>> parts_;
+};
+
+// The items of a part, read in place.
+template <typename T>
+std::size_t items_in(const std::vector<std::byte>& part) {
+  if (part.size() % sizeof(T) != 0)
+    throw std::runtime_error("a merge process sent a damaged analysis message");
+  return part.size() / sizeof(T);
+}
+template <typename T>
+T item_at(const std::byte* at) {
+  T item;
+  std::memcpy(&item, at, sizeof(T));
+  return item;
+}
+template <typename T, typename Visit>
+void for_each_item(const std::vector<std::vector<std::byte>>& parts, Visit visit) {
+  for (const std::vector<std::byte>& part : parts) {
+    const std::size_t count = items_in<T>(part);
+    for (std::size_t i = 0; i < count; ++i) visit(item_at<T>(part.data() + i * sizeof(T)));
+  }
+}
 
 class Analysis {
  public:
-  explicit Analysis(const std::vector<RankWaitInput>& ranks) : ranks_(ranks) {
-    doings_.reserve(ranks.size());
-    for (const RankWaitInput& rank : ranks) doings_.emplace_back(rank);
+  Analysis(std::vector<RankWaitInput>& mine, const AnalysisExchange& exchange)
+      : mine_(mine), exchange_(exchange), processes_(exchange.processes()) {
+    for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 
   WaitStateReport run() {
-    messages();
-    collectives();
-    return std::move(report_);
+    share_ranks_and_functions();
+    // Each message's and collective instance's calls meet on one process, which finds the
+    // waits and sends each to the waiting rank's process. Each rank's message ends and
+    // collective calls are let go once packed: the doings stay, for causes and call paths.
+    Outgoing<SyncEnd> ends(processes_);
+    Outgoing<SyncCollective> collectives(processes_);
+    const auto end_process = [&](const MessageEnd& end) {
+      return process_of(end.flow, processes_);
+    };
+    const auto call_process = [&](const CollectiveCall& call) {
+      return process_of(call.communicator * 0x9e3779b97f4a7c15ULL ^ call.sequence, processes_);
+    };
+    {
+      std::vector<std::size_t> end_counts(processes_);
+      std::vector<std::size_t> call_counts(processes_);
+      for (const RankWaitInput& rank : mine_) {
+        for (const MessageEnd& end : rank.messages) ++end_counts[end_process(end)];
+        for (const CollectiveCall& call : rank.collectives) ++call_counts[call_process(call)];
+      }
+      for (std::size_t p = 0; p < processes_; ++p) {
+        ends.reserve(p, end_counts[p]);
+        collectives.reserve(p, call_counts[p]);
+      }
+    }
+    for (std::size_t r = 0; r < mine_.size(); ++r) {
+      RankWaitInput& rank = mine_[r];
+      for (const MessageEnd& end : rank.messages)
+        ends.add(end_process(end),
+                 {end.flow, end.begin_ns, end.end_ns, end.posted_ns, rank.rank, end.thread_id,
+                  function_id(r, end.function), end.kind, end.send});
+      for (const CollectiveCall& call : rank.collectives)
+        collectives.add(call_process(call),
+                        {call.communicator, call.begin_ns, call.end_ns, call.sequence, call.root,
+                         rank.rank, call.thread_id, function_id(r, call.function), call.kind});
+      std::vector<MessageEnd>().swap(rank.messages);
+      std::vector<CollectiveCall>().swap(rank.collectives);
+    }
+    pair_messages(exchange_.all_to_all(ends.take()));
+    pair_collectives(exchange_.all_to_all(collectives.take()));
+    std::vector<FoundWait> waits;
+    for_each_item<FoundWait>(exchange_.all_to_all(found_.take()),
+                             [&](const FoundWait& wait) { waits.push_back(wait); });
+    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
+    return gathered();
   }
 
  private:
-  // A wait of rank index `waiting` in its call (thread, function, call begin) during [from,
-  // to), on rank index `awaited`.
-  void wait(WaitPattern pattern, std::size_t waiting, std::uint32_t thread,
-            const std::string& function, std::uint64_t call_begin, std::uint64_t from,
-            std::uint64_t to, std::size_t awaited) {
-    if (to <= from) return;
-    std::string cause = doings_[awaited].cause(from, to);
-    const auto [entry, added] =
-        causes_.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
-    if (added) report_.causes.push_back(cause);
-    report_.edges.push_back(
-        {ranks_[waiting].rank, ranks_[awaited].rank, from, to, pattern, entry->second});
-    WaitStateReport::Key key{
-        pattern,  ranks_[waiting].rank, doings_[waiting].call_path(thread, call_begin),
-        function, ranks_[awaited].rank, std::move(cause)};
-    report_.waits[std::move(key)].add(static_cast<double>(to - from));
-  }
-
-  void messages() {
-    // Each send by its flow; each waiting call with the latest of the sends it waited for
-    // (an MPI_Waitall of several receives waits for the last one, not for each in turn).
-    absl::flat_hash_map<std::uint64_t, std::pair<std::size_t, const MessageEnd*>> sends;
-    for (std::size_t r = 0; r < ranks_.size(); ++r)
-      for (const MessageEnd& end : ranks_[r].messages)
-        if (end.send != 0) sends.emplace(end.flow, std::pair{r, &end});
-    struct Waiting {
-      const MessageEnd* receive;
-      std::size_t sender;
-      const MessageEnd* send;
-    };
-    for (std::size_t r = 0; r < ranks_.size(); ++r) {
-      absl::flat_hash_map<std::pair<std::uint32_t, std::uint64_t>, Waiting>
-          latest;  // (thread, begin)
-      for (const MessageEnd& end : ranks_[r].messages) {
-        if (end.send != 0) continue;
-        const auto found = sends.find(end.flow);
-        if (found == sends.end()) continue;
-        const auto [sender, send] = found->second;
-        const auto kind = static_cast<MpiCallKind>(end.kind);
-        if (kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
-            kind == MpiCallKind::kSendrecv) {
-          auto [entry, added] =
-              latest.try_emplace({end.thread_id, end.begin_ns}, Waiting{&end, sender, send});
-          if (!added && send->begin_ns > entry->second.send->begin_ns)
-            entry->second = {&end, sender, send};
-        }
-        // Late receiver: a blocking send that began before its receive was posted and ended
-        // only after it was (it waited; an eager send returns at once).
-        if (static_cast<MpiCallKind>(send->kind) == MpiCallKind::kBlockingSend &&
-            end.posted_ns > send->begin_ns && send->end_ns >= end.posted_ns)
-          wait(WaitPattern::kLateReceiver, sender, send->thread_id,
-               ranks_[sender].names[send->function], send->begin_ns, send->begin_ns, end.posted_ns,
-               r);
-      }
-      for (const auto& [call, waiting] : latest) {
-        const MessageEnd& receive = *waiting.receive;
-        wait(WaitPattern::kLateSender, r, receive.thread_id, ranks_[r].names[receive.function],
-             receive.begin_ns, receive.begin_ns, std::min(receive.end_ns, waiting.send->begin_ns),
-             waiting.sender);
-      }
+  // Every process learns which process holds which rank, and the job's MPI function names
+  // (few) by one index.
+  void share_ranks_and_functions() {
+    std::set<std::string> names;
+    for (const RankWaitInput& rank : mine_) {
+      for (const MessageEnd& end : rank.messages) names.insert(rank.names.at(end.function));
+      for (const CollectiveCall& call : rank.collectives)
+        names.insert(rank.names.at(call.function));
     }
+    ByteWriter out;
+    out.put<std::uint64_t>(mine_.size());
+    for (const RankWaitInput& rank : mine_) out.put(rank.rank);
+    out.put<std::uint64_t>(names.size());
+    for (const std::string& name : names) out.put_string(name);
+    const std::vector<std::vector<std::byte>> parts = all_gather(exchange_, out.take());
+    std::set<std::string> all;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      ByteReader in(parts[p]);
+      const auto ranks = in.get<std::uint64_t>();
+      for (std::uint64_t i = 0; i < ranks; ++i) owner_[in.get<std::int32_t>()] = p;
+      const auto count = in.get<std::uint64_t>();
+      for (std::uint64_t i = 0; i < count; ++i) all.insert(in.get_string());
+    }
+    if (all.size() > std::numeric_limits<std::uint16_t>::max())
+      throw std::runtime_error("the job's records name too many MPI functions to analyse");
+    functions_.assign(all.begin(), all.end());
+    local_functions_.assign(mine_.size(), {});
   }
 
-  void collectives() {
-    struct Member {
-      std::uint64_t communicator;
-      std::uint64_t sequence;
-      std::size_t rank;
-      const CollectiveCall* call;
-    };
-    std::vector<Member> members;
-    for (std::size_t r = 0; r < ranks_.size(); ++r)
-      for (const CollectiveCall& call : ranks_[r].collectives)
-        members.push_back({call.communicator, call.sequence, r, &call});
-    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+  std::uint16_t function_id(std::size_t rank, std::uint32_t local) {
+    auto [entry, added] = local_functions_[rank].try_emplace(local, 0);
+    if (added) {
+      const std::string& name = mine_[rank].names.at(local);
+      entry->second = static_cast<std::uint16_t>(
+          std::lower_bound(functions_.begin(), functions_.end(), name) - functions_.begin());
+    }
+    return entry->second;
+  }
+
+  std::size_t owner(std::int32_t rank) const { return owner_.at(rank); }
+
+  void found(const FoundWait& wait) { found_.add(owner(wait.waiting), wait); }
+
+  // The ends of the messages whose flows hash to this process, read in place.
+  void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
+    std::size_t count = 0;
+    for (const std::vector<std::byte>& part : parts) count += items_in<SyncEnd>(part);
+    absl::flat_hash_map<std::uint64_t, const std::byte*> sends;
+    sends.reserve(count / 2 + 1);
+    for (const std::vector<std::byte>& part : parts)
+      for (std::size_t at = 0; at < part.size(); at += sizeof(SyncEnd))
+        if (const auto end = item_at<SyncEnd>(part.data() + at); end.send != 0)
+          sends.emplace(end.flow, part.data() + at);
+    for_each_item<SyncEnd>(parts, [&](const SyncEnd& receive) {
+      if (receive.send != 0) return;
+      const auto found_send = sends.find(receive.flow);
+      if (found_send == sends.end()) return;
+      const auto send = item_at<SyncEnd>(found_send->second);
+      const auto kind = static_cast<MpiCallKind>(receive.kind);
+      if (kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
+          kind == MpiCallKind::kSendrecv)
+        found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receive.rank,
+               send.rank, receive.thread_id, receive.function, WaitPattern::kLateSender, 1});
+      // Late receiver: a blocking send that began before its receive was posted and ended
+      // only after it was (it waited; an eager send returns at once).
+      if (static_cast<MpiCallKind>(send.kind) == MpiCallKind::kBlockingSend &&
+          receive.posted_ns > send.begin_ns && send.end_ns >= receive.posted_ns)
+        found({send.begin_ns, send.end_ns, send.begin_ns, receive.posted_ns, send.rank,
+               receive.rank, send.thread_id, send.function, WaitPattern::kLateReceiver, 0});
+    });
+  }
+
+  void pair_collectives(const std::vector<std::vector<std::byte>>& parts) {
+    std::vector<SyncCollective> calls;
+    for_each_item<SyncCollective>(parts,
+                                  [&](const SyncCollective& call) { calls.push_back(call); });
+    std::sort(calls.begin(), calls.end(), [](const SyncCollective& a, const SyncCollective& b) {
       return std::tie(a.communicator, a.sequence, a.rank) <
              std::tie(b.communicator, b.sequence, b.rank);
     });
-    for (std::size_t first = 0; first < members.size();) {
+    for (std::size_t first = 0; first < calls.size();) {
       std::size_t last = first + 1;
-      while (last < members.size() && members[last].communicator == members[first].communicator &&
-             members[last].sequence == members[first].sequence)
+      while (last < calls.size() && calls[last].communicator == calls[first].communicator &&
+             calls[last].sequence == calls[first].sequence)
         ++last;
-      instance<Member>(std::span<const Member>(members).subspan(first, last - first));
+      instance(std::span<const SyncCollective>(calls).subspan(first, last - first));
       first = last;
     }
   }
 
-  template <typename Member>
-  void instance(std::span<const Member> members) {
+  void instance(std::span<const SyncCollective> members) {
     if (members.size() < 2) return;
-    const std::string& function = name(members[0]);
-    for (const Member& member : members)
-      if (name(member) != function) {
-        ++report_.mismatched_collectives;
+    for (const SyncCollective& member : members)
+      if (member.function != members[0].function) {
+        ++mismatched_;
         return;
       }
-    const CollectiveKind kind = members[0].call->kind;
+    const CollectiveKind kind = members[0].kind;
     auto latest_of = [&](auto skip) {
-      const Member* latest = nullptr;
-      for (const Member& member : members)
-        if (!skip(member) && (latest == nullptr || member.call->begin_ns > latest->call->begin_ns))
+      const SyncCollective* latest = nullptr;
+      for (const SyncCollective& member : members)
+        if (!skip(member) && (latest == nullptr || member.begin_ns > latest->begin_ns))
           latest = &member;
       return latest;
     };
-    auto waits_for = [&](WaitPattern pattern, const Member& waiting, const Member& awaited) {
-      const CollectiveCall& call = *waiting.call;
-      wait(pattern, waiting.rank, call.thread_id, function, call.begin_ns, call.begin_ns,
-           std::min(call.end_ns, awaited.call->begin_ns), awaited.rank);
+    auto waits_for = [&](WaitPattern pattern, const SyncCollective& waiting,
+                         const SyncCollective& awaited) {
+      const std::uint64_t to = std::min(waiting.end_ns, awaited.begin_ns);
+      if (to > waiting.begin_ns)
+        found({waiting.begin_ns, waiting.end_ns, waiting.begin_ns, to, waiting.rank, awaited.rank,
+               waiting.thread_id, waiting.function, pattern, 0});
     };
     if (kind == CollectiveKind::kNxN || kind == CollectiveKind::kBarrier) {
-      const Member& latest = *latest_of([](const Member&) { return false; });
+      const SyncCollective& latest = *latest_of([](const SyncCollective&) { return false; });
       const WaitPattern pattern =
           kind == CollectiveKind::kBarrier ? WaitPattern::kWaitAtBarrier : WaitPattern::kWaitAtNxN;
-      for (const Member& member : members)
+      for (const SyncCollective& member : members)
         if (&member != &latest) waits_for(pattern, member, latest);
       return;
     }
     if (kind != CollectiveKind::kOneToN && kind != CollectiveKind::kNToOne) return;
-    const auto is_root = [&](const Member& member) {
-      return ranks_[member.rank].rank == member.call->root;
-    };
-    const Member* root = nullptr;
-    for (const Member& member : members)
+    const auto is_root = [](const SyncCollective& member) { return member.rank == member.root; };
+    const SyncCollective* root = nullptr;
+    for (const SyncCollective& member : members)
       if (is_root(member)) root = &member;
     if (root == nullptr) return;  // the root was not traced
     if (kind == CollectiveKind::kOneToN) {
-      for (const Member& member : members)
+      for (const SyncCollective& member : members)
         if (&member != root) waits_for(WaitPattern::kLateBroadcast, member, *root);
       return;
     }
-    if (const Member* latest = latest_of(is_root))
+    if (const SyncCollective* latest = latest_of(is_root))
       waits_for(WaitPattern::kEarlyReduce, *root, *latest);
   }
 
-  template <typename Member>
-  const std::string& name(const Member& member) const {
-    return ranks_[member.rank].names[member.call->function];
+  // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,
+  // from its begin to that send's begin, no later than its end.
+  static std::vector<FoundWait> latest_senders_only(std::vector<FoundWait> waits) {
+    std::vector<FoundWait> kept;
+    absl::flat_hash_map<std::tuple<std::int32_t, std::uint32_t, std::uint64_t>, std::size_t>
+        calls;  // (rank, thread, begin) -> kept
+    for (const FoundWait& wait : waits) {
+      if (wait.candidate == 0) {
+        kept.push_back(wait);
+        continue;
+      }
+      const auto [entry, added] =
+          calls.try_emplace({wait.waiting, wait.thread_id, wait.call_begin}, kept.size());
+      if (added) {
+        kept.push_back(wait);
+        continue;
+      }
+      FoundWait& latest = kept[entry->second];
+      if (std::tie(wait.to, latest.awaited) > std::tie(latest.to, wait.awaited)) latest = wait;
+    }
+    std::erase_if(kept, [](FoundWait& wait) {
+      if (wait.candidate != 0) wait.to = std::min(wait.call_end, wait.to);
+      return wait.to <= wait.from;
+    });
+    return kept;
   }
 
-  const std::vector<RankWaitInput>& ranks_;
-  std::vector<RankDoings> doings_;
-  WaitStateReport report_;
-  absl::flat_hash_map<std::string, std::uint32_t> causes_;  // -> report_.causes
+  const RankDoings& doings_of(std::int32_t rank) {
+    const std::size_t index = local_.at(rank);
+    if (!doings_[index]) doings_[index] = std::make_unique<RankDoings>(mine_[index]);
+    return *doings_[index];
+  }
+
+  // Each wait with the waiting call's regions, to the awaited rank's process.
+  std::vector<std::vector<std::byte>> with_call_paths(const std::vector<FoundWait>& waits) {
+    doings_.resize(mine_.size());
+    std::vector<ByteWriter> out(processes_);
+    for (const FoundWait& wait : waits) {
+      ByteWriter& to = out[owner(wait.awaited)];
+      to.put(wait);
+      to.put_string(doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin));
+    }
+    std::vector<std::vector<std::byte>> parts;
+    for (ByteWriter& writer : out) parts.push_back(writer.take());
+    return parts;
+  }
+
+  // Each wait blamed on what its awaited rank (one of this process's) was doing then.
+  void blame(const std::vector<std::vector<std::byte>>& parts) {
+    absl::flat_hash_map<std::string, std::uint32_t> causes;
+    for (const std::vector<std::byte>& part : parts) {
+      ByteReader in(part);
+      while (!in.done()) {
+        const auto wait = in.get<FoundWait>();
+        std::string call_path = in.get_string();
+        std::string cause = doings_of(wait.awaited).cause(wait.from, wait.to);
+        const auto [entry, added] =
+            causes.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
+        if (added) report_.causes.push_back(cause);
+        report_.edges.push_back(
+            {wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, entry->second});
+        WaitStateReport::Key key{wait.pattern,         wait.waiting,
+                                 std::move(call_path), functions_.at(wait.function),
+                                 wait.awaited,         std::move(cause)};
+        report_.waits[std::move(key)].add(static_cast<double>(wait.to - wait.from));
+      }
+    }
+  }
+
+  // Every process's waits on the first, in one order whatever the number of processes: the
+  // edges by waiting rank and time, the causes by their first edge.
+  WaitStateReport gathered() {
+    ByteWriter out;
+    report_.mismatched_collectives = mismatched_;
+    report_.put(out);
+    const std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
+    if (exchange_.index() != 0) return {};
+    WaitStateReport job;
+    std::vector<std::pair<WaitStateReport::Edge, std::string>> edges;
+    for (const std::vector<std::byte>& part : parts) {
+      ByteReader in(part);
+      WaitStateReport one = WaitStateReport::get(in);
+      job.mismatched_collectives += one.mismatched_collectives;
+      for (auto& [key, totals] : one.waits) {
+        WaitTotals& into = job.waits[key];
+        into.count += totals.count;
+        into.total_ns += totals.total_ns;
+      }
+      for (const WaitStateReport::Edge& edge : one.edges)
+        edges.emplace_back(edge, one.causes.at(edge.cause));
+    }
+    std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.first.waiting, a.first.from, a.first.to, a.first.awaited, a.first.pattern,
+                      a.second) < std::tie(b.first.waiting, b.first.from, b.first.to,
+                                           b.first.awaited, b.first.pattern, b.second);
+    });
+    absl::flat_hash_map<std::string, std::uint32_t> causes;
+    job.edges.reserve(edges.size());
+    for (auto& [edge, cause] : edges) {
+      const auto [entry, added] =
+          causes.try_emplace(cause, static_cast<std::uint32_t>(job.causes.size()));
+      if (added) job.causes.push_back(std::move(cause));
+      edge.cause = entry->second;
+      job.edges.push_back(edge);
+    }
+    return job;
+  }
+
+  std::vector<RankWaitInput>& mine_;
+  const AnalysisExchange& exchange_;
+  const std::size_t processes_;
+  absl::flat_hash_map<std::int32_t, std::size_t> local_;  // rank -> index into mine_
+  absl::flat_hash_map<std::int32_t, std::size_t> owner_;  // rank -> process
+  std::vector<std::string> functions_;                    // the job's, sorted
+  std::vector<absl::flat_hash_map<std::uint32_t, std::uint16_t>> local_functions_;
+  std::vector<std::unique_ptr<RankDoings>> doings_;  // made at a rank's first question
+  Outgoing<FoundWait> found_{processes_};            // to the waiting rank's process
+  WaitStateReport report_;                           // this process's awaited ranks' waits
+  std::uint64_t mismatched_ = 0;
 };
 
 }  // namespace
 
+WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
+                                    const AnalysisExchange& exchange) {
+  return Analysis(mine, exchange).run();
+}
+
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks) {
-  return Analysis(ranks).run();
+  std::vector<RankWaitInput> copy = ranks;
+  return analyse_wait_states(copy, SingleProcessExchange());
 }
 
-std::array<WaitTotals, kWaitPatterns> WaitStateReport::by_pattern() const {
-  std::array<WaitTotals, kWaitPatterns> totals{};
-  for (const auto& [key, total] : waits) {
-    WaitTotals& into = totals[static_cast<std::size_t>(std::get<0>(key))];
-    into.count += total.count;
-    into.total_ns += total.total_ns;
+void WaitStateReport::put(ByteWriter& out) const {
+  out.put<std::uint64_t>(waits.size());
+  for (const auto& [key, totals] : waits) {
+    out.put(std::get<0>(key));
+    out.put(std::get<1>(key));
+    out.put_string(std::get<2>(key));
+    out.put_string(std::get<3>(key));
+    out.put(std::get<4>(key));
+    out.put_string(std::get<5>(key));
+    out.put(totals);
   }
-  return totals;
+  out.put_vector(edges);
+  out.put<std::uint64_t>(causes.size());
+  for (const std::string& cause : causes) out.put_string(cause);
+  out.put(mismatched_collectives);
 }
 
-std::map<std::int32_t, std::array<double, kWaitPatterns>> WaitStateReport::by_rank() const {
-  std::map<std::int32_t, std::array<double, kWaitPatterns>> totals;
-  for (const auto& [key, total] : waits) {
-    auto [entry, added] = totals.try_emplace(std::get<1>(key));
-    if (added) entry->second.fill(0);
-    entry->second[static_cast<std::size_t>(std::get<0>(key))] += total.total_ns;
+WaitStateReport WaitStateReport::get(ByteReader& in) {
+  WaitStateReport report;
+  const auto waits = in.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < waits; ++i) {
+    const auto pattern = in.get<WaitPattern>();
+    if (static_cast<int>(pattern) >= kWaitPatterns)
+      throw std::runtime_error("a merge process sent a damaged wait-state report");
+    const auto rank = in.get<std::int32_t>();
+    std::string call_path = in.get_string();
+    std::string function = in.get_string();
+    const auto awaited = in.get<std::int32_t>();
+    std::string cause = in.get_string();
+    report.waits[{pattern, rank, std::move(call_path), std::move(function), awaited,
+                  std::move(cause)}] = in.get<WaitTotals>();
   }
-  return totals;
-}
-
-namespace {
-
-// The waits added up by what `project` keeps of their key, largest total first.
-template <typename Project>
-auto added_up_by(const std::map<WaitStateReport::Key, WaitTotals>& waits, Project project) {
-  using Key = decltype(project(waits.begin()->first));
-  std::map<Key, WaitTotals> totals;
-  for (const auto& [key, total] : waits) {
-    WaitTotals& into = totals[project(key)];
-    into.count += total.count;
-    into.total_ns += total.total_ns;
-  }
-  std::vector<std::pair<Key, WaitTotals>> sorted(totals.begin(), totals.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second.total_ns > b.second.total_ns;
-  });
-  return sorted;
-}
-
-}  // namespace
-
-std::vector<std::pair<std::tuple<WaitPattern, std::int32_t, std::string>, WaitTotals>>
-WaitStateReport::by_cause() const {
-  return added_up_by(waits, [](const Key& key) {
-    return std::tuple{std::get<0>(key), std::get<4>(key), std::get<5>(key)};
-  });
-}
-
-std::vector<std::pair<std::tuple<WaitPattern, std::string, std::string>, WaitTotals>>
-WaitStateReport::by_call_path() const {
-  return added_up_by(waits, [](const Key& key) {
-    return std::tuple{std::get<0>(key), std::get<3>(key), std::get<2>(key)};
-  });
-}
-
-void WaitStateReport::print(std::FILE* out, double mpi_ns, std::size_t top) const {
-  if (empty()) return;
-  fmt::print(out,
-             "Wait states: MPI time spent waiting for another rank (ms; share = of all MPI "
-             "time)\n  {:<16} {:>10} {:>11} {:>7}\n",
-             "pattern", "instances", "total", "share");
-  const auto patterns = by_pattern();
-  for (int p = 0; p < kWaitPatterns; ++p) {
-    const WaitTotals& total = patterns[static_cast<std::size_t>(p)];
-    if (total.count == 0) continue;
-    fmt::print(out, "  {:<16} {:>10} {:>11.3f} {:>6.1f}%\n",
-               wait_pattern_name(static_cast<WaitPattern>(p)), total.count, ms(total.total_ns),
-               mpi_ns > 0 ? 100.0 * total.total_ns / mpi_ns : 0.0);
-  }
-  fmt::print(out, "Wait states per waiting rank (ms)\n  {:>4}", "rank");
-  for (int p = 0; p < kWaitPatterns; ++p)
-    fmt::print(out, " {:>15}", wait_pattern_name(static_cast<WaitPattern>(p)));
-  fmt::print(out, "\n");
-  for (const auto& [rank, totals] : by_rank()) {
-    fmt::print(out, "  {:>4}", rank);
-    for (const double total : totals) fmt::print(out, " {:>15.3f}", ms(total));
-    fmt::print(out, "\n");
-  }
-  fmt::print(out,
-             "Wait states by cause: what the awaited rank was doing (ms)\n  {:<16} {:>7} "
-             "{:<40} {:>10} {:>11}\n",
-             "pattern", "awaited", "cause", "instances", "total");
-  const auto causes = by_cause();
-  for (std::size_t i = 0; i < causes.size() && i < top; ++i) {
-    const auto& [key, total] = causes[i];
-    fmt::print(out, "  {:<16} {:>7} {:<40} {:>10} {:>11.3f}\n", wait_pattern_name(std::get<0>(key)),
-               std::get<1>(key), std::get<2>(key), total.count, ms(total.total_ns));
-  }
-  fmt::print(out,
-             "Wait states by call path: the waiting call and its regions (ms)\n  {:<16} {:<16} "
-             "{:<40} {:>10} {:>11}\n",
-             "pattern", "function", "call path", "instances", "total");
-  const auto paths = by_call_path();
-  for (std::size_t i = 0; i < paths.size() && i < top; ++i) {
-    const auto& [key, total] = paths[i];
-    fmt::print(out, "  {:<16} {:<16} {:<40} {:>10} {:>11.3f}\n",
-               wait_pattern_name(std::get<0>(key)), std::get<1>(key),
-               std::get<2>(key).empty() ? "(no region)" : std::get<2>(key), total.count,
-               ms(total.total_ns));
-  }
-  if (mismatched_collectives > 0)
-    fmt::print(out,
-               "  {} collective instances not analysed: their ranks' records name different "
-               "functions\n",
-               mismatched_collectives);
-}
-
-bool WaitStateReport::write_csv(const std::string& prefix, std::string& error) const {
-  CsvFile file(prefix + "_waits.csv",
-               "pattern,rank,call_path,function,awaited_rank,cause,count,total_ns");
-  for (const auto& [key, total] : waits)
-    file.row("{},{},{},{},{},{},{},{:.0f}", wait_pattern_name(std::get<0>(key)), std::get<1>(key),
-             csv_text(std::get<2>(key)), std::get<3>(key), std::get<4>(key),
-             csv_text(std::get<5>(key)), total.count, total.total_ns);
-  return file.close(error);
+  report.edges = in.get_vector<Edge>();
+  const auto causes = in.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < causes; ++i) report.causes.push_back(in.get_string());
+  for (const Edge& edge : report.edges)
+    if (edge.cause >= report.causes.size() || static_cast<int>(edge.pattern) >= kWaitPatterns)
+      throw std::runtime_error("a merge process sent a damaged wait-state report");
+  report.mismatched_collectives = in.get<std::uint64_t>();
+  return report;
 }
 
 }  // namespace rocprof::merge

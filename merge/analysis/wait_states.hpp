@@ -6,6 +6,12 @@
 // collective's calls as the same-numbered collective of each rank on one communicator (MPI
 // runs a communicator's collectives in one order on all its ranks). Ranks that were not
 // traced are missing from their collectives, which are analysed over the ranks present.
+//
+// Spread over the merge's processes, each holding its own ranks' inputs only: a message's
+// ends meet on the process its flow id hashes to, a collective instance's calls on the one
+// its communicator and number hash to; that process finds the waits, the waiting rank's
+// process their call paths, the awaited rank's their causes. The first process adds up the
+// waits; what each process holds is its ranks' inputs and its share of the job's calls.
 #pragma once
 
 #include <array>
@@ -16,8 +22,10 @@
 #include <tuple>
 #include <vector>
 
+#include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_patterns.hpp"
+#include "merge/exchange/bytes.hpp"
 
 namespace rocprof::merge {
 
@@ -66,8 +74,20 @@ struct WaitStateReport {
   void print(std::FILE* out, double mpi_ns, std::size_t top) const;
   // <prefix>_waits.csv; false with `error`.
   bool write_csv(const std::string& prefix, std::string& error) const;
+
+  // As merge processes exchange it; get() throws on damaged bytes.
+  void put(ByteWriter& out) const;
+  static WaitStateReport get(ByteReader& in);
 };
 
+// Collective over the merge's processes: each passes its own ranks' inputs (a rank on one
+// process only), whose message ends and collective calls it consumes (the doings stay, for
+// the critical path). The job's report comes back on the first process (exchange.index()
+// 0), an empty one elsewhere. Edges are ordered by waiting rank and time, causes by first
+// use.
+WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
+                                    const AnalysisExchange& exchange);
+// Every rank's input in this one process.
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks);
 
 }  // namespace rocprof::merge

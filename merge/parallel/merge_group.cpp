@@ -321,6 +321,62 @@ void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
   wait_idle(request);
 }
 
+std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
+    std::vector<std::vector<std::byte>> parts) const {
+  const auto processes = static_cast<std::size_t>(size_);
+  if (parts.size() != processes) throw std::logic_error("all_to_all needs a part per process");
+  if (!mpi_ || size_ == 1) return parts;
+  std::vector<std::uint64_t> sizes(processes);
+  std::vector<std::uint64_t> incoming(processes);
+  for (std::size_t p = 0; p < processes; ++p) sizes[p] = parts[p].size();
+  MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::vector<std::vector<std::byte>> received(processes);
+  for (std::size_t p = 0; p < processes; ++p) received[p].resize(incoming[p]);
+  // In rounds of pieces small enough that every round's counts and offsets fit MPI's ints.
+  const std::uint64_t piece = std::min<std::uint64_t>(
+      std::uint64_t{1} << 28,
+      static_cast<std::uint64_t>(std::numeric_limits<int>::max()) / processes);
+  std::uint64_t largest = 0;
+  for (std::size_t p = 0; p < processes; ++p) largest = std::max({largest, sizes[p], incoming[p]});
+  std::uint64_t rounds = (largest + piece - 1) / piece;
+  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<int> send_counts(processes);
+  std::vector<int> send_offsets(processes);
+  std::vector<int> receive_counts(processes);
+  std::vector<int> receive_offsets(processes);
+  std::vector<std::byte> out;
+  std::vector<std::byte> in;
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    const std::uint64_t at = round * piece;
+    auto slice = [&](std::uint64_t size) {
+      return static_cast<int>(size > at ? std::min(piece, size - at) : 0);
+    };
+    int send_total = 0;
+    int receive_total = 0;
+    for (std::size_t p = 0; p < processes; ++p) {
+      send_counts[p] = slice(sizes[p]);
+      send_offsets[p] = send_total;
+      send_total += send_counts[p];
+      receive_counts[p] = slice(incoming[p]);
+      receive_offsets[p] = receive_total;
+      receive_total += receive_counts[p];
+    }
+    out.resize(static_cast<std::size_t>(send_total));
+    in.resize(static_cast<std::size_t>(receive_total));
+    for (std::size_t p = 0; p < processes; ++p)
+      if (send_counts[p] > 0)
+        std::memcpy(out.data() + send_offsets[p], parts[p].data() + at,
+                    static_cast<std::size_t>(send_counts[p]));
+    MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(),
+                  receive_counts.data(), receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+    for (std::size_t p = 0; p < processes; ++p)
+      if (receive_counts[p] > 0)
+        std::memcpy(received[p].data() + at, in.data() + receive_offsets[p],
+                    static_cast<std::size_t>(receive_counts[p]));
+  }
+  return received;
+}
+
 std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
   if (!mpi_) return {value};
   std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));

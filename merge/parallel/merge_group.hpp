@@ -88,6 +88,9 @@ class MergeGroup {
   void barrier() const;
   // Every process's value, in process order.
   std::vector<std::uint64_t> all_gather(std::uint64_t value) const;
+  // `parts[p]` to process p (a part per process); what each process sent this one, in
+  // process order. Any sizes (sent in rounds of pieces).
+  std::vector<std::vector<std::byte>> all_to_all(std::vector<std::vector<std::byte>> parts) const;
   // Point to point, for streaming results to the first process: a blocking send, and the
   // first process's receive of the next message from anyone (false if none is waiting and
   // `wait` is false).

@@ -22,8 +22,9 @@ struct MergeOptions {
   bool quiet = false;  // nothing but errors
   bool print_summary = true;
   bool correct_causality = true;
-  // The summary's wait states and critical path (docs/ANALYSIS.md): --wait-states, --report.
-  bool wait_states = false;
+  // The wait states and the critical path (docs/ANALYSIS.md), unless --no-analysis: for the
+  // summary, its CSV files, the timeline and the report.
+  bool analyse = true;
   bool timings = false;  // each phase's time, on stderr
   // A parallel merge's parts of a .pftrace/.json go to this directory of each node's own
   // (--scratch) instead of beside the output; "" for beside the output.

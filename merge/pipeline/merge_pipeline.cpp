@@ -18,6 +18,7 @@
 
 #include "merge/export/encode_ahead.hpp"
 #include "merge/files/staged_output.hpp"
+#include "merge/parallel/group_exchange.hpp"
 #include "merge/pipeline/cpu_budget.hpp"
 #include "merge/pipeline/failure_text.hpp"
 #include "merge/pipeline/merge_steps.hpp"
@@ -139,17 +140,24 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 }
 
 // The summary: each process its ranks' (watched while the sink read them); the first adds up
-// everyone's, one process's part at a time (the others keep only their own).
-void add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
-            const MergeGroup& group) {
+// everyone's, one process's part at a time (the others keep only their own). Then the
+// analysis, spread over the processes: each keeps its ranks' inputs to the end.
+void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
+            PhaseReport& report) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
-  if (group.size() == 1) return;
-  Summary total;
-  total.gather_wait_states(summary.gathers_wait_states());
-  group.gather_to_leader(summary.serialize(),
-                         [&total](const std::vector<std::byte>& part) { total.merge(part); });
-  if (group.leader()) summary = std::move(total);
+  std::vector<RankWaitInput> mine = summary.take_wait_inputs();
+  if (group.size() > 1) {
+    Summary total;
+    total.gather_wait_states(summary.gathers_wait_states());
+    group.gather_to_leader(summary.serialize(),
+                           [&total](const std::vector<std::byte>& part) { total.merge(part); });
+    if (group.leader()) summary = std::move(total);
+  }
+  if (!summary.gathers_wait_states()) return;
+  report.clear();
+  report.phase("analysing wait states and the critical path");
+  summary.analyse(std::move(mine), GroupExchange(group));
 }
 
 }  // namespace
@@ -210,8 +218,10 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     } const stop_early{sink};
     // The summary: gathered from the rows the sink reads, not in a pass of its own.
     Summary summary;
-    summary.gather_wait_states(options_.wait_states);
-    const bool want_summary = (!options_.quiet && options_.print_summary) ||
+    summary.gather_wait_states(options_.analyse);
+    summary.expect_ranks(job.block().size());
+    // The analysis goes into the timeline too: gathered even when nothing is printed.
+    const bool want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||
                               !options_.csv_prefix.empty() || !options_.report.empty();
     if (want_summary)
       for (const AlignedRank* rank : job.block()) summary.watch(*rank);
@@ -269,7 +279,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // summarise
     if (want_summary) {
       report.phase("summarising");
-      add_up(summary, block, group);
+      add_up(summary, block, group, report);
       report.clear();
     }
     std::vector<std::string> timing_report;
@@ -278,11 +288,6 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // What follows is the first process's alone; --timings lists its phases after the
     // shared ones.
     const std::size_t shared_phases = report.timings().size();
-    if (want_summary && summary.gathers_wait_states()) {
-      report.phase("analysing wait states and the critical path");
-      (void)summary.critical_path();  // computed once, here, for every output below
-      report.clear();
-    }
     report.phase("printing the summary and its files");
     if (!quiet && options_.print_summary) {
       print_to_terminal(stdout, [&](std::FILE* memory) {
@@ -310,6 +315,14 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
       report.clear();
     }
+    // The summary and CSV files stand on their own; a timeline written to a file that is
+    // gone is not a success (nor one to add the analysis to).
+    const auto output_gone = [&] {
+      const std::string missing = partial.missing();
+      if (!missing.empty()) fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(missing));
+      return !missing.empty();
+    };
+    if (output_gone()) return 1;
     // The analysis in the timeline, for a format that stores it.
     if (want_summary) {
       report.phase("adding the analysis to the timeline");
@@ -326,12 +339,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
       }
       report.clear();
     }
-    // The summary and CSV files stand on their own; a timeline written to a file that is
-    // gone is not a success.
-    if (const std::string missing = partial.missing(); !missing.empty()) {
-      fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(missing));
-      return 1;
-    }
+    if (output_gone()) return 1;
     report.phase("moving the output into place");
     if (const std::string problem = staged->commit(); !problem.empty()) {
       fmt::print(stderr, "rocprof-merge: {}\n", problem);

@@ -248,7 +248,7 @@ void wait_states(std::string& out, const Summary& summary, double mpi_ns) {
   const WaitStateReport& report = summary.wait_states();
   out += "<h2>Wait states</h2>\n";
   if (!summary.gathers_wait_states()) {
-    out += "<p>Not analysed.</p>\n";
+    out += "<p>Not analysed (rocprof-merge --no-analysis).</p>\n";
     return;
   }
   if (report.empty()) {
@@ -413,7 +413,7 @@ void region_imbalance(std::string& out, const Summary& summary) {
 void critical_path(std::string& out, const Summary& summary) {
   out += "<h2>Critical path</h2>\n";
   if (!summary.gathers_wait_states()) {
-    out += "<p>Not found.</p>\n";
+    out += "<p>Not found (rocprof-merge --no-analysis).</p>\n";
     return;
   }
   const CriticalPath& path = summary.critical_path();

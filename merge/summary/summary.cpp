@@ -136,8 +136,6 @@ std::vector<std::byte> Summary::serialize() const {
   put_per_rank(out, kernels_);
   put_per_rank(out, copies_);
   counters_.put(out);
-  out.put<std::uint64_t>(wait_inputs_.size());
-  for (const RankWaitInput& input : wait_inputs_) input.put(out);
   out.put<std::uint64_t>(rank_times_.size());
   for (const RankTime& time : rank_times_) time.put(out);
   region_input_.put(out);
@@ -160,18 +158,11 @@ void Summary::merge(std::span<const std::byte> bytes) {
   get_per_rank(in, part.kernels_);
   get_per_rank(in, part.copies_);
   part.counters_.get(in);
-  const auto inputs = in.get<std::uint64_t>();
-  if (inputs > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
-  for (std::uint64_t i = 0; i < inputs; ++i) part.wait_inputs_.push_back(RankWaitInput::get(in));
   const auto times = in.get<std::uint64_t>();
   if (times > bytes.size()) throw std::runtime_error("a merge process sent a damaged summary");
   for (std::uint64_t i = 0; i < times; ++i) part.rank_times_.push_back(RankTime::get(in));
   part.region_input_.get(in);
   if (!in.done()) throw std::runtime_error("a merge process sent a damaged summary");
-  // The ranks' wait-state inputs are moved, not copied: they are the summary's largest part.
-  wait_inputs_.insert(wait_inputs_.end(), std::make_move_iterator(part.wait_inputs_.begin()),
-                      std::make_move_iterator(part.wait_inputs_.end()));
-  part.wait_inputs_.clear();
   merge(part);
 }
 
@@ -196,18 +187,17 @@ void Summary::watch(const AlignedRank& rank) {
   ++ranks_;
   watched_at_[&rank] = watched_.size();
   watched_.push_back(std::make_shared<Summary>());
-  install_watcher(rank, watched_.back(), analyse_waits_);
+  install_watcher(rank, watched_.back());
 }
 
 void Summary::watch_again(const AlignedRank& rank) {
   const auto found = watched_at_.find(&rank);
   if (found == watched_at_.end()) return;  // not watched: nothing to forget
   watched_[found->second] = std::make_shared<Summary>();
-  install_watcher(rank, watched_[found->second], analyse_waits_);
+  install_watcher(rank, watched_[found->second]);
 }
 
-void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part,
-                              bool waits_too) {
+void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const {
   const RankFileReader& reader = rank.reader();
   // Per rank: the MPI function kinds, the nested ranges' time by (thread, level) for self
   // time (a range's duration minus its direct children's), and each statistic found once by
@@ -228,8 +218,9 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   const std::int32_t id = rank.rank();
   AlignedRank::Watcher watcher;
   std::shared_ptr<WaitInputGatherer> waits;
-  if (waits_too) {
-    waits = std::make_shared<WaitInputGatherer>(rank);
+  if (analyse_waits_) {
+    waits = std::make_shared<WaitInputGatherer>(rank,
+                                                WaitInputGatherer::doings_budget(expected_ranks_));
     part->wait_part_ = waits;
   }
   auto time = std::make_shared<RankTime>(rank.rank());
@@ -319,7 +310,7 @@ void Summary::end_watch() {
   watched_at_.clear();
 }
 
-void Summary::merge(const Summary& part) {
+void Summary::merge(Summary& part) {
   ranks_ += part.ranks_;
   for (const auto& [function, per_rank] : part.mpi_) {
     auto& mine = mpi_[function];
@@ -329,7 +320,8 @@ void Summary::merge(const Summary& part) {
   merge_per_rank(part.kernels_, kernels_);
   merge_per_rank(part.copies_, copies_);
   counters_.merge(part.counters_);
-  wait_inputs_.insert(wait_inputs_.end(), part.wait_inputs_.begin(), part.wait_inputs_.end());
+  wait_inputs_.insert(wait_inputs_.end(), std::make_move_iterator(part.wait_inputs_.begin()),
+                      std::make_move_iterator(part.wait_inputs_.end()));
   rank_times_.insert(rank_times_.end(), part.rank_times_.begin(), part.rank_times_.end());
   region_input_.merge(part.region_input_);
   wait_report_.reset();
@@ -340,9 +332,23 @@ std::vector<RegionImbalance> Summary::region_imbalance() const {
   return merge::region_imbalance(region_input_);
 }
 
+std::vector<RankWaitInput> Summary::take_wait_inputs() {
+  std::vector<RankWaitInput> inputs = std::move(wait_inputs_);
+  wait_inputs_.clear();
+  return inputs;
+}
+
+void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange) {
+  RankSpans spans;
+  for (const RankTime& time : rank_times_)
+    if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
+  wait_report_ = analyse_wait_states(mine, exchange);
+  critical_path_ = find_critical_path(mine, *wait_report_, spans, exchange);
+}
+
 const CriticalPath& Summary::critical_path() const {
   if (!critical_path_) {
-    std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>> spans;
+    RankSpans spans;
     for (const RankTime& time : rank_times_)
       if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
     critical_path_ = find_critical_path(wait_inputs_, wait_states(), spans);
@@ -413,8 +419,7 @@ void Summary::print(std::FILE* out, std::size_t top) const {
     critical_path().print(out, top);
   } else if (!mpi_.empty()) {
     fmt::print(out,
-               "Wait states and the critical path: not analysed (rocprof-merge --wait-states, "
-               "or --report)\n");
+               "Wait states and the critical path: not analysed (rocprof-merge --no-analysis)\n");
   }
 }
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/region_imbalance.hpp"
 #include "merge/analysis/wait_input.hpp"
@@ -32,6 +33,9 @@ class Summary {
  public:
   // Whether ranks watched from now on are gathered for the wait states (on by default).
   void gather_wait_states(bool on) { analyse_waits_ = on; }
+  // How many ranks this process watches in all, for each one's share of the analysis's
+  // memory (WaitInputGatherer::doings_budget).
+  void expect_ranks(std::size_t ranks) { expected_ranks_ = ranks; }
   bool gathers_wait_states() const noexcept { return analyse_waits_; }
   // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
@@ -80,6 +84,11 @@ class Summary {
   std::uint64_t ranks() const noexcept { return ranks_; }
   // Each region's imbalance across ranks, in total and over the run.
   std::vector<RegionImbalance> region_imbalance() const;
+  // This process's ranks' wait-state inputs, handed to analyse() (the summary keeps none).
+  std::vector<RankWaitInput> take_wait_inputs();
+  // Collective over the merge's processes, after the summaries were added up: the wait
+  // states and the critical path from each process's `mine`; the first process keeps them.
+  void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange);
   // The job's critical path through the wait states (found at the first call).
   const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).
@@ -110,14 +119,14 @@ class Summary {
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
   bool analyse_waits_ = true;
+  std::size_t expected_ranks_ = 1;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 
   // Sends the rank's rows to `part`.
-  static void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part,
-                              bool waits);
+  void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const;
 
-  void merge(const Summary& part);
+  void merge(Summary& part);  // moves part's wait inputs
 };
 
 }  // namespace rocprof::merge

@@ -9,10 +9,11 @@ Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHA
   --against names another rocprof-merge (built at another commit, say): every configuration
   runs with both, one after the other, and the table adds its median and the ratio of the
   two (BUILD_DIR's over the other's), measured on the same jobs at the same moments.
-  --merge-args gives the merge's options besides the job and -o (default --no-summary);
-  --against-args those of the merge compared with: with no --against, this build's own, so
-  that one binary is compared with itself under other options (the summary's wait-state
-  analysis: --merge-args "--summary-csv P --wait-states" --against-args "--summary-csv P").
+  --merge-args gives the merge's options besides the job and -o (default --no-summary,
+  which keeps the analysis, on by default); --against-args those of the merge compared with:
+  with no --against, this build's own, so that one binary is compared with itself under
+  other options (the analysis's cost: --merge-args "--no-summary" --against-args
+  "--no-summary --no-analysis").
   --against-synthetic gives the other build's job generator: the other merge then reads the
   same shapes as that build writes them, for a build of an older rank-file format (one that
   cannot read this build's files).

@@ -29,6 +29,17 @@ def read_json(path):
         return json.load(f)
 
 
+def analysis_tables(h5file):
+    """The merged .h5's analysis group: each dataset's values and the group's attributes."""
+    found = {f"@{name}": value.tolist() for name, value in h5file["analysis"].attrs.items()}
+
+    def take(name, item):
+        if hasattr(item, "shape"):
+            found[name] = item[()].tolist()
+    h5file["analysis"].visititems(take)
+    return found
+
+
 def read_csv(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
@@ -130,7 +141,8 @@ class MergeTest(unittest.TestCase):
     def test_perfetto_trace_decodes_and_holds_every_event(self):
         job = self.synthetic()
         out = os.path.join(self.dir, "job.pftrace")
-        result = self.merge(job, "-o", out, "-q")
+        # The records alone (test_wait_states.py decodes the analysis's tracks).
+        result = self.merge(job, "-o", out, "-q", "--no-analysis")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("1 {", self.decode(out, raw=True))
         text = self.decode(out)
@@ -414,13 +426,16 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a["strings"].asstr()[:].tolist(), b["strings"].asstr()[:].tolist())
             compared = 0
             for table in a:
-                if isinstance(a[table], h5py.Group):
+                if isinstance(a[table], h5py.Group) and table != "analysis":
                     for column in a[table]:
                         self.assertTrue(numpy.array_equal(a[table][column][:], b[table][column][:]),
                                         f"{table}/{column}")
                         compared += a[table][column].shape[0]
             self.assertGreater(a["ranges"]["rank"].shape[0], 65536)  # several chunks, shared ones
             self.assertGreater(compared, 0)
+            # The analysis, found by each process for its ranks, is the serial one.
+            self.assertIn("waits/count", analysis_tables(a))
+            self.assertEqual(analysis_tables(a), analysis_tables(b))
         # JSON parts joined in order, and the summary added up from every process's ranks.
         serial_json = self.merge(job, "-o", os.path.join(self.dir, "serial.json"),
                                  "--summary-csv", os.path.join(self.dir, "serial"))
@@ -720,7 +735,9 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stderr)
             with h5py.File(out, "r") as f:
                 outputs[setting] = {f"{t}/{c}": f[t][c][:].tobytes()
-                                    for t in f if isinstance(f[t], h5py.Group) for c in f[t]}
+                                    for t in f if isinstance(f[t], h5py.Group) and t != "analysis"
+                                    for c in f[t]}
+                outputs[setting]["analysis"] = analysis_tables(f)
         self.assertGreater(len(outputs["off"]["mpi_calls/begin_ns"]), 0)
         self.assertEqual(outputs["auto"], outputs["off"])
         out = os.path.join(self.dir, "sends_bad.h5")
@@ -1255,9 +1272,10 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(sorted(a.attrs.keys()), sorted(b.attrs.keys()))
             for name in a.attrs:
                 self.assertTrue(numpy.array_equal(a.attrs[name], b.attrs[name]), name)
+            self.assertEqual(analysis_tables(a), analysis_tables(b))  # the first process's
             compared = 0
             for table in a:
-                if isinstance(a[table], h5py.Group):
+                if isinstance(a[table], h5py.Group) and table != "analysis":
                     for column in a[table]:
                         # Rows come from the parts (an empty table is an empty dataset).
                         self.assertEqual(b[table][column].is_virtual,
@@ -1337,10 +1355,11 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(out + ".parts")), ["0.h5", "1.h5", "2.h5", "3.h5"])
         with h5py.File(serial, "r") as a, h5py.File(out, "r") as b:
             for table in a:
-                if isinstance(a[table], h5py.Group):
+                if isinstance(a[table], h5py.Group) and table != "analysis":
                     for column in a[table]:
                         self.assertTrue(numpy.array_equal(a[table][column][:], b[table][column][:]),
                                         f"{table}/{column}")
+            self.assertEqual(analysis_tables(a), analysis_tables(b))
         # Node b's scratch too small for its parts: each of its processes says that writing
         # its part there failed, and why; nothing is left anywhere (each process removes
         # what it wrote).
@@ -1567,7 +1586,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(traced.returncode, 0, traced.stderr)
         job = os.path.join(self.dir, "pairs")
         out = os.path.join(self.dir, "pairs.pftrace")
-        result = self.merge(job, "-o", out, "--no-summary")
+        result = self.merge(job, "-o", out, "--no-summary", "--no-analysis")  # messages only
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("8 messages matched", result.stdout)
         self.assertEqual(self.flow_pairs(out), {("MPI_Sendrecv", "MPI_Sendrecv"): 8})

@@ -41,8 +41,7 @@ class WaitStatesTest(unittest.TestCase):
 
     def merge(self, job, *more, processes=1):
         prefix = os.path.join(self.dir, os.path.basename(job) + str(processes))
-        command = [MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix, "--wait-states",
-                   *more]
+        command = [MERGE, job, "-o", prefix + ".json", "--summary-csv", prefix, *more]
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         if processes > 1:
             command = ["mpirun", "--oversubscribe", "-np", str(processes), *command]
@@ -122,7 +121,8 @@ class WaitStatesTest(unittest.TestCase):
     def test_the_perfetto_timeline_draws_the_waits_and_the_critical_path(self):
         job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
         out = os.path.join(self.dir, "gpu.pftrace")
-        result = subprocess.run([MERGE, job, "-o", out, "--wait-states"], capture_output=True,
+        # On by default, and so even when nothing is printed.
+        result = subprocess.run([MERGE, job, "-o", out, "-q"], capture_output=True,
                                 text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         text = decode_trace(out)
@@ -155,14 +155,17 @@ class WaitStatesTest(unittest.TestCase):
         self.assertEqual(len(started), 4 * n + 1)  # the waits, and rank 1 -> rank 0 on the path
 
     def test_a_parallel_merge_finds_the_same_wait_states(self):
+        # Each process analyses its own ranks; with 8 processes for 4 ranks, some have none.
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
         _, serial = self.merge(job)
-        _, parallel = self.merge(job, processes=3)
-        self.assertEqual(self.rows(parallel), self.rows(serial))
-        for table in ("critical_path", "imbalance"):
-            with open(os.path.join(self.dir, f"late1_{table}.csv")) as a, \
-                    open(os.path.join(self.dir, f"late3_{table}.csv")) as b:
-                self.assertEqual(a.read(), b.read(), table)
+        self.assertEqual(self.rows(serial), self.expected("kernel slow_kernel"))
+        for processes in (3, 8):
+            _, parallel = self.merge(job, processes=processes)
+            self.assertEqual(self.rows(parallel), self.rows(serial), processes)
+            for table in ("critical_path", "imbalance"):
+                with open(os.path.join(self.dir, f"late1_{table}.csv")) as a, \
+                        open(os.path.join(self.dir, f"late{processes}_{table}.csv")) as b:
+                    self.assertEqual(a.read(), b.read(), (table, processes))
 
     def test_a_balanced_job_has_no_wait_states(self):
         job = self.synthetic("balanced")
@@ -170,15 +173,15 @@ class WaitStatesTest(unittest.TestCase):
         self.assertEqual(waits, [])
         self.assertNotIn("Wait states", summary)
 
-    def test_without_the_option_they_are_left_out_and_said_so(self):
+    def test_with_no_analysis_they_are_left_out_and_said_so(self):
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
         prefix = os.path.join(self.dir, "without")
-        result = subprocess.run([MERGE, job, "-o", prefix + ".pftrace", "--summary-csv", prefix],
-                                capture_output=True, text=True, timeout=300)
+        result = subprocess.run([MERGE, job, "-o", prefix + ".pftrace", "--summary-csv", prefix,
+                                 "--no-analysis"], capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertNotIn("Wait states:", result.stdout)
         self.assertIn("Wait states and the critical path: not analysed (rocprof-merge "
-                      "--wait-states, or --report)", result.stdout)
+                      "--no-analysis)", result.stdout)
         self.assertNotIn("analysis", decode_trace(prefix + ".pftrace"))
         self.assertIn("MPI_Allreduce", result.stdout)
         self.assertTrue(os.path.exists(prefix + "_mpi.csv"))
@@ -207,6 +210,7 @@ class WaitStatesTest(unittest.TestCase):
         h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
         job = self.synthetic("gpu", f"--late-rank=1:{DELAY_NS}:gpu")
         prefix = os.path.join(self.dir, "tables")
+        # --wait-states, the default, is still taken.
         result = subprocess.run([MERGE, job, "-o", prefix + ".h5", "--summary-csv", prefix,
                                  "--wait-states"], capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -267,13 +271,13 @@ class WaitStatesTest(unittest.TestCase):
             self.assertEqual([int(r["first_instance"]) for r in over_time],
                              list(range(ITERATIONS)))
 
-    def test_without_the_option_the_merged_h5_has_the_imbalance_only(self):
+    def test_with_no_analysis_the_merged_h5_has_the_imbalance_only(self):
         import h5py
         h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
         job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}")
         out = os.path.join(self.dir, "plain.h5")
-        result = subprocess.run([MERGE, job, "-o", out], capture_output=True, text=True,
-                                timeout=300)
+        result = subprocess.run([MERGE, job, "-o", out, "--no-analysis"], capture_output=True,
+                                text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         with h5py.File(out, "r") as f:
             self.assertEqual(list(f.attrs["format_version"]), [1, 3])

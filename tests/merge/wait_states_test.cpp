@@ -3,12 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <barrier>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "merge/analysis/critical_path.hpp"
@@ -328,6 +335,180 @@ TEST(CriticalPath, WalksBackThroughEachWaitToTheRankWaitedFor) {
   ASSERT_EQ(alone.stretches.size(), 1U);
   EXPECT_EQ(alone.length_ns, 4900);
   EXPECT_TRUE(find_critical_path(inputs, waits, {}).empty());
+}
+
+// Processes of a merge simulated as threads of this one: each all_to_all meets at a barrier.
+class ThreadExchange final : public AnalysisExchange {
+ public:
+  struct Shared {
+    explicit Shared(std::size_t processes)
+        : processes(processes),
+          meet(static_cast<std::ptrdiff_t>(processes)),
+          mailbox(processes, std::vector<std::vector<std::byte>>(processes)) {}
+    std::size_t processes;
+    std::barrier<> meet;
+    std::vector<std::vector<std::vector<std::byte>>> mailbox;  // [to][from]
+  };
+  ThreadExchange(Shared& shared, std::size_t index) : shared_(shared), index_(index) {}
+  std::size_t processes() const override { return shared_.processes; }
+  std::size_t index() const override { return index_; }
+  std::vector<std::vector<std::byte>> all_to_all(
+      std::vector<std::vector<std::byte>> parts) const override {
+    for (std::size_t to = 0; to < parts.size(); ++to)
+      shared_.mailbox[to][index_] = std::move(parts[to]);
+    shared_.meet.arrive_and_wait();
+    std::vector<std::vector<std::byte>> received = std::move(shared_.mailbox[index_]);
+    shared_.mailbox[index_].assign(shared_.processes, {});
+    shared_.meet.arrive_and_wait();
+    return received;
+  }
+
+ private:
+  Shared& shared_;
+  std::size_t index_;
+};
+
+// A random job: ranks exchanging messages (blocking and not, a wait completing several)
+// and calling collectives, with regions, API calls and kernels around them.
+std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
+  std::mt19937_64 random(seed);
+  auto draw = [&](std::uint64_t below) { return random() % below; };
+  std::vector<Rank> job;
+  for (std::int32_t r = 0; r < ranks; ++r) job.emplace_back(r);
+  std::vector<std::uint64_t> now(static_cast<std::size_t>(ranks), 0);
+  std::uint64_t flow = 1;
+  const char* const collectives[] = {"MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce"};
+  for (int step = 0; step < 200; ++step) {
+    for (std::int32_t r = 0; r < ranks; ++r) {
+      Rank& rank = job[static_cast<std::size_t>(r)];
+      std::uint64_t& t = now[static_cast<std::size_t>(r)];
+      const std::uint64_t work = 1000 + draw(20000);
+      rank.region("step", t, t + work);
+      if (draw(2) == 0) rank.doing(DoingKind::kGpuWork, "kernel k", t + 10, t + work / 2, 7);
+      if (draw(3) == 0) rank.doing(DoingKind::kApiCall, "cudaMemcpy", t + 5, t + work / 3, 1);
+      t += work;
+    }
+    if (draw(3) == 0) {  // a collective on every rank
+      const char* function = collectives[draw(4)];
+      std::uint64_t latest = 0;
+      for (const std::uint64_t t : now) latest = std::max(latest, t);
+      for (std::int32_t r = 0; r < ranks; ++r) {
+        std::uint64_t& t = now[static_cast<std::size_t>(r)];
+        const std::uint64_t end = latest + 100 + draw(50);
+        job[static_cast<std::size_t>(r)].collective(function, t, end, 0);
+        t = end + 1;
+      }
+      continue;
+    }
+    // Messages: each rank sends to the next, received by MPI_Recv or a shared MPI_Waitall.
+    for (std::int32_t r = 0; r < ranks; ++r) {
+      const std::int32_t to = (r + 1) % ranks;
+      const std::uint64_t send_at = now[static_cast<std::size_t>(r)];
+      const bool blocking = draw(2) == 0;
+      job[static_cast<std::size_t>(r)].send(flow + static_cast<std::uint64_t>(r),
+                                            blocking ? "MPI_Ssend" : "MPI_Isend", send_at,
+                                            send_at + 50);
+      now[static_cast<std::size_t>(r)] = send_at + 51;
+      (void)to;
+    }
+    for (std::int32_t r = 0; r < ranks; ++r) {
+      const std::int32_t from = (r + ranks - 1) % ranks;
+      std::uint64_t& t = now[static_cast<std::size_t>(r)];
+      const std::uint64_t sent = now[static_cast<std::size_t>(from)];
+      const std::uint64_t end = std::max(t, sent) + 30 + draw(40);
+      job[static_cast<std::size_t>(r)].receive(flow + static_cast<std::uint64_t>(from),
+                                               draw(2) == 0 ? "MPI_Recv" : "MPI_Waitall", t, end,
+                                               t - draw(std::min<std::uint64_t>(t, 500)));
+      t = end + 1;
+    }
+    flow += static_cast<std::uint64_t>(ranks);
+  }
+  return job;
+}
+
+// What `processes` merge processes find, each holding a block of the ranks.
+std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& job,
+                                                     std::size_t processes) {
+  RankSpans spans;
+  for (const Rank& rank : job) {
+    const auto& doings = rank.input().doings;
+    std::uint64_t first = UINT64_MAX;
+    std::uint64_t last = 0;
+    for (const Doing& doing : doings) {
+      first = std::min(first, doing.begin_ns);
+      last = std::max(last, doing.end_ns);
+    }
+    spans[rank.input().rank] = {first, last};
+  }
+  ThreadExchange::Shared shared(processes);
+  std::pair<WaitStateReport, CriticalPath> result;
+  std::vector<std::thread> threads;
+  for (std::size_t p = 0; p < processes; ++p)
+    threads.emplace_back([&, p] {
+      std::vector<RankWaitInput> mine;
+      for (std::size_t r = p * job.size() / processes; r < (p + 1) * job.size() / processes; ++r)
+        mine.push_back(job[r].input());
+      const ThreadExchange exchange(shared, p);
+      WaitStateReport waits = analyse_wait_states(mine, exchange);  // consumes its messages
+      CriticalPath path = find_critical_path(mine, waits, p == 0 ? spans : RankSpans{}, exchange);
+      if (p == 0) result = {std::move(waits), std::move(path)};
+    });
+  for (std::thread& thread : threads) thread.join();
+  return result;
+}
+
+TEST(WaitStates, EveryNumberOfMergeProcessesFindsTheSameWaitsAndPath) {
+  for (const std::uint32_t seed : {1U, 2U, 3U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    const auto [waits, path] = analysed_by(job, 1);
+    ASSERT_GT(waits.edges.size(), 100U) << "seed " << seed;
+    ASSERT_GT(path.stretches.size(), 2U) << "seed " << seed;
+    std::set<WaitPattern> patterns;
+    for (const auto& [key, total] : waits.waits) patterns.insert(std::get<0>(key));
+    EXPECT_GE(patterns.size(), 4U) << "seed " << seed;
+    for (const std::size_t processes : {2U, 3U, 8U, 16U}) {
+      const auto [spread_waits, spread_path] = analysed_by(job, processes);
+      EXPECT_EQ(spread_waits.waits.size(), waits.waits.size()) << processes << " processes";
+      for (const auto& [key, total] : waits.waits) {
+        const auto found = spread_waits.waits.find(key);
+        ASSERT_NE(found, spread_waits.waits.end()) << processes << " processes";
+        EXPECT_EQ(found->second.count, total.count);
+        EXPECT_EQ(found->second.total_ns, total.total_ns);
+      }
+      ASSERT_EQ(spread_waits.edges.size(), waits.edges.size());
+      for (std::size_t i = 0; i < waits.edges.size(); ++i) {
+        const auto& a = waits.edges[i];
+        const auto& b = spread_waits.edges[i];
+        EXPECT_EQ(std::tie(a.waiting, a.awaited, a.from, a.to, a.pattern),
+                  std::tie(b.waiting, b.awaited, b.from, b.to, b.pattern));
+        EXPECT_EQ(waits.causes[a.cause], spread_waits.causes[b.cause]);
+      }
+      EXPECT_EQ(spread_waits.causes, waits.causes);
+      EXPECT_EQ(spread_waits.mismatched_collectives, waits.mismatched_collectives);
+      ASSERT_EQ(spread_path.stretches.size(), path.stretches.size());
+      EXPECT_EQ(spread_path.length_ns, path.length_ns);
+      EXPECT_EQ(spread_path.by_rank, path.by_rank);
+      EXPECT_EQ(spread_path.by_activity, path.by_activity);
+    }
+  }
+}
+
+TEST(WaitStates, AReportTravelsBetweenProcessesWhole) {
+  const std::vector<Rank> job = random_job(7, 5);
+  const auto [waits, path] = analysed_by(job, 1);
+  ByteWriter out;
+  waits.put(out);
+  const std::vector<std::byte> bytes = out.take();
+  ByteReader in(bytes);
+  const WaitStateReport copy = WaitStateReport::get(in);
+  EXPECT_TRUE(in.done());
+  EXPECT_EQ(copy.waits.size(), waits.waits.size());
+  EXPECT_EQ(copy.edges.size(), waits.edges.size());
+  EXPECT_EQ(copy.causes, waits.causes);
+  // Cut short: refused, not half read.
+  const std::vector<std::byte> cut(bytes.begin(), bytes.begin() + bytes.size() / 2);
+  ByteReader cut_in(cut);
+  EXPECT_THROW(WaitStateReport::get(cut_in), std::runtime_error);
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+#include "merge/analysis/doing_list.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace rocprof::merge {
+namespace {
+
+constexpr std::uint64_t kFirstDistanceNs = 1000;
+constexpr std::uint64_t kLargestDistanceNs = std::uint64_t{1} << 62;
+
+}  // namespace
+
+bool DoingList::joined(Doing& into, const Doing& next) const {
+  if (distance_ == 0 || into.lane() != next.lane() || into.kind() != next.kind() ||
+      next.begin_ns < into.begin_ns || next.begin_ns > into.end_ns + distance_)
+    return false;
+  if (next.end_ns - next.begin_ns > into.end_ns - into.begin_ns) into.name = next.name;
+  into.end_ns = std::max(into.end_ns, next.end_ns);
+  return true;
+}
+
+void DoingList::add(const Doing& doing) {
+  if (doing.end_ns < doing.begin_ns) return;
+  const std::uint32_t lane = doing.lane();
+  if (lane >= latest_of_lane_.size()) latest_of_lane_.resize(std::size_t{lane} + 1, kNone);
+  std::size_t& latest = latest_of_lane_[lane];
+  if (latest != kNone && joined(doings_[latest], doing)) return;
+  latest = doings_.size();
+  doings_.push_back(doing);
+  if (doings_.size() <= budget_) return;
+  while (doings_.size() > budget_ / 2 && distance_ < kLargestDistanceNs) {
+    distance_ = std::max(distance_ * 2, kFirstDistanceNs);
+    join_all();
+  }
+}
+
+void DoingList::join_all() {
+  std::sort(doings_.begin(), doings_.end(), doing_order);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < doings_.size(); ++i)
+    if (kept == 0 || !joined(doings_[kept - 1], doings_[i])) doings_[kept++] = doings_[i];
+  doings_.resize(kept);
+  std::fill(latest_of_lane_.begin(), latest_of_lane_.end(), kNone);
+  for (std::size_t i = 0; i < doings_.size(); ++i) latest_of_lane_[doings_[i].lane()] = i;
+}
+
+std::vector<Doing> DoingList::take() {
+  // Counted out by lane, then by begin within each lane, where they mostly came in order.
+  std::vector<std::size_t> ends(latest_of_lane_.size() + 1, 0);
+  for (const Doing& doing : doings_) ++ends[doing.lane() + 1];
+  std::partial_sum(ends.begin(), ends.end(), ends.begin());
+  std::vector<Doing> sorted(doings_.size());
+  for (const Doing& doing : doings_) sorted[ends[doing.lane()]++] = doing;
+  const auto by_begin = [](const Doing& a, const Doing& b) { return a.begin_ns < b.begin_ns; };
+  std::size_t begin = 0;
+  for (std::size_t lane = 0; lane + 1 < ends.size(); ++lane) {
+    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(ends[lane]);
+    if (!std::is_sorted(first, last, by_begin)) std::sort(first, last, by_begin);
+    begin = ends[lane];
+  }
+  doings_.clear();
+  latest_of_lane_.clear();
+  return sorted;
+}
+
+}  // namespace rocprof::merge
