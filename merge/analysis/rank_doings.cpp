@@ -123,18 +123,25 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
         doing->kind() == DoingKind::kRegion ? std::uint64_t{level_of(*doing)} : doing->begin_ns,
         doing};
   };
+  // Time added up per name and kind (what named() tells apart), named once at the end.
+  std::vector<std::uint64_t> taken(input_.names.size() * 4, 0);
+  std::vector<const Doing*> example(taken.size(), nullptr);
+  std::uint64_t untaken = 0;
   std::uint64_t at = from;
   auto take = [&](std::uint64_t until) {
     if (until <= at) return;
     for (const DoingKind kind : kPrecedence) {
       const auto& now = active[static_cast<std::size_t>(kind)];
       if (!now.empty()) {
-        add(named(*now.rbegin()->first.second), static_cast<double>(until - at));
+        const Doing* doing = now.rbegin()->first.second;
+        const std::size_t slot = std::size_t{doing->name} * 4 + static_cast<std::size_t>(kind);
+        taken.at(slot) += until - at;
+        example[slot] = doing;
         at = until;
         return;
       }
     }
-    add(std::string(), static_cast<double>(until - at));
+    untaken += until - at;
     at = until;
   };
   for (const Edge& edge : edges) {
@@ -146,6 +153,9 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
       now.erase(key(edge.doing));
   }
   take(to);
+  for (std::size_t slot = 0; slot < taken.size(); ++slot)
+    if (taken[slot] > 0) add(named(*example[slot]), static_cast<double>(taken[slot]));
+  if (untaken > 0) add(std::string(), static_cast<double>(untaken));
 }
 
 }  // namespace rocprof::merge

@@ -125,8 +125,9 @@ class Analysis {
     // collective calls are let go once packed: the doings stay, for causes and call paths.
     Outgoing<SyncEnd> ends(processes_);
     Outgoing<SyncCollective> collectives(processes_);
+    // A stream's messages all meet on one process (pair_messages).
     const auto end_process = [&](const MessageEnd& end) {
-      return process_of(end.flow, processes_);
+      return process_of(end.flow >> 32, processes_);
     };
     const auto call_process = [&](const CollectiveCall& call) {
       return process_of(call.communicator * 0x9e3779b97f4a7c15ULL ^ call.sequence, processes_);
@@ -196,37 +197,63 @@ class Analysis {
   }
 
   std::uint16_t function_id(std::size_t rank, std::uint32_t local) {
-    auto [entry, added] = local_functions_[rank].try_emplace(local, 0);
-    if (added) {
-      const std::string& name = mine_[rank].names.at(local);
-      entry->second = static_cast<std::uint16_t>(
-          std::lower_bound(functions_.begin(), functions_.end(), name) - functions_.begin());
-    }
-    return entry->second;
+    std::vector<std::int32_t>& ids = local_functions_[rank];
+    if (ids.empty()) ids.assign(mine_[rank].names.size(), -1);
+    std::int32_t& id = ids.at(local);
+    if (id < 0)
+      id = static_cast<std::int32_t>(
+          std::lower_bound(functions_.begin(), functions_.end(), mine_[rank].names[local]) -
+          functions_.begin());
+    return static_cast<std::uint16_t>(id);
   }
 
   std::size_t owner(std::int32_t rank) const { return owner_.at(rank); }
 
   void found(const FoundWait& wait) { found_.add(owner(wait.waiting), wait); }
 
-  // The ends of the messages whose flows hash to this process, read in place.
+  // The ends of the messages of the streams that hash to this process, read in place. A
+  // flow id is its stream's index and the message's ordinal there (from 0): each stream's
+  // sends are found by ordinal.
   void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
     std::size_t count = 0;
     for (const std::vector<std::byte>& part : parts) count += items_in<SyncEnd>(part);
-    absl::flat_hash_map<std::uint64_t, const std::byte*> sends;
-    sends.reserve(count / 2 + 1);
+    const std::size_t largest_ordinal = 2 * count + 1024;  // past it: damage, looked up apart
+    absl::flat_hash_map<std::uint64_t, std::vector<const std::byte*>> streams;
+    absl::flat_hash_map<std::uint64_t, const std::byte*> scattered;
     for (const std::vector<std::byte>& part : parts)
-      for (std::size_t at = 0; at < part.size(); at += sizeof(SyncEnd))
-        if (const auto end = item_at<SyncEnd>(part.data() + at); end.send != 0)
-          sends.emplace(end.flow, part.data() + at);
+      for (std::size_t at = 0; at < part.size(); at += sizeof(SyncEnd)) {
+        const auto end = item_at<SyncEnd>(part.data() + at);
+        if (end.send == 0) continue;
+        const std::uint64_t ordinal = end.flow & 0xffffffffU;
+        if (ordinal >= largest_ordinal) {
+          scattered.emplace(end.flow, part.data() + at);
+          continue;
+        }
+        std::vector<const std::byte*>& sends = streams[end.flow >> 32];
+        if (ordinal >= sends.size()) sends.resize(ordinal + 1, nullptr);
+        if (sends[ordinal] == nullptr) sends[ordinal] = part.data() + at;
+      }
+    const auto send_of = [&](std::uint64_t flow) -> const std::byte* {
+      const std::uint64_t ordinal = flow & 0xffffffffU;
+      if (ordinal >= largest_ordinal) {
+        const auto found = scattered.find(flow);
+        return found == scattered.end() ? nullptr : found->second;
+      }
+      const auto stream = streams.find(flow >> 32);
+      if (stream == streams.end() || ordinal >= stream->second.size()) return nullptr;
+      return stream->second[ordinal];
+    };
     for_each_item<SyncEnd>(parts, [&](const SyncEnd& receive) {
       if (receive.send != 0) return;
-      const auto found_send = sends.find(receive.flow);
-      if (found_send == sends.end()) return;
-      const auto send = item_at<SyncEnd>(found_send->second);
+      const std::byte* found_send = send_of(receive.flow);
+      if (found_send == nullptr) return;
+      const auto send = item_at<SyncEnd>(found_send);
       const auto kind = static_cast<MpiCallKind>(receive.kind);
-      if (kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
-          kind == MpiCallKind::kSendrecv)
+      // A call waits for its latest sender only, and only if that one began after it did:
+      // a message sent before the call began is no candidate.
+      if ((kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
+           kind == MpiCallKind::kSendrecv) &&
+          send.begin_ns > receive.begin_ns)
         found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receive.rank,
                send.rank, receive.thread_id, receive.function, WaitPattern::kLateSender, 1});
       // Late receiver: a blocking send that began before its receive was posted and ended
@@ -412,13 +439,13 @@ class Analysis {
   std::vector<RankWaitInput>& mine_;
   const AnalysisExchange& exchange_;
   const std::size_t processes_;
-  absl::flat_hash_map<std::int32_t, std::size_t> local_;  // rank -> index into mine_
-  absl::flat_hash_map<std::int32_t, std::size_t> owner_;  // rank -> process
-  std::vector<std::string> functions_;                    // the job's, sorted
-  std::vector<absl::flat_hash_map<std::uint32_t, std::uint16_t>> local_functions_;
-  std::vector<std::unique_ptr<RankDoings>> doings_;  // made at a rank's first question
-  Outgoing<FoundWait> found_{processes_};            // to the waiting rank's process
-  WaitStateReport report_;                           // this process's awaited ranks' waits
+  absl::flat_hash_map<std::int32_t, std::size_t> local_;    // rank -> index into mine_
+  absl::flat_hash_map<std::int32_t, std::size_t> owner_;    // rank -> process
+  std::vector<std::string> functions_;                      // the job's, sorted
+  std::vector<std::vector<std::int32_t>> local_functions_;  // by rank, name: -1 unknown
+  std::vector<std::unique_ptr<RankDoings>> doings_;         // made at a rank's first question
+  Outgoing<FoundWait> found_{processes_};                   // to the waiting rank's process
+  WaitStateReport report_;                                  // this process's awaited ranks' waits
   std::uint64_t mismatched_ = 0;
 };
 

@@ -8,7 +8,7 @@
 // traced are missing from their collectives, which are analysed over the ranks present.
 //
 // Spread over the merge's processes, each holding its own ranks' inputs only: a message's
-// ends meet on the process its flow id hashes to, a collective instance's calls on the one
+// ends meet on the process its stream hashes to, a collective instance's calls on the one
 // its communicator and number hash to; that process finds the waits, the waiting rank's
 // process their call paths, the awaited rank's their causes. The first process adds up the
 // waits; what each process holds is its ranks' inputs and its share of the job's calls.
