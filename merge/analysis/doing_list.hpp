@@ -17,7 +17,11 @@ namespace rocprof::merge {
 
 class DoingList {
  public:
-  explicit DoingList(std::size_t budget) : budget_(budget < 2 ? 2 : budget) {}
+  // The budget is reserved at once (address space: memory only as doings come), so that the
+  // list never grows by copying.
+  explicit DoingList(std::size_t budget) : budget_(budget < 2 ? 2 : budget) {
+    doings_.reserve(budget_ + 1);
+  }
   void add(const Doing& doing);
   std::size_t size() const noexcept { return doings_.size(); }
   // Neighbours less than this apart were joined (0: none was).
