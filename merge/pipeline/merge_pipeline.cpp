@@ -141,9 +141,10 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 
 // The summary: each process its ranks' (watched while the sink read them); the first adds up
 // everyone's, one process's part at a time (the others keep only their own). Then the
-// analysis, spread over the processes: each keeps its ranks' inputs to the end.
+// analysis, spread over the processes (a lone one over `cpus` threads): each keeps its
+// ranks' inputs to the end.
 void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
-            PhaseReport& report) {
+            PhaseReport& report, unsigned cpus) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
   std::vector<RankWaitInput> mine = summary.take_wait_inputs();
@@ -157,7 +158,7 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
   if (!summary.gathers_wait_states()) return;
   report.clear();
   report.phase("analysing wait states and the critical path");
-  summary.analyse(std::move(mine), GroupExchange(group));
+  summary.analyse(std::move(mine), GroupExchange(group), cpus);
 }
 
 }  // namespace
@@ -279,7 +280,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // summarise
     if (want_summary) {
       report.phase("summarising");
-      add_up(summary, block, group, report);
+      add_up(summary, block, group, report, cpus);
       report.clear();
     }
     std::vector<std::string> timing_report;

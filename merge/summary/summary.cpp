@@ -2,15 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include "lib/format/records.hpp"
+#include "merge/analysis/thread_exchange.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
@@ -338,12 +342,49 @@ std::vector<RankWaitInput> Summary::take_wait_inputs() {
   return inputs;
 }
 
-void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange) {
+void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
+                      std::size_t threads) {
   RankSpans spans;
   for (const RankTime& time : rank_times_)
     if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
-  wait_report_ = analyse_wait_states(mine, exchange);
-  critical_path_ = find_critical_path(mine, *wait_report_, spans, exchange);
+  threads = std::min(threads, mine.size());
+  if (exchange.processes() > 1 || threads < 2) {
+    wait_report_ = analyse_wait_states(mine, exchange);
+    critical_path_ = find_critical_path(mine, *wait_report_, spans, exchange);
+    return;
+  }
+  // A merge of one process: its ranks in blocks, each analysed on a thread as if by a merge
+  // process of its own.
+  std::vector<std::vector<RankWaitInput>> blocks(threads);
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    blocks[i * threads / mine.size()].push_back(std::move(mine[i]));
+  ThreadExchange::Meeting meeting(threads);
+  std::mutex failing;
+  std::exception_ptr failure;
+  std::vector<std::thread> workers;
+  workers.reserve(threads);
+  for (std::size_t t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      try {
+        const ThreadExchange exchange_here(meeting, t);
+        WaitStateReport waits = analyse_wait_states(blocks[t], exchange_here);
+        CriticalPath path =
+            find_critical_path(blocks[t], waits, t == 0 ? spans : RankSpans{}, exchange_here);
+        if (t == 0) {
+          wait_report_ = std::move(waits);
+          critical_path_ = std::move(path);
+        }
+      } catch (...) {
+        // The others go on without this thread (its parts empty) rather than wait for it.
+        {
+          const std::lock_guard lock(failing);
+          if (!failure) failure = std::current_exception();
+        }
+        meeting.barrier.arrive_and_drop();
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 const CriticalPath& Summary::critical_path() const {

@@ -88,7 +88,9 @@ class Summary {
   std::vector<RankWaitInput> take_wait_inputs();
   // Collective over the merge's processes, after the summaries were added up: the wait
   // states and the critical path from each process's `mine`; the first process keeps them.
-  void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange);
+  // A merge of one process analyses on up to `threads` threads.
+  void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
+               std::size_t threads = 1);
   // The job's critical path through the wait states (found at the first call).
   const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "merge/analysis/critical_path.hpp"
+#include "merge/analysis/thread_exchange.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 
@@ -337,37 +338,6 @@ TEST(CriticalPath, WalksBackThroughEachWaitToTheRankWaitedFor) {
   EXPECT_TRUE(find_critical_path(inputs, waits, {}).empty());
 }
 
-// Processes of a merge simulated as threads of this one: each all_to_all meets at a barrier.
-class ThreadExchange final : public AnalysisExchange {
- public:
-  struct Shared {
-    explicit Shared(std::size_t processes)
-        : processes(processes),
-          meet(static_cast<std::ptrdiff_t>(processes)),
-          mailbox(processes, std::vector<std::vector<std::byte>>(processes)) {}
-    std::size_t processes;
-    std::barrier<> meet;
-    std::vector<std::vector<std::vector<std::byte>>> mailbox;  // [to][from]
-  };
-  ThreadExchange(Shared& shared, std::size_t index) : shared_(shared), index_(index) {}
-  std::size_t processes() const override { return shared_.processes; }
-  std::size_t index() const override { return index_; }
-  std::vector<std::vector<std::byte>> all_to_all(
-      std::vector<std::vector<std::byte>> parts) const override {
-    for (std::size_t to = 0; to < parts.size(); ++to)
-      shared_.mailbox[to][index_] = std::move(parts[to]);
-    shared_.meet.arrive_and_wait();
-    std::vector<std::vector<std::byte>> received = std::move(shared_.mailbox[index_]);
-    shared_.mailbox[index_].assign(shared_.processes, {});
-    shared_.meet.arrive_and_wait();
-    return received;
-  }
-
- private:
-  Shared& shared_;
-  std::size_t index_;
-};
-
 // A random job: ranks exchanging messages (blocking and not, a wait completing several)
 // and calling collectives, with regions, API calls and kernels around them.
 std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
@@ -440,7 +410,7 @@ std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& jo
     }
     spans[rank.input().rank] = {first, last};
   }
-  ThreadExchange::Shared shared(processes);
+  ThreadExchange::Meeting meeting(processes);
   std::pair<WaitStateReport, CriticalPath> result;
   std::vector<std::thread> threads;
   for (std::size_t p = 0; p < processes; ++p)
@@ -448,7 +418,7 @@ std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& jo
       std::vector<RankWaitInput> mine;
       for (std::size_t r = p * job.size() / processes; r < (p + 1) * job.size() / processes; ++r)
         mine.push_back(job[r].input());
-      const ThreadExchange exchange(shared, p);
+      const ThreadExchange exchange(meeting, p);
       WaitStateReport waits = analyse_wait_states(mine, exchange);  // consumes its messages
       CriticalPath path = find_critical_path(mine, waits, p == 0 ? spans : RankSpans{}, exchange);
       if (p == 0) result = {std::move(waits), std::move(path)};
