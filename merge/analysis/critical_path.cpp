@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/analysis/activity_names.hpp"
 #include "merge/analysis/rank_doings.hpp"
 #include "merge/exchange/bytes.hpp"
 #include "merge/files/csv_file.hpp"
@@ -125,15 +126,14 @@ void CriticalPath::print(std::FILE* out, std::size_t top) const {
              length_ns / 1e6, stretches.size(), by_rank.size(), "activity", "time", "share");
   const auto sorted = activities();
   for (std::size_t i = 0; i < sorted.size() && i < top; ++i)
-    fmt::print(out, "  {:<48} {:>11.3f} {:>6.1f}%\n",
-               sorted[i].first.empty() ? "(no recorded activity)" : sorted[i].first,
+    fmt::print(out, "  {:<48} {:>11.3f} {:>6.1f}%\n", activity_label(sorted[i].first),
                sorted[i].second / 1e6, length_ns > 0 ? 100 * sorted[i].second / length_ns : 0.0);
 }
 
 bool CriticalPath::write_csv(const std::string& prefix, std::string& error) const {
   CsvFile file(prefix + "_critical_path.csv", "activity,total_ns,share");
   for (const auto& [name, ns] : activities())
-    file.row("{},{:.0f},{:.6f}", csv_text(name.empty() ? "(no recorded activity)" : name), ns,
+    file.row("{},{:.0f},{:.6f}", csv_text(activity_label(name)), ns,
              length_ns > 0 ? ns / length_ns : 0.0);
   return file.close(error);
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 
+#include "merge/analysis/activity_names.hpp"
+
 namespace rocprof::merge {
 
 RankDoings::RankDoings(const RankWaitInput& input) : input_(input), doings_(input.doings) {
@@ -46,7 +48,7 @@ std::string RankDoings::cause(std::uint64_t from, std::uint64_t to) const {
   const Best* most = nullptr;
   for (const Best& found : best)
     if (found.doing != nullptr && (most == nullptr || found.overlap > most->overlap)) most = &found;
-  return most != nullptr ? named(*most->doing) : std::string("(no recorded activity)");
+  return most != nullptr ? named(*most->doing) : std::string(kUntracedHostWork);
 }
 
 std::string RankDoings::call_path(std::uint32_t thread, std::uint64_t t) const {
@@ -92,7 +94,7 @@ std::uint32_t RankDoings::level_of(const Doing& region) const {
 
 std::string RankDoings::named(const Doing& doing) const {
   const std::string& name = input_.names[doing.name];
-  return doing.kind() == DoingKind::kRegion ? "region " + name : name;
+  return doing.kind() == DoingKind::kRegion ? "region " + name : activity_label(name);
 }
 
 void RankDoings::attribute(std::uint64_t from, std::uint64_t to,

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "lib/format/text.hpp"
+#include "merge/analysis/activity_names.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -430,7 +431,7 @@ void critical_path(std::string& out, const Summary& summary) {
   std::vector<std::pair<std::string, double>> bars;
   for (const auto& [name, ns] : path.activities()) {
     if (bars.size() == kTopRows) break;
-    bars.emplace_back(name.empty() ? "(no recorded activity)" : name, ns);
+    bars.emplace_back(activity_label(name), ns);
   }
   bar_chart(out, "critical-path", bars, "#76b7b2", [&](double ns) {
     return fmt::format("{} ({:.1f}%)", duration(ns), 100 * ns / path.length_ns);

@@ -259,7 +259,7 @@ class WaitStatesTest(unittest.TestCase):
                              group.attrs["critical_path_length_ns"])
             activities = {a["activity"]: int(round(a["total_ns"]))
                           for a in table(group, "critical_path_activities")}
-            csv_activities = {a["activity"].replace("(no recorded activity)", ""):
+            csv_activities = {a["activity"].replace("(host work no tracer saw)", ""):
                               int(a["total_ns"]) for a in read_csv(prefix + "_critical_path.csv")}
             self.assertEqual(activities, csv_activities)
             self.assertEqual(activities["kernel slow_kernel"], ITERATIONS * (25_000 + DELAY_NS))

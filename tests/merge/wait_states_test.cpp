@@ -127,7 +127,12 @@ TEST(WaitStates, TheCauseIsTheAwaitedRanksMpiCallThenGpuWorkThenApiCallThenInner
     const WaitStateReport report = analyse({sender, receiver});
     return report.waits.empty() ? std::string("none") : std::get<5>(report.waits.begin()->first);
   };
-  EXPECT_EQ(cause_of([](Rank&) {}), "(no recorded activity)");
+  EXPECT_EQ(cause_of([](Rank&) {}), "(host work no tracer saw)");
+  // The tool's own clock synchronisation is named as the tool's.
+  EXPECT_EQ(cause_of([](Rank& r) {
+              r.doing(DoingKind::kMpiCall, "rocprof_mpi_clock_sync", 900, 2000, 1);
+            }),
+            "rocprof_mpi_clock_sync (the tool's own work)");
   EXPECT_EQ(cause_of([](Rank& r) { r.region("outer", 0, 3000).region("inner", 900, 1900, 1); }),
             "region inner");
   EXPECT_EQ(cause_of([](Rank& r) {
