@@ -14,7 +14,7 @@ inline constexpr std::string_view kUntracedHostWork = "(host work no tracer saw)
 // MPI_Finalize (mpi/clock/clock_sync.cpp).
 inline constexpr std::string_view kClockSyncCall = "rocprof_mpi_clock_sync";
 inline constexpr std::string_view kClockSyncActivity =
-    "rocprof_mpi_clock_sync (the tool's own work)";
+    "rocprof_mpi_clock_sync (rocprof-mpi itself, not the application)";
 
 // An activity's name as the outputs show it: "" (no record) and the tool's own call named
 // for what they are, any other name as it is.

@@ -36,7 +36,9 @@ def parse_text_format(text):
             node = child
         else:
             key, value = line.split(": ", 1)
-            node.setdefault(key, []).append(json.loads(value) if value.startswith('"') else value)
+            # protoc escapes a single quote, which JSON strings do not.
+            node.setdefault(key, []).append(
+                json.loads(value.replace("\\'", "'")) if value.startswith('"') else value)
     return root
 
 

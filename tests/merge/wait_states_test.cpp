@@ -132,7 +132,7 @@ TEST(WaitStates, TheCauseIsTheAwaitedRanksMpiCallThenGpuWorkThenApiCallThenInner
   EXPECT_EQ(cause_of([](Rank& r) {
               r.doing(DoingKind::kMpiCall, "rocprof_mpi_clock_sync", 900, 2000, 1);
             }),
-            "rocprof_mpi_clock_sync (the tool's own work)");
+            "rocprof_mpi_clock_sync (rocprof-mpi itself, not the application)");
   EXPECT_EQ(cause_of([](Rank& r) { r.region("outer", 0, 3000).region("inner", 900, 1900, 1); }),
             "region inner");
   EXPECT_EQ(cause_of([](Rank& r) {
