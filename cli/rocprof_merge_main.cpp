@@ -48,6 +48,11 @@ int run(int argc, char** argv) {
                "leave out the wait states and the critical path (found by default, for the "
                "summary, its CSV files, the .pftrace and .h5 timelines and the report: "
                "docs/ANALYSIS.md)");
+  app.add_option("--window", options.window,
+                 "analyse only this part of the run: a time range from the job's start "
+                 "('2.5s-10s') or a region's instances ('iteration#10-#49', from 0): "
+                 "docs/ANALYSIS.md")
+      ->type_name("RANGE");
   bool wait_states = false;  // the default since the analysis is spread over the processes
   app.add_flag("--wait-states", wait_states, "the default; kept for older command lines")
       ->excludes("--no-analysis");

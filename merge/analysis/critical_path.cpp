@@ -13,7 +13,8 @@
 namespace rocprof::merge {
 
 std::vector<CriticalPath::Stretch> walk_critical_path(
-    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans) {
+    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans,
+    const TimeWindow& window) {
   std::vector<CriticalPath::Stretch> stretches;
   if (spans.empty()) return stretches;
   // Each rank's waits by when they ended.
@@ -22,15 +23,20 @@ std::vector<CriticalPath::Stretch> walk_critical_path(
   for (auto& [rank, of_rank] : ended)
     std::sort(of_rank.begin(), of_rank.end(),
               [](const auto* a, const auto* b) { return a->to < b->to; });
-  // From the rank that ended last (the lowest of several).
+  // From the rank that ended last (the lowest of several), or the window's end.
   std::int32_t rank = spans.begin()->first;
   for (const auto& [candidate, span] : spans)
     if (span.second > spans.at(rank).second) rank = candidate;
-  std::uint64_t t = spans.at(rank).second;
+  std::uint64_t t = std::min(spans.at(rank).second, window.end_ns);
+  if (spans.contains(window.end_rank)) {
+    rank = window.end_rank;
+    t = window.end_ns;
+  }
   // Each step goes strictly back in time: at most one step per wait, plus the last.
   for (std::size_t steps = 0; steps <= edges.size(); ++steps) {
     const auto span = spans.find(rank);
-    const std::uint64_t first = span == spans.end() ? t : std::min(span->second.first, t);
+    const std::uint64_t first =
+        std::min(std::max(span == spans.end() ? t : span->second.first, window.begin_ns), t);
     const WaitStateReport::Edge* latest = nullptr;
     if (const auto found = ended.find(rank); found != ended.end()) {
       const auto& of_rank = found->second;
@@ -40,7 +46,7 @@ std::vector<CriticalPath::Stretch> walk_critical_path(
       if (it != of_rank.begin()) latest = *std::prev(it);  // the latest that ended before t
     }
     if (latest == nullptr || latest->to <= first) {
-      stretches.push_back({rank, first, t});
+      if (first < t) stretches.push_back({rank, first, t});
       break;
     }
     stretches.push_back({rank, latest->to, t});
@@ -52,11 +58,11 @@ std::vector<CriticalPath::Stretch> walk_critical_path(
 
 CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
                                 const WaitStateReport& waits, const RankSpans& spans,
-                                const AnalysisExchange& exchange) {
+                                const AnalysisExchange& exchange, const TimeWindow& window) {
   std::vector<std::byte> walked;
   if (exchange.index() == 0) {
     ByteWriter out;
-    out.put_vector(walk_critical_path(waits.edges, spans));
+    out.put_vector(walk_critical_path(waits.edges, spans, window));
     walked = out.take();
   }
   const std::vector<std::byte> broadcast = broadcast_from_first(exchange, walked);
@@ -97,6 +103,7 @@ CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
     }
   }
   path.stretches = stretches;
+  path.window = window.text;
   for (const CriticalPath::Stretch& stretch : path.stretches) {
     const auto length = static_cast<double>(stretch.to - stretch.from);
     path.length_ns += length;
@@ -121,9 +128,10 @@ std::vector<std::pair<std::string, double>> CriticalPath::activities() const {
 void CriticalPath::print(std::FILE* out, std::size_t top) const {
   if (empty()) return;
   fmt::print(out,
-             "Critical path: {:.3f} ms in {} stretches over {} ranks (ms; share = of the "
+             "Critical path{}: {:.3f} ms in {} stretches over {} ranks (ms; share = of the "
              "path)\n  {:<48} {:>11} {:>7}\n",
-             length_ns / 1e6, stretches.size(), by_rank.size(), "activity", "time", "share");
+             window.empty() ? "" : fmt::format(" in the window {}", window), length_ns / 1e6,
+             stretches.size(), by_rank.size(), "activity", "time", "share");
   const auto sorted = activities();
   for (std::size_t i = 0; i < sorted.size() && i < top; ++i)
     fmt::print(out, "  {:<48} {:>11.3f} {:>6.1f}%\n", activity_label(sorted[i].first),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "merge/analysis/analysis_exchange.hpp"
+#include "merge/analysis/analysis_window.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_states.hpp"
 
@@ -30,6 +31,7 @@ struct CriticalPath {
   double length_ns = 0;
   std::map<std::string, double> by_activity;  // "" for time with no record
   std::map<std::int32_t, double> by_rank;
+  std::string window;  // the window it was walked in (--window), "" for the whole run
 
   bool empty() const noexcept { return stretches.empty(); }
   // by_activity, largest first.
@@ -43,8 +45,11 @@ struct CriticalPath {
 using RankSpans = std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>>;
 
 // The path's stretches (latest first) from the waits' edges alone: no rank's doings needed.
+// In a window: from its end (on the rank whose last instance ended last, for a region's
+// window) back to its start.
 std::vector<CriticalPath::Stretch> walk_critical_path(
-    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans);
+    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans,
+    const TimeWindow& window = {});
 
 // Collective over the merge's processes, each passing its own ranks' inputs: the path is
 // walked on the first process from the job's waits and spans (read there only), and each
@@ -53,7 +58,7 @@ std::vector<CriticalPath::Stretch> walk_critical_path(
 // with no record.
 CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
                                 const WaitStateReport& waits, const RankSpans& spans,
-                                const AnalysisExchange& exchange);
+                                const AnalysisExchange& exchange, const TimeWindow& window = {});
 // Every rank's input in this one process.
 CriticalPath find_critical_path(const std::vector<RankWaitInput>& ranks,
                                 const WaitStateReport& waits, const RankSpans& spans);

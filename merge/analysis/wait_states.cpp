@@ -113,8 +113,9 @@ void for_each_item(const std::vector<std::vector<std::byte>>& parts, Visit visit
 
 class Analysis {
  public:
-  Analysis(std::vector<RankWaitInput>& mine, const AnalysisExchange& exchange)
-      : mine_(mine), exchange_(exchange), processes_(exchange.processes()) {
+  Analysis(std::vector<RankWaitInput>& mine, const AnalysisExchange& exchange,
+           const TimeWindow& window)
+      : mine_(mine), exchange_(exchange), window_(window), processes_(exchange.processes()) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 
@@ -365,7 +366,10 @@ class Analysis {
   std::vector<std::vector<std::byte>> with_call_paths(const std::vector<FoundWait>& waits) {
     doings_.resize(mine_.size());
     std::vector<ByteWriter> out(processes_);
-    for (const FoundWait& wait : waits) {
+    for (FoundWait wait : waits) {
+      wait.from = std::max(wait.from, window_.begin_ns);
+      wait.to = std::min(wait.to, window_.end_ns);
+      if (wait.to <= wait.from) continue;  // outside the window
       ByteWriter& to = out[owner(wait.awaited)];
       to.put(wait);
       to.put_string(doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin));
@@ -438,6 +442,7 @@ class Analysis {
 
   std::vector<RankWaitInput>& mine_;
   const AnalysisExchange& exchange_;
+  const TimeWindow& window_;
   const std::size_t processes_;
   absl::flat_hash_map<std::int32_t, std::size_t> local_;    // rank -> index into mine_
   absl::flat_hash_map<std::int32_t, std::size_t> owner_;    // rank -> process
@@ -452,8 +457,8 @@ class Analysis {
 }  // namespace
 
 WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
-                                    const AnalysisExchange& exchange) {
-  return Analysis(mine, exchange).run();
+                                    const AnalysisExchange& exchange, const TimeWindow& window) {
+  return Analysis(mine, exchange, window).run();
 }
 
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "merge/analysis/analysis_exchange.hpp"
+#include "merge/analysis/analysis_window.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_patterns.hpp"
 #include "merge/exchange/bytes.hpp"
@@ -85,8 +86,10 @@ struct WaitStateReport {
 // the critical path). The job's report comes back on the first process (exchange.index()
 // 0), an empty one elsewhere. Edges are ordered by waiting rank and time, causes by first
 // use.
+// Waits are cut to `window` (those outside it left out).
 WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
-                                    const AnalysisExchange& exchange);
+                                    const AnalysisExchange& exchange,
+                                    const TimeWindow& window = {});
 // Every rank's input in this one process.
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks);
 

@@ -25,6 +25,8 @@ struct MergeOptions {
   // The wait states and the critical path (docs/ANALYSIS.md), unless --no-analysis: for the
   // summary, its CSV files, the timeline and the report.
   bool analyse = true;
+  // The analysis's window of interest (--window; docs/ANALYSIS.md), "" for the whole run.
+  std::string window;
   bool timings = false;  // each phase's time, on stderr
   // A parallel merge's parts of a .pftrace/.json go to this directory of each node's own
   // (--scratch) instead of beside the output; "" for beside the output.

@@ -118,6 +118,12 @@ bool refused(const MergeOptions& options, const MergeSettings& settings, const S
              const MergeGroup& group) {
   std::string refusal = output_problem(options, sink);
   if (refusal.empty()) refusal = settings.problem;
+  if (refusal.empty() && !options.window.empty()) {
+    if (!options.analyse)
+      refusal = "--window chooses what the analysis covers: not with --no-analysis";
+    else
+      (void)parse_window(options.window, refusal);
+  }
   const int first = group.first_failed(!refusal.empty());
   if (first < 0) return false;
   if (group.index() == first)
@@ -144,7 +150,7 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 // analysis, spread over the processes (a lone one over `cpus` threads): each keeps its
 // ranks' inputs to the end.
 void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
-            PhaseReport& report, unsigned cpus) {
+            PhaseReport& report, unsigned cpus, const std::string& window) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
   std::vector<RankWaitInput> mine = summary.take_wait_inputs();
@@ -158,7 +164,11 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
   if (!summary.gathers_wait_states()) return;
   report.clear();
   report.phase("analysing wait states and the critical path");
-  summary.analyse(std::move(mine), GroupExchange(group), cpus);
+  std::string unused;
+  summary.analyse(std::move(mine), GroupExchange(group), cpus,
+                  window.empty() ? std::nullopt : parse_window(window, unused));
+  if (group.leader() && !summary.window_problem().empty())
+    fmt::print(stderr, "rocprof-merge: warning: {}\n", summary.window_problem());
 }
 
 }  // namespace
@@ -280,7 +290,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // summarise
     if (want_summary) {
       report.phase("summarising");
-      add_up(summary, block, group, report, cpus);
+      add_up(summary, block, group, report, cpus, options_.window);
       report.clear();
     }
     std::vector<std::string> timing_report;

@@ -343,14 +343,32 @@ std::vector<RankWaitInput> Summary::take_wait_inputs() {
 }
 
 void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
-                      std::size_t threads) {
+                      std::size_t threads, const std::optional<WindowSpec>& window) {
   RankSpans spans;
+  std::uint64_t job_begin = ~std::uint64_t{0};
   for (const RankTime& time : rank_times_)
-    if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
+    if (time.last_ns() >= time.first_ns()) {
+      spans[time.rank()] = {time.first_ns(), time.last_ns()};
+      job_begin = std::min(job_begin, time.first_ns());
+    }
+  // One analysis: over the merge's processes, or over this one's threads.
+  const auto analyse_part = [&](std::vector<RankWaitInput>& part, const AnalysisExchange& over,
+                                bool keep) {
+    std::string problem;
+    const TimeWindow in =
+        window ? resolve_window(*window, part, job_begin, over, problem) : TimeWindow{};
+    WaitStateReport waits = analyse_wait_states(part, over, in);
+    CriticalPath path =
+        find_critical_path(part, waits, over.index() == 0 ? spans : RankSpans{}, over, in);
+    if (keep) {
+      wait_report_ = std::move(waits);
+      critical_path_ = std::move(path);
+      window_problem_ = std::move(problem);
+    }
+  };
   threads = std::min(threads, mine.size());
   if (exchange.processes() > 1 || threads < 2) {
-    wait_report_ = analyse_wait_states(mine, exchange);
-    critical_path_ = find_critical_path(mine, *wait_report_, spans, exchange);
+    analyse_part(mine, exchange, true);
     return;
   }
   // A merge of one process: its ranks in blocks, each analysed on a thread as if by a merge
@@ -366,14 +384,7 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
   for (std::size_t t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
       try {
-        const ThreadExchange exchange_here(meeting, t);
-        WaitStateReport waits = analyse_wait_states(blocks[t], exchange_here);
-        CriticalPath path =
-            find_critical_path(blocks[t], waits, t == 0 ? spans : RankSpans{}, exchange_here);
-        if (t == 0) {
-          wait_report_ = std::move(waits);
-          critical_path_ = std::move(path);
-        }
+        analyse_part(blocks[t], ThreadExchange(meeting, t), t == 0);
       } catch (...) {
         // The others go on without this thread (its parts empty) rather than wait for it.
         {
@@ -456,6 +467,10 @@ void Summary::print(std::FILE* out, std::size_t top) const {
   for (const auto& [function, per_rank] : mpi_)
     for (const auto& [rank, stat] : per_rank) mpi_ns += stat.total_ns;
   if (analyse_waits_) {
+    if (!critical_path().window.empty())
+      fmt::print(out,
+                 "Analysis window: {} (the wait states and the critical path below lie in it)\n",
+                 critical_path().window);
     wait_states().print(out, mpi_ns, top);
     critical_path().print(out, top);
   } else if (!mpi_.empty()) {

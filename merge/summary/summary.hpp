@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "merge/analysis/analysis_exchange.hpp"
+#include "merge/analysis/analysis_window.hpp"
 #include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/region_imbalance.hpp"
 #include "merge/analysis/wait_input.hpp"
@@ -89,8 +90,11 @@ class Summary {
   // Collective over the merge's processes, after the summaries were added up: the wait
   // states and the critical path from each process's `mine`; the first process keeps them.
   // A merge of one process analyses on up to `threads` threads.
+  // Within `window` if one is given (its problem, a region it could not find, told by
+  // window_problem() on the first process).
   void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
-               std::size_t threads = 1);
+               std::size_t threads = 1, const std::optional<WindowSpec>& window = std::nullopt);
+  const std::string& window_problem() const noexcept { return window_problem_; }
   // The job's critical path through the wait states (found at the first call).
   const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).
@@ -120,6 +124,7 @@ class Summary {
   std::shared_ptr<WaitInputGatherer> wait_part_;
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
+  std::string window_problem_;
   bool analyse_waits_ = true;
   std::size_t expected_ranks_ = 1;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched

@@ -167,6 +167,54 @@ class WaitStatesTest(unittest.TestCase):
                         open(os.path.join(self.dir, f"late{processes}_{table}.csv")) as b:
                     self.assertEqual(a.read(), b.read(), (table, processes))
 
+    def test_a_window_analyses_the_chosen_iterations_only(self):
+        job = self.synthetic("late", f"--late-rank=1:{DELAY_NS}:gpu")
+        summary, waits = self.merge(job, "--window", "compute#10-#19")
+        self.assertIn("Analysis window: compute#10-#19", summary)
+        _, parallel = self.merge(job, "--window", "compute#10-#19", processes=3)
+        self.assertEqual(self.rows(parallel), self.rows(waits))
+        self.assertIn("Critical path in the window compute#10-#19", summary)
+        rows = {(w["pattern"], int(w["rank"])): (int(w["count"]), int(w["total_ns"]))
+                for w in waits if w["cause"] == "kernel slow_kernel"}
+        self.assertEqual(set(rows), {("late sender", 2), ("wait at NxN", 0), ("wait at NxN", 3)})
+        # Ten iterations; the last one's waits end just past the window (the late rank's
+        # compute #19), where they are cut.
+        for key, (count, total) in rows.items():
+            self.assertEqual(count, 10, key)
+            self.assertGreater(total, 9.99 * (DELAY_NS - 1000), key)
+            self.assertLessEqual(total, 10 * DELAY_NS, key)
+        path = {r["activity"]: int(r["total_ns"])
+                for r in read_csv(os.path.join(self.dir, "late1_critical_path.csv"))}
+        self.assertLess(sum(path.values()), 10.5 * (DELAY_NS + 25_000))
+        self.assertGreater(path["kernel slow_kernel"], 9 * DELAY_NS)
+        # A time window over the whole run finds what no window finds.
+        _, whole = self.merge(job)
+        _, timed = self.merge(job, "--window", "0s-1000s")
+        self.assertEqual(self.rows(timed), self.rows(whole))
+        # A region no rank ran so often: said, and the whole run analysed.
+        result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "w.h5"), "-q",
+                                 "--window", "compute#10-#200"],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no rank ran region 'compute' 201 times (the most: 100); analysing the "
+                      "whole run", result.stderr)
+        # A window that is neither form, or one with nothing to analyse: refused up front.
+        for bad, said in (("compute#10", None), ("10s", "no '-'"), ("2s-1s", "ends before"),
+                          ("1-2", "with a unit"), ("#1-#2", "no region name")):
+            out = os.path.join(self.dir, "one.h5" if said is None else "bad.h5")
+            args = [MERGE, job, "-o", out, "--window", bad]
+            result = subprocess.run(args, capture_output=True, text=True, timeout=300)
+            if said is None:  # one instance is a window too
+                self.assertEqual(result.returncode, 0, result.stderr)
+                continue
+            self.assertEqual(result.returncode, 2, bad)
+            self.assertIn(said, result.stderr, bad)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "bad.h5")))
+        result = subprocess.run([MERGE, job, "-o", os.path.join(self.dir, "bad.h5"), "--window",
+                                 "1s-2s", "--no-analysis"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not with --no-analysis", result.stderr)
+
     def test_a_balanced_job_has_no_wait_states(self):
         job = self.synthetic("balanced")
         summary, waits = self.merge(job)
