@@ -55,7 +55,7 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
 }
 
 WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget)
-    : rank_(rank), functions_(rank.reader()), doings_(doings_budget) {
+    : rank_(rank), doings_(doings_budget), functions_(rank.reader()) {
   input_.rank = rank.rank();
 }
 
