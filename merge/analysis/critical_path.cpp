@@ -104,6 +104,10 @@ CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
   }
   path.stretches = stretches;
   path.window = window.text;
+  if (!window.whole()) {
+    path.window_begin_ns = window.begin_ns;
+    path.window_end_ns = window.end_ns;
+  }
   for (const CriticalPath::Stretch& stretch : path.stretches) {
     const auto length = static_cast<double>(stretch.to - stretch.from);
     path.length_ns += length;

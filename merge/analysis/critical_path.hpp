@@ -32,6 +32,8 @@ struct CriticalPath {
   std::map<std::string, double> by_activity;  // "" for time with no record
   std::map<std::int32_t, double> by_rank;
   std::string window;  // the window it was walked in (--window), "" for the whole run
+  std::uint64_t window_begin_ns = 0;  // the window on the merged clock, when there is one
+  std::uint64_t window_end_ns = 0;
 
   bool empty() const noexcept { return stretches.empty(); }
   // by_activity, largest first.

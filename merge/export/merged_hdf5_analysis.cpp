@@ -230,6 +230,14 @@ bool add_analysis_to_merged_hdf5(const std::string& path, const JobAnalysis& ana
         format::write_attribute(
             group.get(), "critical_path_length_ns",
             static_cast<std::uint64_t>(std::llround(analysis.critical_path->length_ns)));
+        // The window the waits and the path lie in (--window): "" for the whole run.
+        format::write_attribute(group.get(), "window", analysis.critical_path->window);
+        if (!analysis.critical_path->window.empty()) {
+          format::write_attribute(group.get(), "window_begin_ns",
+                                  analysis.critical_path->window_begin_ns);
+          format::write_attribute(group.get(), "window_end_ns",
+                                  analysis.critical_path->window_end_ns);
+        }
         write_waits(group.get(), *analysis.waits);
         write_wait_instances(group.get(), *analysis.waits);
         write_critical_path(group.get(), *analysis.critical_path);

@@ -187,6 +187,22 @@ class WaitStatesTest(unittest.TestCase):
                 for r in read_csv(os.path.join(self.dir, "late1_critical_path.csv"))}
         self.assertLess(sum(path.values()), 10.5 * (DELAY_NS + 25_000))
         self.assertGreater(path["kernel slow_kernel"], 9 * DELAY_NS)
+        # The merged .h5 says which window its analysis covers, and every wait lies in it.
+        import h5py
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        windowed = os.path.join(self.dir, "windowed.h5")
+        result = subprocess.run([MERGE, job, "-o", windowed, "-q", "--window", "compute#10-#19"],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(windowed, "r") as f:
+            analysis = f["analysis"]
+            self.assertEqual(analysis.attrs["window"], "compute#10-#19")
+            begin, end = analysis.attrs["window_begin_ns"], analysis.attrs["window_end_ns"]
+            self.assertLess(begin, end)
+            instances = analysis["wait_instances"]
+            self.assertEqual(len(instances["begin_ns"]), 40 - 1)  # rank 2's 10th NxN is cut out
+            self.assertGreaterEqual(min(instances["begin_ns"][:]), begin)
+            self.assertLessEqual(max(instances["end_ns"][:]), end)
         # A time window over the whole run finds what no window finds.
         _, whole = self.merge(job)
         _, timed = self.merge(job, "--window", "0s-1000s")
