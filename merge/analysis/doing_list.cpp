@@ -38,8 +38,8 @@ void DoingList::add(const Doing& doing) {
 void DoingList::join_all() {
   std::sort(doings_.begin(), doings_.end(), doing_order);
   std::size_t kept = 0;
-  for (std::size_t i = 0; i < doings_.size(); ++i)
-    if (kept == 0 || !joined(doings_[kept - 1], doings_[i])) doings_[kept++] = doings_[i];
+  for (const Doing& doing : doings_)
+    if (kept == 0 || !joined(doings_[kept - 1], doing)) doings_[kept++] = doing;
   doings_.resize(kept);
   std::fill(latest_of_lane_.begin(), latest_of_lane_.end(), kNone);
   for (std::size_t i = 0; i < doings_.size(); ++i) latest_of_lane_[doings_[i].lane()] = i;

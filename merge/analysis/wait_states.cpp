@@ -163,7 +163,7 @@ class Analysis {
     std::vector<FoundWait> waits;
     for_each_item<FoundWait>(exchange_.all_to_all(found_.take()),
                              [&](const FoundWait& wait) { waits.push_back(wait); });
-    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
+    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
     return gathered();
   }
 
@@ -331,7 +331,7 @@ class Analysis {
 
   // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,
   // from its begin to that send's begin, no later than its end.
-  static std::vector<FoundWait> latest_senders_only(std::vector<FoundWait> waits) {
+  static std::vector<FoundWait> latest_senders_only(const std::vector<FoundWait>& waits) {
     std::vector<FoundWait> kept;
     absl::flat_hash_map<std::tuple<std::int32_t, std::uint32_t, std::uint64_t>, std::size_t>
         calls;  // (rank, thread, begin) -> kept
@@ -375,6 +375,7 @@ class Analysis {
       to.put_string(doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin));
     }
     std::vector<std::vector<std::byte>> parts;
+    parts.reserve(out.size());
     for (ByteWriter& writer : out) parts.push_back(writer.take());
     return parts;
   }
