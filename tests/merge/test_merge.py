@@ -31,7 +31,8 @@ def read_json(path):
 
 def analysis_tables(h5file):
     """The merged .h5's analysis group: each dataset's values and the group's attributes."""
-    found = {f"@{name}": value.tolist() for name, value in h5file["analysis"].attrs.items()}
+    found = {f"@{name}": value.tolist() if hasattr(value, "tolist") else value
+             for name, value in h5file["analysis"].attrs.items()}
 
     def take(name, item):
         if hasattr(item, "shape"):
