@@ -114,16 +114,11 @@ void print_matching(const MatchedJob& matched, const CheckedJob& checked, bool c
 // process checks what it sees (nodes may differ: a directory of one node's own, a setting
 // exported to some), and all stop together: one that stopped alone would leave the others
 // waiting for it for ever. The first one that refused says why. True when refused.
-bool refused(const MergeOptions& options, const MergeSettings& settings, const Sink& sink,
-             const MergeGroup& group) {
+bool refused(const MergeOptions& options, const MergeSettings& settings,
+             const std::string& window_problem, const Sink& sink, const MergeGroup& group) {
   std::string refusal = output_problem(options, sink);
   if (refusal.empty()) refusal = settings.problem;
-  if (refusal.empty() && !options.window.empty()) {
-    if (!options.analyse)
-      refusal = "--window chooses what the analysis covers: not with --no-analysis";
-    else
-      (void)parse_window(options.window, refusal);
-  }
+  if (refusal.empty()) refusal = window_problem;
   const int first = group.first_failed(!refusal.empty());
   if (first < 0) return false;
   if (group.index() == first)
@@ -150,7 +145,7 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 // analysis, spread over the processes (a lone one over `cpus` threads): each keeps its
 // ranks' inputs to the end.
 void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
-            PhaseReport& report, unsigned cpus, const std::string& window) {
+            PhaseReport& report, unsigned cpus, const std::optional<WindowSpec>& window) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
   std::vector<RankWaitInput> mine = summary.take_wait_inputs();
@@ -164,9 +159,7 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
   if (!summary.gathers_wait_states()) return;
   report.clear();
   report.phase("analysing wait states and the critical path");
-  std::string unused;
-  summary.analyse(std::move(mine), GroupExchange(group), cpus,
-                  window.empty() ? std::nullopt : parse_window(window, unused));
+  summary.analyse(std::move(mine), GroupExchange(group), cpus, window);
   if (group.leader() && !summary.window_problem().empty())
     fmt::print(stderr, "rocprof-merge: warning: {}\n", summary.window_problem());
 }
@@ -178,8 +171,15 @@ MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
       settings_(merge_settings_from_environment()),
       format_(sinks().find(options_.output)),
       sink_(format_ != nullptr ? format_->make() : nullptr) {
+  // The window is read once, here; a problem with it refuses the merge before any work.
+  if (!options_.window.empty()) {
+    if (!options_.analyse)
+      window_problem_ = "--window chooses what the analysis covers: not with --no-analysis";
+    else
+      window_ = parse_window(options_.window, window_problem_);
+  }
   const bool may_start = command_line_read && sink_ && settings_.problem.empty() &&
-                         output_problem(options_, *sink_).empty();
+                         window_problem_.empty() && output_problem(options_, *sink_).empty();
   early_.begin(options_, settings_, may_start);
 }
 
@@ -193,7 +193,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     return 2;
   }
   Sink& sink = *sink_;
-  if (refused(options_, settings_, sink, group)) return 2;
+  if (refused(options_, settings_, window_problem_, sink, group)) return 2;
   if (!quiet)
     if (const std::string advice = one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
@@ -290,7 +290,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // summarise
     if (want_summary) {
       report.phase("summarising");
-      add_up(summary, block, group, report, cpus, options_.window);
+      add_up(summary, block, group, report, cpus, window_);
       report.clear();
     }
     std::vector<std::string> timing_report;

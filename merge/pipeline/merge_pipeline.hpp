@@ -5,6 +5,10 @@
 // end (cli/rocprof_merge_main.cpp) only reads the command line and runs this.
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "merge/analysis/analysis_window.hpp"
 #include "merge/export/sink_registry.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/pipeline/early_start.hpp"
@@ -29,8 +33,10 @@ class MergePipeline {
  private:
   MergeOptions options_;
   MergeSettings settings_;
-  const SinkEntry* format_;     // nullptr: no sink writes the output's extension
-  std::unique_ptr<Sink> sink_;  // the format's sink, made once
+  const SinkEntry* format_;           // nullptr: no sink writes the output's extension
+  std::unique_ptr<Sink> sink_;        // the format's sink, made once
+  std::optional<WindowSpec> window_;  // --window, read once
+  std::string window_problem_;        // why --window is refused, "" if it is not
   EarlyStart early_;
 };
 

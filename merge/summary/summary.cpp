@@ -336,6 +336,13 @@ std::vector<RegionImbalance> Summary::region_imbalance() const {
   return merge::region_imbalance(region_input_);
 }
 
+RankSpans Summary::rank_spans() const {
+  RankSpans spans;
+  for (const RankTime& time : rank_times_)
+    if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
+  return spans;
+}
+
 std::vector<RankWaitInput> Summary::take_wait_inputs() {
   std::vector<RankWaitInput> inputs = std::move(wait_inputs_);
   wait_inputs_.clear();
@@ -344,13 +351,9 @@ std::vector<RankWaitInput> Summary::take_wait_inputs() {
 
 void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
                       std::size_t threads, const std::optional<WindowSpec>& window) {
-  RankSpans spans;
+  const RankSpans spans = rank_spans();
   std::uint64_t job_begin = ~std::uint64_t{0};
-  for (const RankTime& time : rank_times_)
-    if (time.last_ns() >= time.first_ns()) {
-      spans[time.rank()] = {time.first_ns(), time.last_ns()};
-      job_begin = std::min(job_begin, time.first_ns());
-    }
+  for (const auto& [rank, span] : spans) job_begin = std::min(job_begin, span.first);
   // One analysis: over the merge's processes, or over this one's threads.
   const auto analyse_part = [&](std::vector<RankWaitInput>& part, const AnalysisExchange& over,
                                 bool keep) {
@@ -400,10 +403,7 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
 
 const CriticalPath& Summary::critical_path() const {
   if (!critical_path_) {
-    RankSpans spans;
-    for (const RankTime& time : rank_times_)
-      if (time.last_ns() >= time.first_ns()) spans[time.rank()] = {time.first_ns(), time.last_ns()};
-    critical_path_ = find_critical_path(wait_inputs_, wait_states(), spans);
+    critical_path_ = find_critical_path(wait_inputs_, wait_states(), rank_spans());
   }
   return *critical_path_;
 }

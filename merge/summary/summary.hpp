@@ -134,6 +134,8 @@ class Summary {
   void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const;
 
   void merge(Summary& part);  // moves part's wait inputs
+  // Each rank's first and last record, from the rank times added up here.
+  RankSpans rank_spans() const;
 };
 
 }  // namespace rocprof::merge
