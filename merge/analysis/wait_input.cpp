@@ -80,8 +80,12 @@ const OpNames& WaitInputGatherer::op_names() {
 
 void WaitInputGatherer::add_doing(const Doing& doing) { doings_.add(doing); }
 
-void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
+void WaitInputGatherer::prepare_mpi_calls() {
   if (!flows_) flows_.emplace(rank_);
+}
+
+void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
+  prepare_mpi_calls();
   std::vector<MessageFlow>& pending = flows_->advance(row);
   if (functions_.is_per_request_row(row)) return;
   const format::RankFileReader& reader = rank_.reader();

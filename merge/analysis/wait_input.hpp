@@ -93,6 +93,10 @@ class WaitInputGatherer {
   void api_call(const format::ApiCallRow& row);
   void activity(const format::ActivityRow& row);
   RankWaitInput finish();
+  // What the rows above make from the rank's file at their first one, made now: for a
+  // gatherer fed on another thread than the one that reads the rank (a reader serves one).
+  void prepare_mpi_calls();
+  void prepare_names() { op_names(); }
 
  private:
   std::uint32_t intern(std::uint64_t key, const std::function<std::string()>& name);

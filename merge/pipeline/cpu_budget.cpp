@@ -38,4 +38,9 @@ unsigned cpus_per_process(int processes) {
   return std::max(1U, std::min(*mine, static_cast<unsigned>(online / processes)));
 }
 
+unsigned watch_threads(unsigned cpus) {
+  if (cpus <= 1) return 0;
+  return std::clamp(cpus / 2, 1U, 8U);
+}
+
 }  // namespace rocprof::merge

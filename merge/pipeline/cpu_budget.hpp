@@ -16,4 +16,9 @@ std::string one_cpu_advice();
 // gives each one every CPU).
 unsigned cpus_per_process(int processes);
 
+// Threads that add up the summary and the analysis's inputs beside the reading threads
+// (Summary::watch_on_threads): half of the process's CPUs, at most 8; none (added up on the
+// reading threads) with one CPU.
+unsigned watch_threads(unsigned cpus);
+
 }  // namespace rocprof::merge

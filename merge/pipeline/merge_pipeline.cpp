@@ -234,11 +234,14 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     // The analysis goes into the timeline too: gathered even when nothing is printed.
     const bool want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||
                               !options_.csv_prefix.empty() || !options_.report.empty();
+    const unsigned cpus = cpus_per_process(group.processes_on_node());
+    // Added up on threads of its own: the threads that read the ranks for the output only
+    // copy their rows.
+    summary.watch_on_threads(watch_threads(cpus));
     if (want_summary)
       for (const AlignedRank* rank : job.block()) summary.watch(*rank);
 
     // match
-    const unsigned cpus = cpus_per_process(group.processes_on_node());
     const std::optional<MatchedJob> matched =
         match_messages(job, checked.checked_here,
                        {group, early_, sink, report, *staged, options_.correct_causality, cpus});

@@ -201,6 +201,13 @@ void Summary::watch_again(const AlignedRank& rank) {
   install_watcher(rank, watched_[found->second]);
 }
 
+void Summary::watch_on_threads(unsigned threads) {
+  if (threads == 0)
+    workers_.reset();
+  else
+    workers_ = std::make_shared<WatchWorkers>(threads);
+}
+
 void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const {
   const RankFileReader& reader = rank.reader();
   // Per rank: the MPI function kinds, the nested ranges' time by (thread, level) for self
@@ -289,11 +296,33 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
         return part->copies_[copy_name(row.domain, row.kind)][id];
       }).add(duration, duration);
   };
-  rank.watch(std::move(watcher));
+  if (!workers_) {
+    rank.watch(std::move(watcher));
+    return;
+  }
+  // What the watcher would make from the file at a kind's first row is made on the reading
+  // thread, before that row goes to a worker.
+  auto before_first = [waits, state, &reader](WatchedKind kind) {
+    if (kind == WatchedKind::kMpiCall && waits) waits->prepare_mpi_calls();
+    if (kind == WatchedKind::kApiCall && waits) waits->prepare_names();
+    if (kind == WatchedKind::kActivity) {
+      if (waits) waits->prepare_names();
+      if (!state->names) state->names.emplace(reader);
+    }
+  };
+  WatchWorkers::Relay relay = workers_->relay(std::move(watcher), std::move(before_first));
+  part->strand_ = std::move(relay.strand);
+  rank.watch(std::move(relay.watcher));
 }
 
 void Summary::end_watch() {
+  if (workers_) {
+    for (const auto& part : watched_)
+      if (part->strand_) WatchWorkers::flush(*part->strand_);
+    workers_->wait();
+  }
   for (const auto& part : watched_) {
+    part->strand_.reset();
     if (part->counter_part_) part->counter_part_->finish(part->counters_);
     part->counter_part_.reset();
     if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());

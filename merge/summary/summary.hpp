@@ -27,6 +27,7 @@
 #include "merge/events/aligned_rank.hpp"
 #include "merge/summary/counter_summary.hpp"
 #include "merge/summary/rank_time.hpp"
+#include "merge/summary/watch_workers.hpp"
 
 namespace rocprof::merge {
 
@@ -38,6 +39,9 @@ class Summary {
   // memory (WaitInputGatherer::doings_budget).
   void expect_ranks(std::size_t ranks) { expected_ranks_ = ranks; }
   bool gathers_wait_states() const noexcept { return analyse_waits_; }
+  // Ranks watched from now on are added up on `threads` threads of their own, not on the
+  // threads that read them (watch_workers.hpp); 0: on the reading threads.
+  void watch_on_threads(unsigned threads);
   // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
   // The same, from the rows the rank's visitors hand out to whoever reads them next (an
@@ -122,6 +126,8 @@ class Summary {
   std::shared_ptr<RegionSeriesPart> region_part_;
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
+  std::shared_ptr<WatchWorkers> workers_;
+  std::shared_ptr<WatchWorkers::Strand> strand_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
   std::string window_problem_;

@@ -9,6 +9,7 @@
 namespace {
 
 using rocprof::merge::cpus_per_process;
+using rocprof::merge::watch_threads;
 
 unsigned allowed_cpus() {
   cpu_set_t allowed;
@@ -49,6 +50,14 @@ TEST(CpuBudget, ABoundProcessCountsTheCpusItWasGiven) {
   ASSERT_EQ(::sched_setaffinity(0, sizeof saved, &saved), 0);
   EXPECT_EQ(bound, 1U);
   EXPECT_EQ(bound_shared, 1U);  // one CPU of its own: nothing to share
+}
+
+TEST(CpuBudget, WatchThreadsLeaveTheReadingThreadsHalfTheCpus) {
+  EXPECT_EQ(watch_threads(1), 0U);  // one CPU: added up on the reading threads
+  EXPECT_EQ(watch_threads(2), 1U);
+  EXPECT_EQ(watch_threads(5), 2U);
+  EXPECT_EQ(watch_threads(16), 8U);
+  EXPECT_EQ(watch_threads(128), 8U);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "merge/input/rank_digest.hpp"
 #include "merge/input/rank_set.hpp"
 #include "merge/summary/summary.hpp"
+#include "merge/summary/watch_workers.hpp"
 #include "tests/tools/synthetic_job.hpp"
 #include "tests/tools/test_dir.hpp"
 
@@ -468,6 +469,134 @@ TEST_F(MergeInput, PartialSummariesAddUpAndDamagedOnesAreRefused) {
   // Refused whole: nothing read before the damage was added.
   EXPECT_TRUE(damaged.mpi().empty());
   EXPECT_TRUE(damaged.regions().empty());
+}
+
+TEST(WatchWorkers, SummaryAddedUpOnWorkersIsTheSummaryAddedUpInline) {
+  // Regions, MPI calls, GPU work and counter samples: every kind a watcher sees.
+  const fs::path dir = rocprof::test::fresh_test_dir("watch_workers");
+  SyntheticJob job;
+  job.directory = (dir / "job").string();
+  job.ranks = 5;
+  job.events_per_rank = 20000;
+  job.user_regions = true;
+  job.counter_samples = 200;
+  job.gpu_aware_allreduce = true;
+  rocprof::test::write_synthetic_job(job);
+  const RankSet set = RankSet::open({job.directory}, {});
+  const auto summed = [&](unsigned threads) {
+    Summary summary;
+    summary.gather_wait_states(true);
+    summary.expect_ranks(set.ranks().size());
+    summary.watch_on_threads(threads);
+    for (const RankSet::Rank& rank : set.ranks()) summary.add(AlignedRank(rank.rank, *rank.reader));
+    rocprof::merge::ByteWriter inputs;
+    for (const RankWaitInput& input : summary.take_wait_inputs()) input.put(inputs);
+    return std::pair{summary.serialize(), inputs.take()};
+  };
+  const auto inline_parts = summed(0);
+  ASSERT_GT(inline_parts.second.size(), 100000U);  // the analysis's inputs were gathered
+  for (const unsigned threads : {1U, 3U}) {
+    const auto worker_parts = summed(threads);
+    EXPECT_TRUE(worker_parts.first == inline_parts.first) << threads << " threads";
+    EXPECT_TRUE(worker_parts.second == inline_parts.second) << threads << " threads";
+  }
+  fs::remove_all(dir);
+}
+
+TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
+  constexpr int kRanks = 8;
+  constexpr std::uint64_t kRows = 20000;
+  WatchWorkers workers(3);
+  struct Seen {
+    std::vector<std::uint64_t> rows;  // begin time * 8 + kind
+    std::vector<std::thread::id> first_threads;
+  };
+  std::vector<Seen> seen(kRanks);
+  std::vector<WatchWorkers::Relay> relays;
+  for (int r = 0; r < kRanks; ++r) {
+    AlignedRank::Watcher target;
+    Seen& mine = seen[static_cast<std::size_t>(r)];
+    target.mpi_call = [&mine](const rocprof::format::MpiCallRow& row) {
+      mine.rows.push_back(row.begin_ns * 8);
+    };
+    target.range = [&mine](const Range& range) { mine.rows.push_back(range.begin_ns * 8 + 1); };
+    target.api_call = [&mine](const rocprof::format::ApiCallRow& row) {
+      mine.rows.push_back(row.begin_ns * 8 + 4);
+    };
+    relays.push_back(workers.relay(std::move(target), [&mine](WatchedKind) {
+      mine.first_threads.push_back(std::this_thread::get_id());
+    }));
+  }
+  // Two reading threads, each reading half the ranks, the kinds interleaved.
+  std::vector<std::thread> readers;
+  std::vector<std::thread::id> reader_ids(2);
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&, t] {
+      reader_ids[static_cast<std::size_t>(t)] = std::this_thread::get_id();
+      for (std::uint64_t i = 0; i < kRows; ++i)
+        for (int r = t; r < kRanks; r += 2) {
+          const AlignedRank::Watcher& watcher = relays[static_cast<std::size_t>(r)].watcher;
+          if (i % 3 == 0) {
+            rocprof::format::MpiCallRow row{};
+            row.begin_ns = i;
+            watcher.mpi_call(row);
+          } else if (i % 3 == 1) {
+            Range range{};
+            range.begin_ns = i;
+            watcher.range(range);
+          } else {
+            rocprof::format::ApiCallRow row{};
+            row.begin_ns = i;
+            watcher.api_call(row);
+          }
+        }
+    });
+  for (std::thread& reader : readers) reader.join();
+  for (WatchWorkers::Relay& relay : relays) WatchWorkers::flush(*relay.strand);
+  workers.wait();
+  for (int r = 0; r < kRanks; ++r) {
+    const Seen& mine = seen[static_cast<std::size_t>(r)];
+    ASSERT_EQ(mine.rows.size(), kRows) << "rank " << r;
+    for (std::uint64_t i = 0; i < kRows; ++i) {
+      const std::uint64_t kind = i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 4;
+      ASSERT_EQ(mine.rows[i], i * 8 + kind) << "rank " << r << " row " << i;
+    }
+    // Once per kind, on the thread that read the rank.
+    ASSERT_EQ(mine.first_threads.size(), 3U);
+    for (const std::thread::id id : mine.first_threads)
+      EXPECT_EQ(id, reader_ids[static_cast<std::size_t>(r % 2)]);
+  }
+}
+
+TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
+  WatchWorkers workers(2);
+  std::uint64_t watched = 0;
+  AlignedRank::Watcher target;
+  target.mpi_call = [&watched](const rocprof::format::MpiCallRow& row) {
+    if (row.begin_ns == 1500) throw std::runtime_error("string id 7 is outside the table");
+    ++watched;
+  };
+  WatchWorkers::Relay relay = workers.relay(std::move(target), {});
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    rocprof::format::MpiCallRow row{};
+    row.begin_ns = i;
+    relay.watcher.mpi_call(row);
+  }
+  WatchWorkers::flush(*relay.strand);
+  try {
+    workers.wait();
+    ADD_FAILURE() << "the watcher's failure was not told";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "string id 7 is outside the table");
+  }
+  EXPECT_EQ(watched, 1500U);  // the rows before it; none after
+  // Told once; rows passed on afterwards are watched again.
+  rocprof::format::MpiCallRow row{};
+  row.begin_ns = 9000;
+  relay.watcher.mpi_call(row);
+  WatchWorkers::flush(*relay.strand);
+  EXPECT_NO_THROW(workers.wait());
+  EXPECT_EQ(watched, 1501U);
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+// Watchers (AlignedRank::Watcher) run on worker threads. The thread that reads a rank (the
+// merge's thread, or an exporter's helper) only copies each row it hands out into the rank's
+// current block and passes full blocks on; the workers hand each rank's rows to its watcher
+// in the order they were read, one worker at a time per rank. The summary and the analysis's
+// inputs so cost the reading thread, the merge's critical path, a copy per row instead of
+// their whole work.
+//
+// Anything that reads the rank's file must not run on a worker (a reader serves one thread at
+// a time): `before_first` is called on the reading thread before the first row of each kind
+// is passed on, for what the watcher makes lazily from the file.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "lib/format/records.hpp"
+#include "merge/events/aligned_rank.hpp"
+
+namespace rocprof::merge {
+
+enum class WatchedKind : std::uint8_t { kMpiCall, kRange, kActivity, kCounterSample, kApiCall };
+
+class WatchWorkers {
+ public:
+  // At least one thread.
+  explicit WatchWorkers(unsigned threads);
+  ~WatchWorkers();
+  WatchWorkers(const WatchWorkers&) = delete;
+  WatchWorkers& operator=(const WatchWorkers&) = delete;
+
+  // One rank's rows on their way to its watcher.
+  class Strand;
+  struct Relay {
+    AlignedRank::Watcher watcher;  // for the rank: copies and passes on
+    std::shared_ptr<Strand> strand;
+  };
+  Relay relay(AlignedRank::Watcher target, std::function<void(WatchedKind)> before_first);
+  // Passes on the rows `strand` holds in its current block (after the rank's last row).
+  static void flush(Strand& strand);
+  // Waits until every row passed on was watched. Rethrows the first exception a watcher
+  // threw (rows after it were dropped); then the workers are ready for more.
+  void wait();
+
+ private:
+  using Row = std::variant<format::MpiCallRow, Range, format::ActivityRow, format::CounterSampleRow,
+                           format::ApiCallRow>;
+  using Block = std::vector<Row>;
+  void admit();  // blocks while too many blocks are on their way (bounded memory)
+  void schedule(std::shared_ptr<Strand> strand);
+  void work();
+  static void watch(const Strand& strand, const Block& block);
+
+  std::size_t most_in_flight_;
+  std::mutex mutex_;
+  std::condition_variable runnable_changed_;
+  std::condition_variable blocks_done_;
+  std::deque<std::shared_ptr<Strand>> runnable_;
+  std::size_t in_flight_ = 0;  // blocks passed on, not yet watched
+  std::exception_ptr failure_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace rocprof::merge
