@@ -185,6 +185,23 @@ Summary::Stat& cached(absl::flat_hash_map<Key, Summary::Stat*>& cache, const Key
   return *stat;
 }
 
+// One watcher that hands each row to `first`, then to `second`.
+AlignedRank::Watcher both(AlignedRank::Watcher first, AlignedRank::Watcher second) {
+  const auto chain = [](auto one, auto two) -> decltype(one) {
+    if (!one) return two;
+    if (!two) return one;
+    return [one = std::move(one), two = std::move(two)](const auto& row) {
+      one(row);
+      two(row);
+    };
+  };
+  return {chain(std::move(first.mpi_call), std::move(second.mpi_call)),
+          chain(std::move(first.range), std::move(second.range)),
+          chain(std::move(first.activity), std::move(second.activity)),
+          chain(std::move(first.counter_sample), std::move(second.counter_sample)),
+          chain(std::move(first.api_call), std::move(second.api_call))};
+}
+
 }  // namespace
 
 void Summary::watch(const AlignedRank& rank) {
@@ -239,17 +256,13 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   auto region_series = std::make_shared<RegionSeriesPart>();
   region_series->rank = rank.rank();
   part->region_part_ = region_series;
-  watcher.api_call = [waits, time](const ApiCallRow& row) {
-    time->record(row.begin_ns, row.end_ns);
-    if (waits) waits->api_call(row);
-  };
+  watcher.api_call = [time](const ApiCallRow& row) { time->record(row.begin_ns, row.end_ns); };
   auto counters = std::make_shared<CounterSummary::RankPart>(rank);
   if (!counters->sampled()) counters.reset();
   part->counter_part_ = counters;
   if (counters)
     watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
-  watcher.mpi_call = [part, state, counters, waits, time, &reader, id](const MpiCallRow& row) {
-    if (waits) waits->mpi_call(row);
+  watcher.mpi_call = [part, state, counters, time, &reader, id](const MpiCallRow& row) {
     const bool per_request = state->functions.is_per_request_row(row);
     if (counters) counters->mpi_call(row, per_request);
     if (per_request) return;
@@ -259,8 +272,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->mpi_[reader.string(row.function)][id];
     }).add(duration, duration);
   };
-  watcher.range = [part, state, waits, time, region_series, &reader, id](const Range& range) {
-    if (waits) waits->range(range);
+  watcher.range = [part, state, time, region_series, &reader, id](const Range& range) {
     time->record(range.begin_ns, range.end_ns);
     auto [series, added] = region_series->series.try_emplace({range.thread_id, range.name});
     if (added) series->second.first = reader.string(range.name);
@@ -277,8 +289,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       return part->regions_[{id, range.thread_id, reader.string(range.name)}];
     }).add(duration, self);
   };
-  watcher.activity = [part, state, waits, time, &reader, id](const ActivityRow& row) {
-    if (waits) waits->activity(row);
+  watcher.activity = [part, state, time, &reader, id](const ActivityRow& row) {
     time->gpu_work(row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
@@ -296,33 +307,45 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
         return part->copies_[copy_name(row.domain, row.kind)][id];
       }).add(duration, duration);
   };
+  // The analysis's inputs: a watcher of their own, which a worker may run beside the
+  // summary's.
+  AlignedRank::Watcher wait_watcher;
+  if (waits) {
+    wait_watcher.mpi_call = [waits](const MpiCallRow& row) { waits->mpi_call(row); };
+    wait_watcher.range = [waits](const Range& range) { waits->range(range); };
+    wait_watcher.activity = [waits](const ActivityRow& row) { waits->activity(row); };
+    wait_watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
+  }
   if (!workers_) {
-    rank.watch(std::move(watcher));
+    rank.watch(waits ? both(std::move(watcher), std::move(wait_watcher)) : std::move(watcher));
     return;
   }
-  // What the watcher would make from the file at a kind's first row is made on the reading
+  // What a watcher would make from the file at a kind's first row is made on the reading
   // thread, before that row goes to a worker.
-  auto before_first = [waits, state, &reader](WatchedKind kind) {
-    if (kind == WatchedKind::kMpiCall && waits) waits->prepare_mpi_calls();
-    if (kind == WatchedKind::kApiCall && waits) waits->prepare_names();
-    if (kind == WatchedKind::kActivity) {
-      if (waits) waits->prepare_names();
-      if (!state->names) state->names.emplace(reader);
-    }
-  };
-  WatchWorkers::Relay relay = workers_->relay(std::move(watcher), std::move(before_first));
-  part->strand_ = std::move(relay.strand);
+  std::vector<WatchWorkers::Target> targets;
+  targets.push_back({std::move(watcher), [state, &reader](WatchedKind kind) {
+                       if (kind == WatchedKind::kActivity && !state->names)
+                         state->names.emplace(reader);
+                     }});
+  if (waits)
+    targets.push_back({std::move(wait_watcher), [waits](WatchedKind kind) {
+                         if (kind == WatchedKind::kMpiCall) waits->prepare_mpi_calls();
+                         if (kind == WatchedKind::kApiCall || kind == WatchedKind::kActivity)
+                           waits->prepare_names();
+                       }});
+  WatchWorkers::Relay relay = workers_->relay(std::move(targets));
+  part->feed_ = std::move(relay.feed);
   rank.watch(std::move(relay.watcher));
 }
 
 void Summary::end_watch() {
   if (workers_) {
     for (const auto& part : watched_)
-      if (part->strand_) WatchWorkers::flush(*part->strand_);
+      if (part->feed_) WatchWorkers::flush(*part->feed_);
     workers_->wait();
   }
   for (const auto& part : watched_) {
-    part->strand_.reset();
+    part->feed_.reset();
     if (part->counter_part_) part->counter_part_->finish(part->counters_);
     part->counter_part_.reset();
     if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());

@@ -127,7 +127,7 @@ class Summary {
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   std::shared_ptr<WatchWorkers> workers_;
-  std::shared_ptr<WatchWorkers::Strand> strand_;  // a watched rank's way to the workers
+  std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
   std::string window_problem_;

@@ -37,15 +37,22 @@ class WatchWorkers {
   WatchWorkers(const WatchWorkers&) = delete;
   WatchWorkers& operator=(const WatchWorkers&) = delete;
 
-  // One rank's rows on their way to its watcher.
-  class Strand;
+  // One rank's rows on their way to its watchers.
+  class Feed;
+  // A watcher of a rank, and what it makes from the rank's file at a kind's first row.
+  struct Target {
+    AlignedRank::Watcher watcher;
+    std::function<void(WatchedKind)> before_first;
+  };
   struct Relay {
     AlignedRank::Watcher watcher;  // for the rank: copies and passes on
-    std::shared_ptr<Strand> strand;
+    std::shared_ptr<Feed> feed;
   };
-  Relay relay(AlignedRank::Watcher target, std::function<void(WatchedKind)> before_first);
-  // Passes on the rows `strand` holds in its current block (after the rank's last row).
-  static void flush(Strand& strand);
+  // Each target sees every row of the rank in order; different targets of a rank may see
+  // them at once, on different workers (they must share nothing but the rows).
+  Relay relay(std::vector<Target> targets);
+  // Passes on the rows `feed` holds in its current block (after the rank's last row).
+  static void flush(Feed& feed);
   // Waits until every row passed on was watched. Rethrows the first exception a watcher
   // threw (rows after it were dropped); then the workers are ready for more.
   void wait();
@@ -54,10 +61,11 @@ class WatchWorkers {
   using Row = std::variant<format::MpiCallRow, Range, format::ActivityRow, format::CounterSampleRow,
                            format::ApiCallRow>;
   using Block = std::vector<Row>;
-  void admit();  // blocks while too many blocks are on their way (bounded memory)
+  class Strand;                    // one target's blocks, watched in order
+  void admit(std::size_t blocks);  // waits while too many are on their way (bounded memory)
   void schedule(std::shared_ptr<Strand> strand);
   void work();
-  static void watch(const Strand& strand, const Block& block);
+  static void watch(const AlignedRank::Watcher& watcher, const Block& block);
 
   std::size_t most_in_flight_;
   std::mutex mutex_;

@@ -508,7 +508,8 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
   constexpr std::uint64_t kRows = 20000;
   WatchWorkers workers(3);
   struct Seen {
-    std::vector<std::uint64_t> rows;  // begin time * 8 + kind
+    std::vector<std::uint64_t> rows;      // begin time * 8 + kind
+    std::vector<std::uint64_t> mpi_rows;  // a second watcher's, of MPI calls only
     std::vector<std::thread::id> first_threads;
   };
   std::vector<Seen> seen(kRanks);
@@ -523,9 +524,16 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
     target.api_call = [&mine](const rocprof::format::ApiCallRow& row) {
       mine.rows.push_back(row.begin_ns * 8 + 4);
     };
-    relays.push_back(workers.relay(std::move(target), [&mine](WatchedKind) {
-      mine.first_threads.push_back(std::this_thread::get_id());
-    }));
+    AlignedRank::Watcher mpi_only;
+    mpi_only.mpi_call = [&mine](const rocprof::format::MpiCallRow& row) {
+      mine.mpi_rows.push_back(row.begin_ns);
+    };
+    std::vector<WatchWorkers::Target> targets;
+    targets.push_back({std::move(target), [&mine](WatchedKind) {
+                         mine.first_threads.push_back(std::this_thread::get_id());
+                       }});
+    targets.push_back({std::move(mpi_only), {}});
+    relays.push_back(workers.relay(std::move(targets)));
   }
   // Two reading threads, each reading half the ranks, the kinds interleaved.
   std::vector<std::thread> readers;
@@ -552,11 +560,14 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
         }
     });
   for (std::thread& reader : readers) reader.join();
-  for (WatchWorkers::Relay& relay : relays) WatchWorkers::flush(*relay.strand);
+  for (WatchWorkers::Relay& relay : relays) WatchWorkers::flush(*relay.feed);
   workers.wait();
   for (int r = 0; r < kRanks; ++r) {
     const Seen& mine = seen[static_cast<std::size_t>(r)];
     ASSERT_EQ(mine.rows.size(), kRows) << "rank " << r;
+    ASSERT_EQ(mine.mpi_rows.size(), (kRows + 2) / 3) << "rank " << r;
+    for (std::size_t i = 0; i < mine.mpi_rows.size(); ++i)
+      ASSERT_EQ(mine.mpi_rows[i], 3 * i) << "rank " << r;
     for (std::uint64_t i = 0; i < kRows; ++i) {
       const std::uint64_t kind = i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 4;
       ASSERT_EQ(mine.rows[i], i * 8 + kind) << "rank " << r << " row " << i;
@@ -576,13 +587,15 @@ TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
     if (row.begin_ns == 1500) throw std::runtime_error("string id 7 is outside the table");
     ++watched;
   };
-  WatchWorkers::Relay relay = workers.relay(std::move(target), {});
+  std::vector<WatchWorkers::Target> targets;
+  targets.push_back({std::move(target), {}});
+  WatchWorkers::Relay relay = workers.relay(std::move(targets));
   for (std::uint64_t i = 0; i < 5000; ++i) {
     rocprof::format::MpiCallRow row{};
     row.begin_ns = i;
     relay.watcher.mpi_call(row);
   }
-  WatchWorkers::flush(*relay.strand);
+  WatchWorkers::flush(*relay.feed);
   try {
     workers.wait();
     ADD_FAILURE() << "the watcher's failure was not told";
@@ -594,7 +607,7 @@ TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
   rocprof::format::MpiCallRow row{};
   row.begin_ns = 9000;
   relay.watcher.mpi_call(row);
-  WatchWorkers::flush(*relay.strand);
+  WatchWorkers::flush(*relay.feed);
   EXPECT_NO_THROW(workers.wait());
   EXPECT_EQ(watched, 1501U);
 }
