@@ -9,6 +9,25 @@ namespace {
 constexpr std::uint64_t kFirstDistanceNs = 1000;
 constexpr std::uint64_t kLargestDistanceNs = std::uint64_t{1} << 62;
 
+// `doings` in doing_order: counted out by lane, then sorted by begin within each lane, where
+// they mostly came in order already.
+std::vector<Doing> in_doing_order(const std::vector<Doing>& doings, std::size_t lanes) {
+  std::vector<std::size_t> ends(lanes + 1, 0);
+  for (const Doing& doing : doings) ++ends[doing.lane() + 1];
+  std::partial_sum(ends.begin(), ends.end(), ends.begin());
+  std::vector<Doing> sorted(doings.size());
+  for (const Doing& doing : doings) sorted[ends[doing.lane()]++] = doing;
+  const auto by_begin = [](const Doing& a, const Doing& b) { return a.begin_ns < b.begin_ns; };
+  std::size_t begin = 0;
+  for (std::size_t lane = 0; lane + 1 < ends.size(); ++lane) {
+    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(ends[lane]);
+    if (!std::is_sorted(first, last, by_begin)) std::sort(first, last, by_begin);
+    begin = ends[lane];
+  }
+  return sorted;
+}
+
 }  // namespace
 
 bool DoingList::joined(Doing& into, const Doing& next) const {
@@ -36,32 +55,29 @@ void DoingList::add(const Doing& doing) {
 }
 
 void DoingList::join_all() {
-  std::sort(doings_.begin(), doings_.end(), doing_order);
+  // The doings up to sorted_ are in doing_order since the last join: only those added since
+  // are ordered, then merged in (a sort of the whole list each time was most of a large
+  // rank's analysis cost).
+  const auto middle = doings_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+  const std::vector<Doing> tail =
+      in_doing_order(std::vector<Doing>(middle, doings_.end()), latest_of_lane_.size());
+  std::copy(tail.begin(), tail.end(), middle);
+  std::inplace_merge(doings_.begin(), middle, doings_.end(),
+                     [](const Doing& a, const Doing& b) { return doing_order(a, b); });
   std::size_t kept = 0;
   for (const Doing& doing : doings_)
     if (kept == 0 || !joined(doings_[kept - 1], doing)) doings_[kept++] = doing;
   doings_.resize(kept);
+  sorted_ = kept;
   std::fill(latest_of_lane_.begin(), latest_of_lane_.end(), kNone);
   for (std::size_t i = 0; i < doings_.size(); ++i) latest_of_lane_[doings_[i].lane()] = i;
 }
 
 std::vector<Doing> DoingList::take() {
-  // Counted out by lane, then by begin within each lane, where they mostly came in order.
-  std::vector<std::size_t> ends(latest_of_lane_.size() + 1, 0);
-  for (const Doing& doing : doings_) ++ends[doing.lane() + 1];
-  std::partial_sum(ends.begin(), ends.end(), ends.begin());
-  std::vector<Doing> sorted(doings_.size());
-  for (const Doing& doing : doings_) sorted[ends[doing.lane()]++] = doing;
-  const auto by_begin = [](const Doing& a, const Doing& b) { return a.begin_ns < b.begin_ns; };
-  std::size_t begin = 0;
-  for (std::size_t lane = 0; lane + 1 < ends.size(); ++lane) {
-    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
-    const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(ends[lane]);
-    if (!std::is_sorted(first, last, by_begin)) std::sort(first, last, by_begin);
-    begin = ends[lane];
-  }
+  std::vector<Doing> sorted = in_doing_order(doings_, latest_of_lane_.size());
   doings_.clear();
   latest_of_lane_.clear();
+  sorted_ = 0;
   return sorted;
 }
 

@@ -38,6 +38,7 @@ class DoingList {
   std::uint64_t distance_ = 0;
   std::vector<Doing> doings_;
   std::vector<std::size_t> latest_of_lane_;  // index into doings_, kNone if none
+  std::size_t sorted_ = 0;                   // doings_ before this are in doing_order
   static constexpr std::size_t kNone = ~std::size_t{0};
 };
 
