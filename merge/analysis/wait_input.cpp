@@ -55,82 +55,128 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
 }
 
 WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget)
-    : rank_(rank), doings_(doings_budget), functions_(rank.reader()) {
-  input_.rank = rank.rank();
+    : rank_(rank.rank()), messages_(rank), doings_(rank, doings_budget) {}
+
+RankWaitInput WaitInputGatherer::finish() {
+  // The halves' names one after the other: the doings' are numbered past the messages'.
+  RankWaitInput input;
+  input.rank = rank_;
+  input.names = std::move(messages_.names_);
+  const auto offset = static_cast<std::uint32_t>(input.names.size());
+  input.names.insert(input.names.end(), std::make_move_iterator(doings_.names_.begin()),
+                     std::make_move_iterator(doings_.names_.end()));
+  input.messages = std::move(messages_.messages_);
+  input.collectives = std::move(messages_.collectives_);
+  input.joined_within_ns = doings_.doings_.joined_within_ns();
+  input.doings = doings_.doings_.take();
+  for (Doing& doing : input.doings) doing.name += offset;
+  input.region_lanes = std::move(doings_.region_lanes_);
+  return input;
 }
 
-std::uint32_t WaitInputGatherer::intern(std::uint64_t key,
-                                        const std::function<std::string()>& name) {
+WaitInputGatherer::Messages::Messages(const AlignedRank& rank)
+    : rank_(rank), functions_(rank.reader()), by_id_(rank.reader().string_count()) {}
+
+void WaitInputGatherer::Messages::prepare() {
+  if (!flows_) flows_.emplace(rank_);
+}
+
+const WaitInputGatherer::Messages::Function& WaitInputGatherer::Messages::function(
+    format::StringId id) {
+  if (id >= by_id_.size()) by_id_.resize(std::size_t{id} + 1);
+  Function& found = by_id_[id];
+  if (found.name < 0) {
+    found.name = static_cast<std::int32_t>(names_.size());
+    names_.push_back(rank_.reader().string(id));
+    found.kind = static_cast<std::uint8_t>(functions_.kind(id));
+    found.collective = collective_kind(names_.back());
+  }
+  return found;
+}
+
+void WaitInputGatherer::Messages::mpi_call(const format::MpiCallRow& row) {
+  prepare();
+  std::vector<MessageFlow>& pending = flows_->advance(row);
+  if (functions_.is_per_request_row(row)) return;
+  const Function& called = function(row.function);
+  const auto name = static_cast<std::uint16_t>(called.name);
+  for (const MessageFlow& flow : pending)
+    messages_.push_back({flow.flow, row.begin_ns, row.end_ns,
+                         flow.starts ? row.begin_ns : flow.posted_ns, row.thread_id, name,
+                         called.kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
+  pending.clear();
+  if (called.collective != CollectiveKind::kNone) {
+    const bool rooted = called.collective == CollectiveKind::kOneToN ||
+                        called.collective == CollectiveKind::kNToOne;
+    collectives_.push_back({row.communicator, row.begin_ns, row.end_ns,
+                            sequences_[row.communicator]++, rooted ? row.peer : -1, row.thread_id,
+                            name, called.collective});
+  }
+}
+
+WaitInputGatherer::Doings::Doings(const AlignedRank& rank, std::size_t budget)
+    : rank_(rank),
+      functions_(rank.reader()),
+      function_names_(rank.reader().string_count(), -1),
+      doings_(budget) {}
+
+std::uint32_t WaitInputGatherer::Doings::intern(std::uint64_t key,
+                                                const std::function<std::string()>& name) {
   const auto [entry, added] =
-      names_.try_emplace(key, static_cast<std::uint32_t>(input_.names.size()));
-  if (added) input_.names.push_back(name());
+      name_keys_.try_emplace(key, static_cast<std::uint32_t>(names_.size()));
+  if (added) names_.push_back(name());
   return entry->second;
 }
 
-std::uint32_t WaitInputGatherer::lane(std::uint64_t kind, std::uint64_t key) {
+std::uint32_t WaitInputGatherer::Doings::lane(std::uint64_t kind, std::uint64_t key) {
   const auto [entry, added] = lanes_.try_emplace(std::pair{kind, key}, lane_count_);
   if (added) ++lane_count_;
   return entry->second;
 }
 
-const OpNames& WaitInputGatherer::op_names() {
+std::uint32_t WaitInputGatherer::Doings::thread_lane(std::uint32_t thread_id) {
+  if (last_thread_lane_ == ~0U || thread_id != last_thread_) {
+    last_thread_ = thread_id;
+    last_thread_lane_ = lane(kThreadLane, thread_id);
+  }
+  return last_thread_lane_;
+}
+
+const OpNames& WaitInputGatherer::Doings::op_names() {
   if (!op_names_) op_names_.emplace(rank_.reader());
   return *op_names_;
 }
 
-void WaitInputGatherer::add_doing(const Doing& doing) { doings_.add(doing); }
-
-void WaitInputGatherer::prepare_mpi_calls() {
-  if (!flows_) flows_.emplace(rank_);
-}
-
-void WaitInputGatherer::mpi_call(const format::MpiCallRow& row) {
-  prepare_mpi_calls();
-  std::vector<MessageFlow>& pending = flows_->advance(row);
+void WaitInputGatherer::Doings::mpi_call(const format::MpiCallRow& row) {
   if (functions_.is_per_request_row(row)) return;
-  const format::RankFileReader& reader = rank_.reader();
-  const auto function = static_cast<std::uint16_t>(
-      intern(kFunctionName | row.function, [&] { return reader.string(row.function); }));
-  const auto kind = static_cast<std::uint8_t>(functions_.kind(row.function));
-  for (const MessageFlow& flow : pending)
-    input_.messages.push_back({flow.flow, row.begin_ns, row.end_ns,
-                               flow.starts ? row.begin_ns : flow.posted_ns, row.thread_id, function,
-                               kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
-  pending.clear();
-  auto [collective, added] = collective_kinds_.try_emplace(row.function, CollectiveKind::kNone);
-  if (added) collective->second = collective_kind(input_.names[function]);
-  if (collective->second != CollectiveKind::kNone) {
-    const bool rooted = collective->second == CollectiveKind::kOneToN ||
-                        collective->second == CollectiveKind::kNToOne;
-    input_.collectives.push_back({row.communicator, row.begin_ns, row.end_ns,
-                                  sequences_[row.communicator]++, rooted ? row.peer : -1,
-                                  row.thread_id, function, collective->second});
-  }
-  add_doing(
-      {row.begin_ns, row.end_ns, function, lane(kThreadLane, row.thread_id), DoingKind::kMpiCall});
+  if (row.function >= function_names_.size())
+    function_names_.resize(std::size_t{row.function} + 1, -1);
+  std::int32_t& name = function_names_[row.function];
+  if (name < 0)
+    name = static_cast<std::int32_t>(
+        intern(kFunctionName | row.function, [&] { return rank_.reader().string(row.function); }));
+  doings_.add({row.begin_ns, row.end_ns, static_cast<std::uint32_t>(name),
+               thread_lane(row.thread_id), DoingKind::kMpiCall});
 }
 
-void WaitInputGatherer::range(const Range& range) {
+void WaitInputGatherer::Doings::range(const Range& range) {
   if (!range.nested) return;  // start/stop ranges do not nest: not on a call path
-  const format::RankFileReader& reader = rank_.reader();
   const std::uint32_t name =
-      intern(kRegionName | range.name, [&] { return reader.string(range.name); });
+      intern(kRegionName | range.name, [&] { return rank_.reader().string(range.name); });
   const std::uint64_t key = std::uint64_t{range.thread_id} << 32 | range.level;
   const std::uint32_t before = lane_count_;
   const std::uint32_t region_lane = lane(kRegionLane, key);
-  if (lane_count_ != before)
-    input_.region_lanes.push_back({region_lane, range.thread_id, range.level});
-  add_doing(Doing(range.begin_ns, range.end_ns, name, region_lane, DoingKind::kRegion));
+  if (lane_count_ != before) region_lanes_.push_back({region_lane, range.thread_id, range.level});
+  doings_.add(Doing(range.begin_ns, range.end_ns, name, region_lane, DoingKind::kRegion));
 }
 
-void WaitInputGatherer::api_call(const format::ApiCallRow& row) {
+void WaitInputGatherer::Doings::api_call(const format::ApiCallRow& row) {
   const std::uint32_t name = intern(kApiName | std::uint64_t{row.domain} << 32 | row.op,
                                     [&] { return op_names()(row.domain, row.op); });
-  add_doing(
-      {row.begin_ns, row.end_ns, name, lane(kThreadLane, row.thread_id), DoingKind::kApiCall});
+  doings_.add({row.begin_ns, row.end_ns, name, thread_lane(row.thread_id), DoingKind::kApiCall});
 }
 
-void WaitInputGatherer::activity(const format::ActivityRow& row) {
+void WaitInputGatherer::Doings::activity(const format::ActivityRow& row) {
   const std::uint32_t name =
       row.kernel_name != 0
           ? intern(kKernelName | row.kernel_name,
@@ -138,14 +184,8 @@ void WaitInputGatherer::activity(const format::ActivityRow& row) {
           : intern(kWorkName | std::uint64_t{row.domain} << 40 | std::uint64_t{row.op} << 32 |
                        (OpNames::is_named_copy(row) ? row.kind : 0),
                    [&] { return op_names().of_activity(row); });
-  add_doing(
+  doings_.add(
       Doing(row.begin_ns, row.end_ns, name, lane(kQueueLane, row.queue_id), DoingKind::kGpuWork));
-}
-
-RankWaitInput WaitInputGatherer::finish() {
-  input_.joined_within_ns = doings_.joined_within_ns();
-  input_.doings = doings_.take();
-  return std::move(input_);
 }
 
 }  // namespace rocprof::merge

@@ -76,7 +76,9 @@ struct RankWaitInput {
 };
 
 // Gathers one rank's RankWaitInput from the rows the merge hands its watchers (MPI calls in
-// file order, ranges, API calls, GPU work; the tables in any order).
+// file order, ranges, API calls, GPU work; the tables in any order). Two halves that share
+// nothing, so that two threads may feed them at once: the message ends and collective calls
+// (from the MPI calls), and the doings (from every row).
 class WaitInputGatherer {
  public:
   // The doings a merge process keeps of all its ranks together (24 bytes each), shared out
@@ -87,34 +89,84 @@ class WaitInputGatherer {
     return std::max(kLeastDoingsPerRank, kDoingsPerProcess / std::max<std::size_t>(ranks, 1));
   }
 
+  // The message ends and collective calls of the rank's MPI calls.
+  class Messages {
+   public:
+    explicit Messages(const AlignedRank& rank);
+    void mpi_call(const format::MpiCallRow& row);
+    // What mpi_call makes from the rank's file at the first row (reading the rank's tables:
+    // on the thread that reads the rank, for a half fed on another).
+    void prepare();
+
+   private:
+    friend class WaitInputGatherer;
+    // What the half needs of a function, found once per function.
+    struct Function {
+      std::int32_t name = -1;  // index into names_; -1: not looked up yet
+      std::uint8_t kind = 0;   // MpiCallKind
+      CollectiveKind collective = CollectiveKind::kNone;
+    };
+    const Function& function(format::StringId id);
+
+    const AlignedRank& rank_;
+    MpiFunctions functions_;
+    std::optional<MessageFlowCursor> flows_;  // made at the first MPI call (reads the rank)
+    std::vector<Function> by_id_;             // by the rank's string id
+    std::vector<std::string> names_;
+    std::vector<MessageEnd> messages_;
+    std::vector<CollectiveCall> collectives_;
+    absl::flat_hash_map<std::uint64_t, std::uint32_t> sequences_;  // communicator -> next
+  };
+
+  // What the rank was doing: its MPI calls, ranges, API calls and GPU work.
+  class Doings {
+   public:
+    Doings(const AlignedRank& rank, std::size_t budget);
+    void mpi_call(const format::MpiCallRow& row);
+    void range(const Range& range);
+    void api_call(const format::ApiCallRow& row);
+    void activity(const format::ActivityRow& row);
+    // What api_call and activity make from the rank's file at the first row.
+    void prepare_names() { op_names(); }
+
+   private:
+    friend class WaitInputGatherer;
+    std::uint32_t intern(std::uint64_t key, const std::function<std::string()>& name);
+    std::uint32_t lane(std::uint64_t kind, std::uint64_t key);
+    std::uint32_t thread_lane(std::uint32_t thread_id);
+    const OpNames& op_names();
+
+    const AlignedRank& rank_;
+    MpiFunctions functions_;
+    std::optional<OpNames> op_names_;           // made at the first API call or GPU work
+    std::vector<std::int32_t> function_names_;  // by the rank's string id: -1 not yet
+    std::vector<std::string> names_;
+    DoingList doings_;
+    std::vector<RankWaitInput::RegionLane> region_lanes_;
+    absl::flat_hash_map<std::uint64_t, std::uint32_t> name_keys_;
+    absl::flat_hash_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> lanes_;
+    std::uint32_t lane_count_ = 0;
+    std::uint32_t last_thread_ = 0;  // the lane of the thread of the last call, cached
+    std::uint32_t last_thread_lane_ = ~0U;
+  };
+
   WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget);
-  void mpi_call(const format::MpiCallRow& row);
-  void range(const Range& range);
-  void api_call(const format::ApiCallRow& row);
-  void activity(const format::ActivityRow& row);
+  Messages& messages() noexcept { return messages_; }
+  Doings& doings() noexcept { return doings_; }
+  // Both halves, one after the other.
+  void mpi_call(const format::MpiCallRow& row) {
+    messages_.mpi_call(row);
+    doings_.mpi_call(row);
+  }
+  void range(const Range& range) { doings_.range(range); }
+  void api_call(const format::ApiCallRow& row) { doings_.api_call(row); }
+  void activity(const format::ActivityRow& row) { doings_.activity(row); }
   RankWaitInput finish();
-  // What the rows above make from the rank's file at their first one, made now: for a
-  // gatherer fed on another thread than the one that reads the rank (a reader serves one).
-  void prepare_mpi_calls();
-  void prepare_names() { op_names(); }
 
  private:
-  std::uint32_t intern(std::uint64_t key, const std::function<std::string()>& name);
-  std::uint32_t lane(std::uint64_t kind, std::uint64_t key);
-  void add_doing(const Doing& doing);
-  const OpNames& op_names();
-
-  const AlignedRank& rank_;
-  RankWaitInput input_;
-  DoingList doings_;
-  MpiFunctions functions_;
-  std::optional<MessageFlowCursor> flows_;  // made at the first MPI call (reads the rank)
-  std::optional<OpNames> op_names_;         // made at the first API call or GPU work
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> names_;
-  absl::flat_hash_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> lanes_;
-  absl::flat_hash_map<format::StringId, CollectiveKind> collective_kinds_;
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> sequences_;  // communicator -> next
-  std::uint32_t lane_count_ = 0;
+  std::int32_t rank_;
+  Messages messages_;
+  Doings doings_;
 };
 
 }  // namespace rocprof::merge

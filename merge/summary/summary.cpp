@@ -307,17 +307,25 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
         return part->copies_[copy_name(row.domain, row.kind)][id];
       }).add(duration, duration);
   };
-  // The analysis's inputs: a watcher of their own, which a worker may run beside the
-  // summary's.
-  AlignedRank::Watcher wait_watcher;
+  // The analysis's inputs: two watchers of their own (the message ends, the doings), which
+  // workers may run beside the summary's.
+  AlignedRank::Watcher message_watcher;
+  AlignedRank::Watcher doing_watcher;
   if (waits) {
-    wait_watcher.mpi_call = [waits](const MpiCallRow& row) { waits->mpi_call(row); };
-    wait_watcher.range = [waits](const Range& range) { waits->range(range); };
-    wait_watcher.activity = [waits](const ActivityRow& row) { waits->activity(row); };
-    wait_watcher.api_call = [waits](const ApiCallRow& row) { waits->api_call(row); };
+    WaitInputGatherer::Messages* messages = &waits->messages();
+    WaitInputGatherer::Doings* doings = &waits->doings();
+    message_watcher.mpi_call = [waits, messages](const MpiCallRow& row) {
+      messages->mpi_call(row);
+    };
+    doing_watcher.mpi_call = [waits, doings](const MpiCallRow& row) { doings->mpi_call(row); };
+    doing_watcher.range = [waits, doings](const Range& range) { doings->range(range); };
+    doing_watcher.activity = [waits, doings](const ActivityRow& row) { doings->activity(row); };
+    doing_watcher.api_call = [waits, doings](const ApiCallRow& row) { doings->api_call(row); };
   }
   if (!workers_) {
-    rank.watch(waits ? both(std::move(watcher), std::move(wait_watcher)) : std::move(watcher));
+    rank.watch(
+        waits ? both(both(std::move(watcher), std::move(message_watcher)), std::move(doing_watcher))
+              : std::move(watcher));
     return;
   }
   // What a watcher would make from the file at a kind's first row is made on the reading
@@ -327,12 +335,15 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
                        if (kind == WatchedKind::kActivity && !state->names)
                          state->names.emplace(reader);
                      }});
-  if (waits)
-    targets.push_back({std::move(wait_watcher), [waits](WatchedKind kind) {
-                         if (kind == WatchedKind::kMpiCall) waits->prepare_mpi_calls();
-                         if (kind == WatchedKind::kApiCall || kind == WatchedKind::kActivity)
-                           waits->prepare_names();
+  if (waits) {
+    targets.push_back({std::move(message_watcher), [waits](WatchedKind kind) {
+                         if (kind == WatchedKind::kMpiCall) waits->messages().prepare();
                        }});
+    targets.push_back({std::move(doing_watcher), [waits](WatchedKind kind) {
+                         if (kind == WatchedKind::kApiCall || kind == WatchedKind::kActivity)
+                           waits->doings().prepare_names();
+                       }});
+  }
   WatchWorkers::Relay relay = workers_->relay(std::move(targets));
   part->feed_ = std::move(relay.feed);
   rank.watch(std::move(relay.watcher));
