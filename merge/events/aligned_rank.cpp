@@ -98,33 +98,30 @@ void AlignedRank::for_each_mpi_call(const std::function<void(const MpiCallRow&)>
   PrefetchCursor<MpiCallRow> cursor(reader_, aligner<MpiCallRow>());
   if (auto* first = first_block<MpiCallRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MpiCallRow> rows;
-  while (cursor.next(rows))
-    for (const MpiCallRow& row : rows) {
-      if (watcher_.mpi_call) watcher_.mpi_call(row);
-      visit(row);
-    }
+  while (cursor.next(rows)) {
+    if (watcher_.mpi_calls) watcher_.mpi_calls(rows);
+    for (const MpiCallRow& row : rows) visit(row);
+  }
 }
 
 void AlignedRank::for_each_api_call(const std::function<void(const ApiCallRow&)>& visit) const {
   PrefetchCursor<ApiCallRow> cursor(reader_, aligner<ApiCallRow>());
   if (auto* first = first_block<ApiCallRow>()) cursor.use_first_block(std::move(*first));
   std::vector<ApiCallRow> rows;
-  while (cursor.next(rows))
-    for (const ApiCallRow& row : rows) {
-      if (watcher_.api_call) watcher_.api_call(row);
-      visit(row);
-    }
+  while (cursor.next(rows)) {
+    if (watcher_.api_calls) watcher_.api_calls(rows);
+    for (const ApiCallRow& row : rows) visit(row);
+  }
 }
 
 void AlignedRank::for_each_activity(const std::function<void(const ActivityRow&)>& visit) const {
   PrefetchCursor<ActivityRow> cursor(reader_, aligner<ActivityRow>());
   if (auto* first = first_block<ActivityRow>()) cursor.use_first_block(std::move(*first));
   std::vector<ActivityRow> rows;
-  while (cursor.next(rows))
-    for (const ActivityRow& row : rows) {
-      if (watcher_.activity) watcher_.activity(row);
-      visit(row);
-    }
+  while (cursor.next(rows)) {
+    if (watcher_.activities) watcher_.activities(rows);
+    for (const ActivityRow& row : rows) visit(row);
+  }
 }
 
 void AlignedRank::for_each_counter_sample(
@@ -132,11 +129,10 @@ void AlignedRank::for_each_counter_sample(
   if (reader_.row_count<CounterSampleRow>() == 0) return;
   PrefetchCursor<CounterSampleRow> cursor(reader_, aligner<CounterSampleRow>());
   std::vector<CounterSampleRow> rows;
-  while (cursor.next(rows))
-    for (const CounterSampleRow& row : rows) {
-      if (watcher_.counter_sample) watcher_.counter_sample(row);
-      visit(row);
-    }
+  while (cursor.next(rows)) {
+    if (watcher_.counter_samples) watcher_.counter_samples(rows);
+    for (const CounterSampleRow& row : rows) visit(row);
+  }
 }
 
 namespace {
@@ -194,7 +190,8 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
   PrefetchCursor<MarkerRow> cursor(reader_, aligner<MarkerRow>());
   if (auto* first = first_block<MarkerRow>()) cursor.use_first_block(std::move(*first));
   std::vector<MarkerRow> rows;
-  while (cursor.next(rows))
+  std::vector<Range> closed_here;  // in this block of markers, for the watcher
+  while (cursor.next(rows)) {
     for (MarkerRow& row : rows) {
       if (row.op == MarkerOp::kMark) {
         mark(row);
@@ -212,10 +209,13 @@ void AlignedRank::for_each_marker(const std::function<void(const MarkerRow&)>& m
         if (!closed) continue;  // its start was not recorded
         Range done = *closed;
         done.end_ns = std::max(row.timestamp_ns, done.begin_ns);
-        if (watcher_.range) watcher_.range(done);
+        if (watcher_.ranges) closed_here.push_back(done);
         range(done);
       }
     }
+    if (watcher_.ranges && !closed_here.empty()) watcher_.ranges(closed_here);
+    closed_here.clear();
+  }
 }
 
 std::uint64_t AlignedRank::first_time_ns() const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,13 +137,14 @@ class AlignedRank {
 
   // Something that sees every MPI call, completed range and device activity the visitors
   // above hand out, whoever asked for them: a summary gathered while an exporter reads the
-  // rank, instead of in a pass of its own. Empty functions: nothing watches.
+  // rank, instead of in a pass of its own. Rows come a block at a time (what the reader
+  // decoded at once), before they are visited. Empty functions: nothing watches.
   struct Watcher {
-    std::function<void(const format::MpiCallRow&)> mpi_call;
-    std::function<void(const Range&)> range;
-    std::function<void(const format::ActivityRow&)> activity;
-    std::function<void(const format::CounterSampleRow&)> counter_sample;
-    std::function<void(const format::ApiCallRow&)> api_call;
+    std::function<void(std::span<const format::MpiCallRow>)> mpi_calls;
+    std::function<void(std::span<const Range>)> ranges;
+    std::function<void(std::span<const format::ActivityRow>)> activities;
+    std::function<void(std::span<const format::CounterSampleRow>)> counter_samples;
+    std::function<void(std::span<const format::ApiCallRow>)> api_calls;
   };
   void watch(Watcher watcher) const { watcher_ = std::move(watcher); }
   // For exporters that read the rank's tables themselves: they hand the watcher what the

@@ -434,16 +434,16 @@ std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>&
       }
     }
   });
-  std::function<void(const Row&)> watch;
-  if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_call;
-  if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activity;
-  if constexpr (std::is_same_v<Row, CounterSampleRow>) watch = rank.watcher().counter_sample;
-  if constexpr (std::is_same_v<Row, ApiCallRow>) watch = rank.watcher().api_call;
+  std::function<void(std::span<const Row>)> watch;
+  if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_calls;
+  if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activities;
+  if constexpr (std::is_same_v<Row, CounterSampleRow>) watch = rank.watcher().counter_samples;
+  if constexpr (std::is_same_v<Row, ApiCallRow>) watch = rank.watcher().api_calls;
   RangeCounter ranges;
   std::vector<Row> rows;
-  while (cursor.next(rows))
+  while (cursor.next(rows)) {
+    if (watch) watch(rows);
     for (const Row& row : rows) {
-      if (watch) watch(row);
       if constexpr (std::is_same_v<Row, MarkerRow>)
         if (count_ranges) ranges.add(row);
       std::byte* field = next_row();
@@ -456,6 +456,7 @@ std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>&
       }
       std::memcpy(field + table.row_size, &rank_value, sizeof rank_value);
     }
+  }
   reader.release();
   return ranges.count();
 }

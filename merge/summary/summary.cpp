@@ -185,7 +185,7 @@ Summary::Stat& cached(absl::flat_hash_map<Key, Summary::Stat*>& cache, const Key
   return *stat;
 }
 
-// One watcher that hands each row to `first`, then to `second`.
+// One watcher that hands each block of rows to `first`, then to `second`.
 AlignedRank::Watcher both(AlignedRank::Watcher first, AlignedRank::Watcher second) {
   const auto chain = [](auto one, auto two) -> decltype(one) {
     if (!one) return two;
@@ -195,11 +195,19 @@ AlignedRank::Watcher both(AlignedRank::Watcher first, AlignedRank::Watcher secon
       two(row);
     };
   };
-  return {chain(std::move(first.mpi_call), std::move(second.mpi_call)),
-          chain(std::move(first.range), std::move(second.range)),
-          chain(std::move(first.activity), std::move(second.activity)),
-          chain(std::move(first.counter_sample), std::move(second.counter_sample)),
-          chain(std::move(first.api_call), std::move(second.api_call))};
+  return {chain(std::move(first.mpi_calls), std::move(second.mpi_calls)),
+          chain(std::move(first.ranges), std::move(second.ranges)),
+          chain(std::move(first.activities), std::move(second.activities)),
+          chain(std::move(first.counter_samples), std::move(second.counter_samples)),
+          chain(std::move(first.api_calls), std::move(second.api_calls))};
+}
+
+// A watcher's function for a block of rows, from one for a row.
+template <typename Row, typename Each>
+std::function<void(std::span<const Row>)> each(Each each_row) {
+  return [each_row = std::move(each_row)](std::span<const Row> rows) {
+    for (const Row& row : rows) each_row(row);
+  };
 }
 
 }  // namespace
@@ -256,23 +264,26 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   auto region_series = std::make_shared<RegionSeriesPart>();
   region_series->rank = rank.rank();
   part->region_part_ = region_series;
-  watcher.api_call = [time](const ApiCallRow& row) { time->record(row.begin_ns, row.end_ns); };
+  watcher.api_calls =
+      each<ApiCallRow>([time](const ApiCallRow& row) { time->record(row.begin_ns, row.end_ns); });
   auto counters = std::make_shared<CounterSummary::RankPart>(rank);
   if (!counters->sampled()) counters.reset();
   part->counter_part_ = counters;
   if (counters)
-    watcher.counter_sample = [counters](const CounterSampleRow& row) { counters->sample(row); };
-  watcher.mpi_call = [part, state, counters, time, &reader, id](const MpiCallRow& row) {
-    const bool per_request = state->functions.is_per_request_row(row);
-    if (counters) counters->mpi_call(row, per_request);
-    if (per_request) return;
-    time->mpi_call(row.thread_id, row.begin_ns, row.end_ns);
-    const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
-    cached(state->mpi, row.function, [&]() -> Stat& {
-      return part->mpi_[reader.string(row.function)][id];
-    }).add(duration, duration);
-  };
-  watcher.range = [part, state, time, region_series, &reader, id](const Range& range) {
+    watcher.counter_samples =
+        each<CounterSampleRow>([counters](const CounterSampleRow& row) { counters->sample(row); });
+  watcher.mpi_calls =
+      each<MpiCallRow>([part, state, counters, time, &reader, id](const MpiCallRow& row) {
+        const bool per_request = state->functions.is_per_request_row(row);
+        if (counters) counters->mpi_call(row, per_request);
+        if (per_request) return;
+        time->mpi_call(row.thread_id, row.begin_ns, row.end_ns);
+        const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
+        cached(state->mpi, row.function, [&]() -> Stat& {
+          return part->mpi_[reader.string(row.function)][id];
+        }).add(duration, duration);
+      });
+  watcher.ranges = each<Range>([part, state, time, region_series, &reader, id](const Range& range) {
     time->record(range.begin_ns, range.end_ns);
     auto [series, added] = region_series->series.try_emplace({range.thread_id, range.name});
     if (added) series->second.first = reader.string(range.name);
@@ -288,8 +299,8 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     cached(state->regions, std::pair{range.thread_id, range.name}, [&]() -> Stat& {
       return part->regions_[{id, range.thread_id, reader.string(range.name)}];
     }).add(duration, self);
-  };
-  watcher.activity = [part, state, time, &reader, id](const ActivityRow& row) {
+  });
+  watcher.activities = each<ActivityRow>([part, state, time, &reader, id](const ActivityRow& row) {
     time->gpu_work(row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
@@ -306,7 +317,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       cached(state->copies, row.kind, [&]() -> Stat& {
         return part->copies_[copy_name(row.domain, row.kind)][id];
       }).add(duration, duration);
-  };
+  });
   // The analysis's inputs: two watchers of their own (the message ends, the doings), which
   // workers may run beside the summary's.
   AlignedRank::Watcher message_watcher;
@@ -314,13 +325,16 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   if (waits) {
     WaitInputGatherer::Messages* messages = &waits->messages();
     WaitInputGatherer::Doings* doings = &waits->doings();
-    message_watcher.mpi_call = [waits, messages](const MpiCallRow& row) {
-      messages->mpi_call(row);
-    };
-    doing_watcher.mpi_call = [waits, doings](const MpiCallRow& row) { doings->mpi_call(row); };
-    doing_watcher.range = [waits, doings](const Range& range) { doings->range(range); };
-    doing_watcher.activity = [waits, doings](const ActivityRow& row) { doings->activity(row); };
-    doing_watcher.api_call = [waits, doings](const ApiCallRow& row) { doings->api_call(row); };
+    message_watcher.mpi_calls =
+        each<MpiCallRow>([waits, messages](const MpiCallRow& row) { messages->mpi_call(row); });
+    doing_watcher.mpi_calls =
+        each<MpiCallRow>([waits, doings](const MpiCallRow& row) { doings->mpi_call(row); });
+    doing_watcher.ranges =
+        each<Range>([waits, doings](const Range& range) { doings->range(range); });
+    doing_watcher.activities =
+        each<ActivityRow>([waits, doings](const ActivityRow& row) { doings->activity(row); });
+    doing_watcher.api_calls =
+        each<ApiCallRow>([waits, doings](const ApiCallRow& row) { doings->api_call(row); });
   }
   if (!workers_) {
     rank.watch(

@@ -6,16 +6,26 @@
 namespace rocprof::merge {
 namespace {
 
-// Rows per block: large enough that passing a block on costs little per row, small enough
-// that many ranks' half-filled blocks stay small.
-constexpr std::size_t kBlockRows = 512;
-// Blocks on their way per worker before the reading thread waits.
-constexpr std::size_t kBlocksPerWorker = 32;
+// Rows per block: large enough that passing a block on costs little per row.
+constexpr std::size_t kBlockRows = 4096;
+// Rows on their way per worker before the reading thread waits.
+constexpr std::size_t kRowsPerWorker = std::size_t{1} << 16;
 
 }  // namespace
 
+struct WatchWorkers::Block {
+  Block(WatchWorkers& workers, Rows rows, std::size_t count)
+      : workers(workers), rows(std::move(rows)), count(count) {}
+  ~Block() { workers.release(count); }
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  WatchWorkers& workers;
+  const Rows rows;
+  const std::size_t count;
+};
+
 // One target's blocks of a rank, watched in the order passed on, by one worker at a time.
-class WatchWorkers::Strand : public std::enable_shared_from_this<WatchWorkers::Strand> {
+class WatchWorkers::Strand {
  public:
   explicit Strand(AlignedRank::Watcher watcher) : watcher_(std::move(watcher)) {}
 
@@ -58,23 +68,30 @@ class WatchWorkers::Feed {
   }
 
   template <typename T>
-  void add(WatchedKind kind, const T& row) {
+  void add(WatchedKind kind, std::span<const T> rows) {
+    if (rows.empty()) return;
     auto& seen = seen_[static_cast<std::size_t>(kind)];
     if (!seen) {
       seen = true;
       for (const auto& before_first : before_first_)
         if (before_first) before_first(kind);
     }
-    if (filling_.capacity() == 0) filling_.reserve(kBlockRows);
-    filling_.emplace_back(row);
-    if (filling_.size() == kBlockRows) pass_on();
+    if (!std::holds_alternative<std::vector<T>>(filling_)) {
+      pass_on();
+      filling_ = std::vector<T>();
+    }
+    auto& block = std::get<std::vector<T>>(filling_);
+    if (block.capacity() == 0) block.reserve(kBlockRows);
+    block.insert(block.end(), rows.begin(), rows.end());
+    if (block.size() >= kBlockRows) pass_on();
   }
 
   void pass_on() {
-    if (filling_.empty()) return;
-    workers_.admit(strands_.size());
-    const auto block = std::make_shared<const Block>(std::move(filling_));
-    filling_ = Block();
+    const std::size_t count = std::visit([](const auto& block) { return block.size(); }, filling_);
+    if (count == 0) return;
+    workers_.admit(count);
+    const auto block = std::make_shared<const Block>(workers_, std::move(filling_), count);
+    filling_ = Rows();
     for (const std::shared_ptr<Strand>& strand : strands_)
       if (strand->add(block)) workers_.schedule(strand);
   }
@@ -84,11 +101,11 @@ class WatchWorkers::Feed {
   std::vector<std::function<void(WatchedKind)>> before_first_;
   std::vector<std::shared_ptr<Strand>> strands_;
   std::array<bool, 5> seen_{};
-  Block filling_;
+  Rows filling_;
 };
 
 WatchWorkers::WatchWorkers(unsigned threads)
-    : most_in_flight_(kBlocksPerWorker * std::max(threads, 1U)) {
+    : most_in_flight_(kRowsPerWorker * std::max(threads, 1U)) {
   for (unsigned i = 0; i < std::max(threads, 1U); ++i) threads_.emplace_back([this] { work(); });
 }
 
@@ -107,51 +124,54 @@ WatchWorkers::Relay WatchWorkers::relay(std::vector<Target> targets) {
       if (static_cast<bool>(target.watcher.*member)) return true;
     return false;
   };
-  const bool mpi = any(&AlignedRank::Watcher::mpi_call);
-  const bool range = any(&AlignedRank::Watcher::range);
-  const bool activity = any(&AlignedRank::Watcher::activity);
-  const bool counter = any(&AlignedRank::Watcher::counter_sample);
-  const bool api = any(&AlignedRank::Watcher::api_call);
-  // A target's empty functions: rows of that kind pass it by.
-  for (Target& target : targets) {
-    AlignedRank::Watcher& watcher = target.watcher;
-    if (!watcher.mpi_call) watcher.mpi_call = [](const format::MpiCallRow&) {};
-    if (!watcher.range) watcher.range = [](const Range&) {};
-    if (!watcher.activity) watcher.activity = [](const format::ActivityRow&) {};
-    if (!watcher.counter_sample) watcher.counter_sample = [](const format::CounterSampleRow&) {};
-    if (!watcher.api_call) watcher.api_call = [](const format::ApiCallRow&) {};
-  }
+  const bool mpi = any(&AlignedRank::Watcher::mpi_calls);
+  const bool range = any(&AlignedRank::Watcher::ranges);
+  const bool activity = any(&AlignedRank::Watcher::activities);
+  const bool counter = any(&AlignedRank::Watcher::counter_samples);
+  const bool api = any(&AlignedRank::Watcher::api_calls);
   auto feed = std::make_shared<Feed>(*this, std::move(targets));
   // The feed is held by the relay's functions too: rows passed on after the rank's summary
   // part was dropped (a rank read again) are watched into the dropped part, harmlessly.
   Feed* const to = feed.get();
   AlignedRank::Watcher watcher;
   if (mpi)
-    watcher.mpi_call = [to, feed](const format::MpiCallRow& row) {
-      to->add(WatchedKind::kMpiCall, row);
+    watcher.mpi_calls = [to, feed](std::span<const format::MpiCallRow> rows) {
+      to->add(WatchedKind::kMpiCall, rows);
     };
-  if (range) watcher.range = [to, feed](const Range& row) { to->add(WatchedKind::kRange, row); };
+  if (range)
+    watcher.ranges = [to, feed](std::span<const Range> rows) {
+      to->add(WatchedKind::kRange, rows);
+    };
   if (activity)
-    watcher.activity = [to, feed](const format::ActivityRow& row) {
-      to->add(WatchedKind::kActivity, row);
+    watcher.activities = [to, feed](std::span<const format::ActivityRow> rows) {
+      to->add(WatchedKind::kActivity, rows);
     };
   if (counter)
-    watcher.counter_sample = [to, feed](const format::CounterSampleRow& row) {
-      to->add(WatchedKind::kCounterSample, row);
+    watcher.counter_samples = [to, feed](std::span<const format::CounterSampleRow> rows) {
+      to->add(WatchedKind::kCounterSample, rows);
     };
   if (api)
-    watcher.api_call = [to, feed](const format::ApiCallRow& row) {
-      to->add(WatchedKind::kApiCall, row);
+    watcher.api_calls = [to, feed](std::span<const format::ApiCallRow> rows) {
+      to->add(WatchedKind::kApiCall, rows);
     };
   return {std::move(watcher), std::move(feed)};
 }
 
 void WatchWorkers::flush(Feed& feed) { feed.pass_on(); }
 
-void WatchWorkers::admit(std::size_t blocks) {
+void WatchWorkers::admit(std::size_t rows) {
   std::unique_lock lock(mutex_);
-  blocks_done_.wait(lock, [this] { return in_flight_ < most_in_flight_; });
-  in_flight_ += blocks;
+  // A block larger than the bound alone goes when nothing else is on its way.
+  blocks_done_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + rows <= most_in_flight_; });
+  in_flight_ += rows;
+}
+
+void WatchWorkers::release(std::size_t rows) noexcept {
+  {
+    const std::lock_guard lock(mutex_);
+    in_flight_ -= rows;
+  }
+  blocks_done_.notify_all();
 }
 
 void WatchWorkers::schedule(std::shared_ptr<Strand> strand) {
@@ -168,25 +188,26 @@ void WatchWorkers::wait() {
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
-void WatchWorkers::watch(const AlignedRank::Watcher& target, const Block& block) {
-  for (const Row& row : block) {
-    switch (row.index()) {
-      case 0:
-        target.mpi_call(std::get<0>(row));
-        break;
-      case 1:
-        target.range(std::get<1>(row));
-        break;
-      case 2:
-        target.activity(std::get<2>(row));
-        break;
-      case 3:
-        target.counter_sample(std::get<3>(row));
-        break;
-      default:
-        target.api_call(std::get<4>(row));
-        break;
-    }
+void WatchWorkers::watch(const AlignedRank::Watcher& watcher, const Rows& rows) {
+  const auto hand = [](const auto& to, const auto& block) {
+    if (to) to(std::span(block));
+  };
+  switch (rows.index()) {
+    case 0:
+      hand(watcher.mpi_calls, std::get<0>(rows));
+      break;
+    case 1:
+      hand(watcher.ranges, std::get<1>(rows));
+      break;
+    case 2:
+      hand(watcher.activities, std::get<2>(rows));
+      break;
+    case 3:
+      hand(watcher.counter_samples, std::get<3>(rows));
+      break;
+    default:
+      hand(watcher.api_calls, std::get<4>(rows));
+      break;
   }
 }
 
@@ -200,25 +221,19 @@ void WatchWorkers::work() {
       strand = std::move(runnable_.front());
       runnable_.pop_front();
     }
-    while (const std::shared_ptr<const Block> block = strand->next()) {
+    while (std::shared_ptr<const Block> block = strand->next()) {
       bool failed = false;
       {
         const std::lock_guard lock(mutex_);
         failed = failure_ != nullptr;
       }
-      if (!failed) {
-        try {
-          watch(strand->watcher(), *block);
-        } catch (...) {
-          const std::lock_guard lock(mutex_);
-          if (!failure_) failure_ = std::current_exception();
-        }
-      }
-      {
+      if (failed) continue;  // dropped (released as it goes)
+      try {
+        watch(strand->watcher(), block->rows);
+      } catch (...) {
         const std::lock_guard lock(mutex_);
-        --in_flight_;
+        if (!failure_) failure_ = std::current_exception();
       }
-      blocks_done_.notify_all();
     }
   }
 }

@@ -1,9 +1,9 @@
 // Watchers (AlignedRank::Watcher) run on worker threads. The thread that reads a rank (the
-// merge's thread, or an exporter's helper) only copies each row it hands out into the rank's
-// current block and passes full blocks on; the workers hand each rank's rows to its watcher
-// in the order they were read, one worker at a time per rank. The summary and the analysis's
-// inputs so cost the reading thread, the merge's critical path, a copy per row instead of
-// their whole work.
+// merge's thread, or an exporter's helper) only copies the rows it hands out into the rank's
+// current block (rows of one kind) and passes full blocks on; the workers hand each rank's
+// blocks to its watchers in the order they were read, one worker at a time per watcher. The
+// summary and the analysis's inputs so cost the reading thread, the merge's critical path, a
+// copy of its rows instead of their whole work. Rows on their way are bounded in number.
 //
 // Anything that reads the rank's file must not run on a worker (a reader serves one thread at
 // a time): `before_first` is called on the reading thread before the first row of each kind
@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -58,21 +59,23 @@ class WatchWorkers {
   void wait();
 
  private:
-  using Row = std::variant<format::MpiCallRow, Range, format::ActivityRow, format::CounterSampleRow,
-                           format::ApiCallRow>;
-  using Block = std::vector<Row>;
-  class Strand;                    // one target's blocks, watched in order
-  void admit(std::size_t blocks);  // waits while too many are on their way (bounded memory)
+  using Rows = std::variant<std::vector<format::MpiCallRow>, std::vector<Range>,
+                            std::vector<format::ActivityRow>, std::vector<format::CounterSampleRow>,
+                            std::vector<format::ApiCallRow>>;
+  struct Block;  // rows of one kind, counted on their way until the last watcher is done
+  class Strand;  // one target's blocks, watched in order
+  void admit(std::size_t rows);  // waits while too many are on their way (bounded memory)
+  void release(std::size_t rows) noexcept;
   void schedule(std::shared_ptr<Strand> strand);
   void work();
-  static void watch(const AlignedRank::Watcher& watcher, const Block& block);
+  static void watch(const AlignedRank::Watcher& watcher, const Rows& rows);
 
-  std::size_t most_in_flight_;
+  std::size_t most_in_flight_;  // rows
   std::mutex mutex_;
   std::condition_variable runnable_changed_;
   std::condition_variable blocks_done_;
   std::deque<std::shared_ptr<Strand>> runnable_;
-  std::size_t in_flight_ = 0;  // blocks passed on, not yet watched
+  std::size_t in_flight_ = 0;  // rows passed on, not yet watched by every target
   std::exception_ptr failure_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;

@@ -517,16 +517,18 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
   for (int r = 0; r < kRanks; ++r) {
     AlignedRank::Watcher target;
     Seen& mine = seen[static_cast<std::size_t>(r)];
-    target.mpi_call = [&mine](const rocprof::format::MpiCallRow& row) {
-      mine.rows.push_back(row.begin_ns * 8);
+    target.mpi_calls = [&mine](std::span<const rocprof::format::MpiCallRow> rows) {
+      for (const auto& row : rows) mine.rows.push_back(row.begin_ns * 8);
     };
-    target.range = [&mine](const Range& range) { mine.rows.push_back(range.begin_ns * 8 + 1); };
-    target.api_call = [&mine](const rocprof::format::ApiCallRow& row) {
-      mine.rows.push_back(row.begin_ns * 8 + 4);
+    target.ranges = [&mine](std::span<const Range> rows) {
+      for (const auto& row : rows) mine.rows.push_back(row.begin_ns * 8 + 1);
+    };
+    target.api_calls = [&mine](std::span<const rocprof::format::ApiCallRow> rows) {
+      for (const auto& row : rows) mine.rows.push_back(row.begin_ns * 8 + 4);
     };
     AlignedRank::Watcher mpi_only;
-    mpi_only.mpi_call = [&mine](const rocprof::format::MpiCallRow& row) {
-      mine.mpi_rows.push_back(row.begin_ns);
+    mpi_only.mpi_calls = [&mine](std::span<const rocprof::format::MpiCallRow> rows) {
+      for (const auto& row : rows) mine.mpi_rows.push_back(row.begin_ns);
     };
     std::vector<WatchWorkers::Target> targets;
     targets.push_back({std::move(target), [&mine](WatchedKind) {
@@ -535,29 +537,35 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
     targets.push_back({std::move(mpi_only), {}});
     relays.push_back(workers.relay(std::move(targets)));
   }
-  // Two reading threads, each reading half the ranks, the kinds interleaved.
+  // Two reading threads, each reading half the ranks, the kinds interleaved: runs of 1 to
+  // 5000 rows of a kind.
+  const auto kind_of = [](std::uint64_t i) { return (i / 7 + i / 5000) % 3; };
   std::vector<std::thread> readers;
   std::vector<std::thread::id> reader_ids(2);
   for (int t = 0; t < 2; ++t)
     readers.emplace_back([&, t] {
       reader_ids[static_cast<std::size_t>(t)] = std::this_thread::get_id();
-      for (std::uint64_t i = 0; i < kRows; ++i)
+      for (std::uint64_t i = 0; i < kRows;) {
+        std::uint64_t end = i + 1;
+        while (end < kRows && kind_of(end) == kind_of(i)) ++end;
         for (int r = t; r < kRanks; r += 2) {
           const AlignedRank::Watcher& watcher = relays[static_cast<std::size_t>(r)].watcher;
-          if (i % 3 == 0) {
-            rocprof::format::MpiCallRow row{};
-            row.begin_ns = i;
-            watcher.mpi_call(row);
-          } else if (i % 3 == 1) {
-            Range range{};
-            range.begin_ns = i;
-            watcher.range(range);
+          if (kind_of(i) == 0) {
+            std::vector<rocprof::format::MpiCallRow> rows(end - i);
+            for (std::uint64_t j = i; j < end; ++j) rows[j - i].begin_ns = j;
+            watcher.mpi_calls(rows);
+          } else if (kind_of(i) == 1) {
+            std::vector<Range> rows(end - i);
+            for (std::uint64_t j = i; j < end; ++j) rows[j - i].begin_ns = j;
+            watcher.ranges(rows);
           } else {
-            rocprof::format::ApiCallRow row{};
-            row.begin_ns = i;
-            watcher.api_call(row);
+            std::vector<rocprof::format::ApiCallRow> rows(end - i);
+            for (std::uint64_t j = i; j < end; ++j) rows[j - i].begin_ns = j;
+            watcher.api_calls(rows);
           }
         }
+        i = end;
+      }
     });
   for (std::thread& reader : readers) reader.join();
   for (WatchWorkers::Relay& relay : relays) WatchWorkers::flush(*relay.feed);
@@ -565,13 +573,13 @@ TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
   for (int r = 0; r < kRanks; ++r) {
     const Seen& mine = seen[static_cast<std::size_t>(r)];
     ASSERT_EQ(mine.rows.size(), kRows) << "rank " << r;
-    ASSERT_EQ(mine.mpi_rows.size(), (kRows + 2) / 3) << "rank " << r;
-    for (std::size_t i = 0; i < mine.mpi_rows.size(); ++i)
-      ASSERT_EQ(mine.mpi_rows[i], 3 * i) << "rank " << r;
+    std::vector<std::uint64_t> mpi_rows;
     for (std::uint64_t i = 0; i < kRows; ++i) {
-      const std::uint64_t kind = i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 4;
+      const std::uint64_t kind = kind_of(i) == 0 ? 0 : kind_of(i) == 1 ? 1 : 4;
       ASSERT_EQ(mine.rows[i], i * 8 + kind) << "rank " << r << " row " << i;
+      if (kind == 0) mpi_rows.push_back(i);
     }
+    ASSERT_EQ(mine.mpi_rows, mpi_rows) << "rank " << r;
     // Once per kind, on the thread that read the rank.
     ASSERT_EQ(mine.first_threads.size(), 3U);
     for (const std::thread::id id : mine.first_threads)
@@ -583,9 +591,11 @@ TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
   WatchWorkers workers(2);
   std::uint64_t watched = 0;
   AlignedRank::Watcher target;
-  target.mpi_call = [&watched](const rocprof::format::MpiCallRow& row) {
-    if (row.begin_ns == 1500) throw std::runtime_error("string id 7 is outside the table");
-    ++watched;
+  target.mpi_calls = [&watched](std::span<const rocprof::format::MpiCallRow> rows) {
+    for (const auto& row : rows) {
+      if (row.begin_ns == 1500) throw std::runtime_error("string id 7 is outside the table");
+      ++watched;
+    }
   };
   std::vector<WatchWorkers::Target> targets;
   targets.push_back({std::move(target), {}});
@@ -593,7 +603,7 @@ TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
   for (std::uint64_t i = 0; i < 5000; ++i) {
     rocprof::format::MpiCallRow row{};
     row.begin_ns = i;
-    relay.watcher.mpi_call(row);
+    relay.watcher.mpi_calls(std::span(&row, 1));
   }
   WatchWorkers::flush(*relay.feed);
   try {
@@ -606,7 +616,7 @@ TEST(WatchWorkers, AWatchersFailureIsRethrownOnceAndTheWorkersGoOn) {
   // Told once; rows passed on afterwards are watched again.
   rocprof::format::MpiCallRow row{};
   row.begin_ns = 9000;
-  relay.watcher.mpi_call(row);
+  relay.watcher.mpi_calls(std::span(&row, 1));
   WatchWorkers::flush(*relay.feed);
   EXPECT_NO_THROW(workers.wait());
   EXPECT_EQ(watched, 1501U);
