@@ -101,9 +101,10 @@ void WaitInputGatherer::Messages::mpi_call(const format::MpiCallRow& row) {
   const Function& called = function(row.function);
   const auto name = static_cast<std::uint16_t>(called.name);
   for (const MessageFlow& flow : pending)
-    messages_.push_back({flow.flow, row.begin_ns, row.end_ns,
-                         flow.starts ? row.begin_ns : flow.posted_ns, row.thread_id, name,
-                         called.kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
+    messages_.push_back(
+        {flow.flow, row.begin_ns, row.end_ns,
+         flow.starts ? std::uint64_t{static_cast<std::uint32_t>(flow.receiver)} : flow.posted_ns,
+         row.thread_id, name, called.kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
   pending.clear();
   if (called.collective != CollectiveKind::kNone) {
     const bool rooted = called.collective == CollectiveKind::kOneToN ||

@@ -35,7 +35,9 @@ struct MessageEnd {
   std::uint64_t flow;
   std::uint64_t begin_ns;
   std::uint64_t end_ns;
-  std::uint64_t posted_ns;  // a receive: when it was posted (MPI_Irecv's call); a send: begin
+  // A receive: when it was posted (MPI_Irecv's call). A send (posted as it began): the world
+  // rank it went to, whose merge process the analysis takes it to.
+  std::uint64_t posted_or_receiver;
   std::uint32_t thread_id;
   std::uint16_t function;  // index into RankWaitInput::names (MPI functions are few)
   std::uint8_t kind;       // MpiCallKind of the call

@@ -18,34 +18,90 @@
 namespace rocprof::merge {
 namespace {
 
-// A message end or collective call as it travels to the process that pairs it: its rank and
-// its function as an index into the job's function names (the same on every process).
-struct SyncEnd {
+// A send as it travels to the process of the rank it went to, where its receive is: its rank
+// and its function as an index into the job's function names (the same on every process).
+struct SyncSend {
   std::uint64_t flow;
   std::uint64_t begin_ns;
   std::uint64_t end_ns;
-  std::uint64_t posted_ns;
   std::int32_t rank;
   std::uint32_t thread_id;
   std::uint16_t function;
   std::uint8_t kind;
-  std::uint8_t send;
-  std::uint32_t padding = 0;
-};
-
-struct SyncCollective {
-  std::uint64_t communicator;
-  std::uint64_t begin_ns;
-  std::uint64_t end_ns;
-  std::uint32_t sequence;
-  std::int32_t root;
-  std::int32_t rank;
-  std::uint32_t thread_id;
-  std::uint16_t function;
-  CollectiveKind kind;
   std::uint8_t padding = 0;
   std::uint32_t padding2 = 0;
 };
+
+// What a collective instance's waits need of its calls, from some of them (one process's) or
+// all: the latest call, the latest of the non-roots, the root's begin, and whether the calls
+// agree on their function. Each process sends its part to the process the instance hashes to,
+// which adds the parts up and sends the whole back to each process with calls in it.
+struct InstancePart {
+  std::uint64_t communicator;
+  std::uint64_t latest_begin;          // of the latest call
+  std::uint64_t latest_nonroot_begin;  // of the latest call not the root's
+  std::uint64_t root_begin;            // of the root's call, if root_rank >= 0
+  std::uint32_t sequence;
+  std::uint32_t calls;
+  std::int32_t latest_rank;          // -1: none
+  std::int32_t latest_nonroot_rank;  // -1: none
+  std::int32_t root_rank;            // -1: the root's call is not in the part
+  std::uint16_t function;
+  CollectiveKind kind;
+  std::uint8_t mixed;  // the calls name different functions
+};
+
+// Whether a call of `rank` that began at `begin` counts as later than one of `than_rank` that
+// began at `than_begin` (none if than_rank < 0): of calls that began at once, the lowest rank
+// counts as the latest.
+bool later(std::uint64_t begin, std::int32_t rank, std::uint64_t than_begin,
+           std::int32_t than_rank) {
+  return than_rank < 0 || begin > than_begin || (begin == than_begin && rank < than_rank);
+}
+
+// A part of no calls yet, of an instance of `function`.
+InstancePart empty_part(std::uint64_t communicator, std::uint32_t sequence, std::uint16_t function,
+                        CollectiveKind kind) {
+  return {communicator, 0, 0, 0, sequence, 0, -1, -1, -1, function, kind, 0};
+}
+
+// Adds `rank`'s call that began at `begin` (the root's if `root`) to `part`.
+void add_call(InstancePart& part, std::int32_t rank, std::uint64_t begin, bool root) {
+  ++part.calls;
+  if (later(begin, rank, part.latest_begin, part.latest_rank)) {
+    part.latest_begin = begin;
+    part.latest_rank = rank;
+  }
+  if (root) {
+    part.root_begin = begin;
+    part.root_rank = rank;
+  } else if (later(begin, rank, part.latest_nonroot_begin, part.latest_nonroot_rank)) {
+    part.latest_nonroot_begin = begin;
+    part.latest_nonroot_rank = rank;
+  }
+}
+
+// Adds `other` (calls of the same instance) to `part`.
+void add_part(InstancePart& part, const InstancePart& other) {
+  if (other.function != part.function || other.kind != part.kind) part.mixed = 1;
+  part.mixed |= other.mixed;
+  part.calls += other.calls;
+  if (other.latest_rank >= 0 &&
+      later(other.latest_begin, other.latest_rank, part.latest_begin, part.latest_rank)) {
+    part.latest_begin = other.latest_begin;
+    part.latest_rank = other.latest_rank;
+  }
+  if (other.latest_nonroot_rank >= 0 &&
+      later(other.latest_nonroot_begin, other.latest_nonroot_rank, part.latest_nonroot_begin,
+            part.latest_nonroot_rank)) {
+    part.latest_nonroot_begin = other.latest_nonroot_begin;
+    part.latest_nonroot_rank = other.latest_nonroot_rank;
+  }
+  if (other.root_rank >= 0) {
+    part.root_begin = other.root_begin;
+    part.root_rank = other.root_rank;
+  }
+}
 
 // A wait found where its calls met, on its way to the waiting rank's process (its call path)
 // and then to the awaited rank's (its cause). A late-sender candidate is one message of a
@@ -121,45 +177,15 @@ class Analysis {
 
   WaitStateReport run() {
     share_ranks_and_functions();
-    // Each message's and collective instance's calls meet on one process, which finds the
-    // waits and sends each to the waiting rank's process. Each rank's message ends and
-    // collective calls are let go once packed: the doings stay, for causes and call paths.
-    Outgoing<SyncEnd> ends(processes_);
-    Outgoing<SyncCollective> collectives(processes_);
-    // A stream's messages all meet on one process (pair_messages).
-    const auto end_process = [&](const MessageEnd& end) {
-      return process_of(end.flow >> 32, processes_);
-    };
-    const auto call_process = [&](const CollectiveCall& call) {
-      return process_of(call.communicator * 0x9e3779b97f4a7c15ULL ^ call.sequence, processes_);
-    };
-    {
-      std::vector<std::size_t> end_counts(processes_);
-      std::vector<std::size_t> call_counts(processes_);
-      for (const RankWaitInput& rank : mine_) {
-        for (const MessageEnd& end : rank.messages) ++end_counts[end_process(end)];
-        for (const CollectiveCall& call : rank.collectives) ++call_counts[call_process(call)];
-      }
-      for (std::size_t p = 0; p < processes_; ++p) {
-        ends.reserve(p, end_counts[p]);
-        collectives.reserve(p, call_counts[p]);
-      }
-    }
-    for (std::size_t r = 0; r < mine_.size(); ++r) {
-      RankWaitInput& rank = mine_[r];
-      for (const MessageEnd& end : rank.messages)
-        ends.add(end_process(end),
-                 {end.flow, end.begin_ns, end.end_ns, end.posted_ns, rank.rank, end.thread_id,
-                  function_id(r, end.function), end.kind, end.send});
-      for (const CollectiveCall& call : rank.collectives)
-        collectives.add(call_process(call),
-                        {call.communicator, call.begin_ns, call.end_ns, call.sequence, call.root,
-                         rank.rank, call.thread_id, function_id(r, call.function), call.kind});
-      std::vector<MessageEnd>().swap(rank.messages);
-      std::vector<CollectiveCall>().swap(rank.collectives);
-    }
-    pair_messages(exchange_.all_to_all(ends.take()));
-    pair_collectives(exchange_.all_to_all(collectives.take()));
+    // A send goes to the process of the rank it went to, where the receive stays; that
+    // process finds the message's waits. A collective instance's calls are added up on each
+    // process, the parts on the process the instance hashes to, and the whole goes back to
+    // each process with calls in it, which finds its calls' waits. Each wait then goes to the
+    // waiting rank's process. Message ends and collective calls are let go once used: the
+    // doings stay, for causes and call paths.
+    pair_messages(exchange_.all_to_all(outgoing_sends()));
+    finish_collectives(
+        exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
     std::vector<FoundWait> waits;
     for_each_item<FoundWait>(exchange_.all_to_all(found_.take()),
                              [&](const FoundWait& wait) { waits.push_back(wait); });
@@ -168,6 +194,143 @@ class Analysis {
   }
 
  private:
+  // Each send of this process's ranks, to the process of the rank it went to (sends to a rank
+  // no process holds have no receive to meet).
+  std::vector<std::vector<std::byte>> outgoing_sends() {
+    Outgoing<SyncSend> sends(processes_);
+    const auto receiver_process = [&](const MessageEnd& end) -> std::optional<std::size_t> {
+      const auto found = owner_.find(
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(end.posted_or_receiver)));
+      if (found == owner_.end()) return std::nullopt;
+      return found->second;
+    };
+    std::vector<std::size_t> counts(processes_);
+    for (const RankWaitInput& rank : mine_)
+      for (const MessageEnd& end : rank.messages)
+        if (end.send != 0)
+          if (const auto process = receiver_process(end)) ++counts[*process];
+    for (std::size_t p = 0; p < processes_; ++p) sends.reserve(p, counts[p]);
+    for (std::size_t r = 0; r < mine_.size(); ++r) {
+      RankWaitInput& rank = mine_[r];
+      for (const MessageEnd& end : rank.messages)
+        if (end.send != 0)
+          if (const auto process = receiver_process(end))
+            sends.add(*process, {end.flow, end.begin_ns, end.end_ns, rank.rank, end.thread_id,
+                                 function_id(r, end.function), end.kind});
+      // The receives stay, for pair_messages.
+      std::erase_if(rank.messages, [](const MessageEnd& end) { return end.send != 0; });
+      rank.messages.shrink_to_fit();
+    }
+    return sends.take();
+  }
+
+  // This process's part of each collective instance its ranks called, to the process the
+  // instance hashes to.
+  std::vector<std::vector<std::byte>> instance_parts() {
+    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>, InstancePart> parts;
+    for (std::size_t r = 0; r < mine_.size(); ++r) {
+      const RankWaitInput& rank = mine_[r];
+      for (const CollectiveCall& call : rank.collectives) {
+        const std::uint16_t function = function_id(r, call.function);
+        auto [entry, added] =
+            parts.try_emplace(std::pair{call.communicator, call.sequence},
+                              empty_part(call.communicator, call.sequence, function, call.kind));
+        InstancePart& part = entry->second;
+        if (!added && (part.function != function || part.kind != call.kind)) part.mixed = 1;
+        add_call(part, rank.rank, call.begin_ns, call.root >= 0 && call.root == rank.rank);
+      }
+    }
+    Outgoing<InstancePart> out(processes_);
+    for (const auto& [key, part] : parts) out.add(instance_process(key.first, key.second), part);
+    return out.take();
+  }
+
+  std::size_t instance_process(std::uint64_t communicator, std::uint32_t sequence) const {
+    return process_of(communicator * 0x9e3779b97f4a7c15ULL ^ sequence, processes_);
+  }
+
+  // The instances that hash to this process: each one's parts added up, and the whole sent
+  // back to every process that sent a part.
+  std::vector<std::vector<std::byte>> add_up_instances(
+      const std::vector<std::vector<std::byte>>& parts) {
+    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>,
+                        std::pair<InstancePart, std::vector<std::uint32_t>>>
+        whole;  // instance -> added up, the processes that sent parts
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      const std::size_t count = items_in<InstancePart>(parts[p]);
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto part = item_at<InstancePart>(parts[p].data() + i * sizeof(InstancePart));
+        auto [entry, added] = whole.try_emplace(std::pair{part.communicator, part.sequence}, part,
+                                                std::vector<std::uint32_t>());
+        if (!added) add_part(entry->second.first, part);
+        entry->second.second.push_back(static_cast<std::uint32_t>(p));
+      }
+    }
+    Outgoing<InstancePart> back(processes_);
+    for (const auto& [key, instance] : whole) {
+      const InstancePart& part = instance.first;
+      if (part.calls < 2) continue;
+      if (part.mixed != 0) {
+        ++mismatched_;  // the records contradict each other there
+        continue;
+      }
+      for (const std::uint32_t process : instance.second) back.add(process, part);
+    }
+    return back.take();
+  }
+
+  // The waits of this process's collective calls, from their instances added up.
+  void finish_collectives(const std::vector<std::vector<std::byte>>& parts) {
+    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>, InstancePart> instances;
+    for_each_item<InstancePart>(parts, [&](const InstancePart& part) {
+      instances.emplace(std::pair{part.communicator, part.sequence}, part);
+    });
+    for (std::size_t r = 0; r < mine_.size(); ++r) {
+      RankWaitInput& rank = mine_[r];
+      for (const CollectiveCall& call : rank.collectives) {
+        const auto found = instances.find(std::pair{call.communicator, call.sequence});
+        if (found == instances.end()) continue;  // one call only, or contradicting calls
+        collective_waits(found->second, rank.rank, call, function_id(r, call.function));
+      }
+      std::vector<CollectiveCall>().swap(rank.collectives);
+    }
+  }
+
+  // The wait of `rank`'s `call` in its instance, if any: at an N-to-N collective or barrier
+  // every call waits for the latest; at a one-to-N the non-roots wait for the root; at an
+  // N-to-one the root waits for the latest of the others.
+  void collective_waits(const InstancePart& instance, std::int32_t rank, const CollectiveCall& call,
+                        std::uint16_t function) {
+    const auto waits_for = [&](WaitPattern pattern, std::uint64_t awaited_begin,
+                               std::int32_t awaited) {
+      const std::uint64_t to = std::min(call.end_ns, awaited_begin);
+      if (to > call.begin_ns)
+        found({call.begin_ns, call.end_ns, call.begin_ns, to, rank, awaited, call.thread_id,
+               function, pattern, 0});
+    };
+    const bool is_root = call.root >= 0 && call.root == rank;
+    switch (instance.kind) {
+      case CollectiveKind::kNxN:
+      case CollectiveKind::kBarrier:
+        if (rank != instance.latest_rank)
+          waits_for(instance.kind == CollectiveKind::kBarrier ? WaitPattern::kWaitAtBarrier
+                                                              : WaitPattern::kWaitAtNxN,
+                    instance.latest_begin, instance.latest_rank);
+        return;
+      case CollectiveKind::kOneToN:
+        if (instance.root_rank >= 0 && !is_root)
+          waits_for(WaitPattern::kLateBroadcast, instance.root_begin, instance.root_rank);
+        return;
+      case CollectiveKind::kNToOne:
+        if (is_root && instance.latest_nonroot_rank >= 0)
+          waits_for(WaitPattern::kEarlyReduce, instance.latest_nonroot_begin,
+                    instance.latest_nonroot_rank);
+        return;
+      default:
+        return;
+    }
+  }
+
   // Every process learns which process holds which rank, and the job's MPI function names
   // (few) by one index.
   void share_ranks_and_functions() {
@@ -212,121 +375,64 @@ class Analysis {
 
   void found(const FoundWait& wait) { found_.add(owner(wait.waiting), wait); }
 
-  // The ends of the messages of the streams that hash to this process, read in place. A
-  // flow id is its stream's index and the message's ordinal there (from 0): each stream's
-  // sends are found by ordinal.
+  // The sends that came to this process, each met with its receive (of one of this
+  // process's ranks). A flow id is its stream's index and the message's ordinal there (from
+  // 0): each stream's receives are found by ordinal.
   void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
+    struct Receive {
+      const MessageEnd* end = nullptr;
+      std::uint32_t rank = 0;  // index into mine_
+    };
     std::size_t count = 0;
-    for (const std::vector<std::byte>& part : parts) count += items_in<SyncEnd>(part);
+    for (const RankWaitInput& rank : mine_) count += rank.messages.size();
     const std::size_t largest_ordinal = 2 * count + 1024;  // past it: damage, looked up apart
-    absl::flat_hash_map<std::uint64_t, std::vector<const std::byte*>> streams;
-    absl::flat_hash_map<std::uint64_t, const std::byte*> scattered;
-    for (const std::vector<std::byte>& part : parts)
-      for (std::size_t at = 0; at < part.size(); at += sizeof(SyncEnd)) {
-        const auto end = item_at<SyncEnd>(part.data() + at);
-        if (end.send == 0) continue;
+    absl::flat_hash_map<std::uint64_t, std::vector<Receive>> streams;
+    absl::flat_hash_map<std::uint64_t, Receive> scattered;
+    for (std::size_t r = 0; r < mine_.size(); ++r)
+      for (const MessageEnd& end : mine_[r].messages) {
+        const Receive receive{&end, static_cast<std::uint32_t>(r)};
         const std::uint64_t ordinal = end.flow & 0xffffffffU;
         if (ordinal >= largest_ordinal) {
-          scattered.emplace(end.flow, part.data() + at);
+          scattered.emplace(end.flow, receive);
           continue;
         }
-        std::vector<const std::byte*>& sends = streams[end.flow >> 32];
-        if (ordinal >= sends.size()) sends.resize(ordinal + 1, nullptr);
-        if (sends[ordinal] == nullptr) sends[ordinal] = part.data() + at;
+        std::vector<Receive>& receives = streams[end.flow >> 32];
+        if (ordinal >= receives.size()) receives.resize(ordinal + 1);
+        if (receives[ordinal].end == nullptr) receives[ordinal] = receive;
       }
-    const auto send_of = [&](std::uint64_t flow) -> const std::byte* {
+    const auto receive_of = [&](std::uint64_t flow) -> Receive {
       const std::uint64_t ordinal = flow & 0xffffffffU;
       if (ordinal >= largest_ordinal) {
         const auto found = scattered.find(flow);
-        return found == scattered.end() ? nullptr : found->second;
+        return found == scattered.end() ? Receive{} : found->second;
       }
       const auto stream = streams.find(flow >> 32);
-      if (stream == streams.end() || ordinal >= stream->second.size()) return nullptr;
+      if (stream == streams.end() || ordinal >= stream->second.size()) return {};
       return stream->second[ordinal];
     };
-    for_each_item<SyncEnd>(parts, [&](const SyncEnd& receive) {
-      if (receive.send != 0) return;
-      const std::byte* found_send = send_of(receive.flow);
-      if (found_send == nullptr) return;
-      const auto send = item_at<SyncEnd>(found_send);
+    for_each_item<SyncSend>(parts, [&](const SyncSend& send) {
+      const Receive found_receive = receive_of(send.flow);
+      if (found_receive.end == nullptr) return;
+      const MessageEnd& receive = *found_receive.end;
+      const std::int32_t receiver = mine_[found_receive.rank].rank;
+      const std::uint16_t function = function_id(found_receive.rank, receive.function);
       const auto kind = static_cast<MpiCallKind>(receive.kind);
       // A call waits for its latest sender only, and only if that one began after it did:
       // a message sent before the call began is no candidate.
       if ((kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
            kind == MpiCallKind::kSendrecv) &&
           send.begin_ns > receive.begin_ns)
-        found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receive.rank,
-               send.rank, receive.thread_id, receive.function, WaitPattern::kLateSender, 1});
+        found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receiver,
+               send.rank, receive.thread_id, function, WaitPattern::kLateSender, 1});
       // Late receiver: a blocking send that began before its receive was posted and ended
       // only after it was (it waited; an eager send returns at once).
+      const std::uint64_t posted = receive.posted_or_receiver;
       if (static_cast<MpiCallKind>(send.kind) == MpiCallKind::kBlockingSend &&
-          receive.posted_ns > send.begin_ns && send.end_ns >= receive.posted_ns)
-        found({send.begin_ns, send.end_ns, send.begin_ns, receive.posted_ns, send.rank,
-               receive.rank, send.thread_id, send.function, WaitPattern::kLateReceiver, 0});
+          posted > send.begin_ns && send.end_ns >= posted)
+        found({send.begin_ns, send.end_ns, send.begin_ns, posted, send.rank, receiver,
+               send.thread_id, send.function, WaitPattern::kLateReceiver, 0});
     });
-  }
-
-  void pair_collectives(const std::vector<std::vector<std::byte>>& parts) {
-    std::vector<SyncCollective> calls;
-    for_each_item<SyncCollective>(parts,
-                                  [&](const SyncCollective& call) { calls.push_back(call); });
-    std::sort(calls.begin(), calls.end(), [](const SyncCollective& a, const SyncCollective& b) {
-      return std::tie(a.communicator, a.sequence, a.rank) <
-             std::tie(b.communicator, b.sequence, b.rank);
-    });
-    for (std::size_t first = 0; first < calls.size();) {
-      std::size_t last = first + 1;
-      while (last < calls.size() && calls[last].communicator == calls[first].communicator &&
-             calls[last].sequence == calls[first].sequence)
-        ++last;
-      instance(std::span<const SyncCollective>(calls).subspan(first, last - first));
-      first = last;
-    }
-  }
-
-  void instance(std::span<const SyncCollective> members) {
-    if (members.size() < 2) return;
-    for (const SyncCollective& member : members)
-      if (member.function != members[0].function) {
-        ++mismatched_;
-        return;
-      }
-    const CollectiveKind kind = members[0].kind;
-    auto latest_of = [&](auto skip) {
-      const SyncCollective* latest = nullptr;
-      for (const SyncCollective& member : members)
-        if (!skip(member) && (latest == nullptr || member.begin_ns > latest->begin_ns))
-          latest = &member;
-      return latest;
-    };
-    auto waits_for = [&](WaitPattern pattern, const SyncCollective& waiting,
-                         const SyncCollective& awaited) {
-      const std::uint64_t to = std::min(waiting.end_ns, awaited.begin_ns);
-      if (to > waiting.begin_ns)
-        found({waiting.begin_ns, waiting.end_ns, waiting.begin_ns, to, waiting.rank, awaited.rank,
-               waiting.thread_id, waiting.function, pattern, 0});
-    };
-    if (kind == CollectiveKind::kNxN || kind == CollectiveKind::kBarrier) {
-      const SyncCollective& latest = *latest_of([](const SyncCollective&) { return false; });
-      const WaitPattern pattern =
-          kind == CollectiveKind::kBarrier ? WaitPattern::kWaitAtBarrier : WaitPattern::kWaitAtNxN;
-      for (const SyncCollective& member : members)
-        if (&member != &latest) waits_for(pattern, member, latest);
-      return;
-    }
-    if (kind != CollectiveKind::kOneToN && kind != CollectiveKind::kNToOne) return;
-    const auto is_root = [](const SyncCollective& member) { return member.rank == member.root; };
-    const SyncCollective* root = nullptr;
-    for (const SyncCollective& member : members)
-      if (is_root(member)) root = &member;
-    if (root == nullptr) return;  // the root was not traced
-    if (kind == CollectiveKind::kOneToN) {
-      for (const SyncCollective& member : members)
-        if (&member != root) waits_for(WaitPattern::kLateBroadcast, member, *root);
-      return;
-    }
-    if (const SyncCollective* latest = latest_of(is_root))
-      waits_for(WaitPattern::kEarlyReduce, *root, *latest);
+    for (RankWaitInput& rank : mine_) std::vector<MessageEnd>().swap(rank.messages);
   }
 
   // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,

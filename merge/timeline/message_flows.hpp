@@ -23,6 +23,7 @@ struct MessageFlow {
   // When the endpoint took its place in its stream (MessageEndpoint::posted_ns): a send's
   // call began, a receive was posted (MPI_Irecv's call, or the MPI_Recv itself).
   std::uint64_t posted_ns;
+  std::int32_t receiver;  // world rank the message went to
 };
 
 // Walks the MPI-call rows in file order. Per-request rows are not drawn, so their flows wait
@@ -61,8 +62,8 @@ class MessageFlowCursor {
       if (endpoint.kind == MessageEndpoint::Kind::kReceive)
         ordinal = streams_->received_message(index, ordinal);
       if (const auto flow = streams_->flow(index, ordinal))
-        pending.push_back(
-            {*flow, endpoint.kind == MessageEndpoint::Kind::kSend, endpoint.posted_ns});
+        pending.push_back({*flow, endpoint.kind == MessageEndpoint::Kind::kSend, endpoint.posted_ns,
+                           endpoint.stream.destination});
     }
     return pending;
   }

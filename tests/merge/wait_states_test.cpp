@@ -36,9 +36,11 @@ class Rank {
     input_.names.push_back(text);
     return static_cast<std::uint32_t>(input_.names.size() - 1);
   }
+  // A send to rank `to`.
   Rank& send(std::uint64_t flow, const std::string& function, std::uint64_t begin,
-             std::uint64_t end) {
-    input_.messages.push_back({flow, begin, end, begin, 1, function_name(function),
+             std::uint64_t end, std::int32_t to) {
+    input_.messages.push_back({flow, begin, end, static_cast<std::uint64_t>(to), 1,
+                               function_name(function),
                                static_cast<std::uint8_t>(mpi_call_kind(function)), 1});
     return call(function, begin, end);
   }
@@ -103,7 +105,7 @@ TEST(WaitStates, ALateSenderIsBlamedOnWhatTheSenderDidBeforeSending) {
       .region("compute", 100, 4900, 1)
       .doing(DoingKind::kGpuWork, "kernel stencil", 500, 4000, 7)
       .doing(DoingKind::kApiCall, "hipDeviceSynchronize", 600, 4100, 1)
-      .send(1, "MPI_Send", 5000, 5200);
+      .send(1, "MPI_Send", 5000, 5200, 1);
   receiver.region("solve", 0, 9000)
       .region("halo", 900, 6000, 1)
       .receive(1, "MPI_Recv", 1000, 5500, 1000);
@@ -122,7 +124,7 @@ TEST(WaitStates, TheCauseIsTheAwaitedRanksMpiCallThenGpuWorkThenApiCallThenInner
     Rank sender(0);
     Rank receiver(1);
     add(sender);
-    sender.send(1, "MPI_Send", 2000, 2100);
+    sender.send(1, "MPI_Send", 2000, 2100, 1);
     receiver.receive(1, "MPI_Recv", 1000, 2500, 1000);
     const WaitStateReport report = analyse({sender, receiver});
     return report.waits.empty() ? std::string("none") : std::get<5>(report.waits.begin()->first);
@@ -160,8 +162,8 @@ TEST(WaitStates, AWaitallWaitsForItsLatestSenderOnly) {
   Rank first(0);
   Rank second(2);
   Rank receiver(1);
-  first.send(1, "MPI_Isend", 3000, 3100);
-  second.send(2, "MPI_Isend", 6000, 6100);
+  first.send(1, "MPI_Isend", 3000, 3100, 1);
+  second.send(2, "MPI_Isend", 6000, 6100, 1);
   // Both receives posted at 100, completed by one MPI_Waitall entered at 1000.
   receiver.receive(1, "MPI_Waitall", 1000, 7000, 100).receive(2, "MPI_Waitall", 1000, 7000, 100);
   const WaitStateReport report = analyse({first, second, receiver});
@@ -171,7 +173,7 @@ TEST(WaitStates, AWaitallWaitsForItsLatestSenderOnly) {
   // A receive that completes without waiting (its send began before): none.
   Rank early(0);
   Rank on_time(1);
-  early.send(1, "MPI_Send", 100, 200);
+  early.send(1, "MPI_Send", 100, 200, 1);
   on_time.receive(1, "MPI_Recv", 1000, 1100, 1000);
   EXPECT_TRUE(analyse({early, on_time}).empty());
 }
@@ -180,7 +182,7 @@ TEST(WaitStates, ALateReceiverIsABlockingSendThatWaitedForThePost) {
   Rank sender(0);
   Rank receiver(1);
   // A synchronous send from 1000 that returns at 4200, after the receive posted at 4000.
-  sender.send(1, "MPI_Ssend", 1000, 4200);
+  sender.send(1, "MPI_Ssend", 1000, 4200, 1);
   receiver.region("io", 0, 4000).receive(1, "MPI_Recv", 4000, 4300, 4000);
   WaitStateReport report = analyse({sender, receiver});
   ASSERT_EQ(report.waits.size(), 1U);
@@ -190,7 +192,7 @@ TEST(WaitStates, ALateReceiverIsABlockingSendThatWaitedForThePost) {
   // An eager send returns before the receive is posted: it did not wait.
   Rank eager(0);
   Rank later(1);
-  eager.send(1, "MPI_Send", 1000, 1200);
+  eager.send(1, "MPI_Send", 1000, 1200, 1);
   later.receive(1, "MPI_Recv", 4000, 4300, 4000);
   EXPECT_TRUE(analyse({eager, later}).empty());
 }
@@ -244,7 +246,7 @@ TEST(WaitStates, CollectivesWhoseRanksDisagreeAreCountedNotAnalysed) {
 
 TEST(WaitStates, ARanksInputCrossesMergeProcessesUnchanged) {
   Rank rank(3);
-  rank.region("solve", 0, 100).send(9, "MPI_Send", 10, 20).collective("MPI_Bcast", 30, 40, 0);
+  rank.region("solve", 0, 100).send(9, "MPI_Send", 10, 20, 0).collective("MPI_Bcast", 30, 40, 0);
   ByteWriter out;
   rank.input().put(out);
   const std::vector<std::byte> bytes = out.take();
@@ -281,7 +283,7 @@ TEST(WaitStates, ARanksInputCrossesMergeProcessesUnchanged) {
 TEST(WaitStates, TheCsvHasARowPerWaitKey) {
   Rank sender(0);
   Rank receiver(1);
-  sender.region("say \"hi\"", 0, 3000).send(1, "MPI_Send", 2000, 2100);
+  sender.region("say \"hi\"", 0, 3000).send(1, "MPI_Send", 2000, 2100, 1);
   receiver.receive(1, "MPI_Recv", 1000, 2500, 1000);
   const WaitStateReport report = analyse({sender, receiver});
   const std::string prefix =
@@ -310,7 +312,7 @@ TEST(CriticalPath, WalksBackThroughEachWaitToTheRankWaitedFor) {
   one.region("step", 0, 9000)
       .doing(DoingKind::kGpuWork, "kernel big", 2000, 8000, 7)
       .doing(DoingKind::kApiCall, "hipDeviceSynchronize", 1500, 8100, 1)
-      .send(1, "MPI_Send", 9000, 9200);
+      .send(1, "MPI_Send", 9000, 9200, 0);
   zero.region("solve", 0, 12000).receive(1, "MPI_Recv", 1000, 9500, 1000);
   two.region("idle", 0, 5000);
   const std::vector<Rank> ranks{zero, one, two};
@@ -382,9 +384,8 @@ std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
       const bool blocking = draw(2) == 0;
       job[static_cast<std::size_t>(r)].send(flow + static_cast<std::uint64_t>(r),
                                             blocking ? "MPI_Ssend" : "MPI_Isend", send_at,
-                                            send_at + 50);
+                                            send_at + 50, to);
       now[static_cast<std::size_t>(r)] = send_at + 51;
-      (void)to;
     }
     for (std::int32_t r = 0; r < ranks; ++r) {
       const std::int32_t from = (r + ranks - 1) % ranks;
