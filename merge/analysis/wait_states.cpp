@@ -219,7 +219,6 @@ class Analysis {
                                  function_id(r, end.function), end.kind});
       // The receives stay, for pair_messages.
       std::erase_if(rank.messages, [](const MessageEnd& end) { return end.send != 0; });
-      rank.messages.shrink_to_fit();
     }
     return sends.take();
   }
