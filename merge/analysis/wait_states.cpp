@@ -103,6 +103,51 @@ void add_part(InstancePart& part, const InstancePart& other) {
   }
 }
 
+// Collective instances by communicator and number: a communicator's instances are numbered
+// from 0 on each rank, so each communicator's are a vector (a hash look-up per call was most
+// of adding them up), of every `stride`-th number where a process holds every stride-th
+// (instance_process). An entry of no calls is none.
+class InstanceTable {
+ public:
+  // `most` bounds the entries per communicator (damage past it is refused, not allocated).
+  InstanceTable(std::size_t most, std::size_t stride) : most_(most), stride_(stride) {}
+  InstancePart& at(std::uint64_t communicator, std::uint32_t sequence) {
+    if (last_ == nullptr || communicator != last_communicator_) {
+      last_communicator_ = communicator;
+      last_ = &by_communicator_[communicator];
+    }
+    const std::size_t index = sequence / stride_;
+    if (index >= last_->size()) {
+      if (index >= most_)
+        throw std::runtime_error("a merge process sent a damaged collective instance");
+      last_->resize(index + 1, empty_part(communicator, 0, 0, CollectiveKind::kNone));
+    }
+    InstancePart& part = (*last_)[index];
+    part.sequence = sequence;
+    return part;
+  }
+  const InstancePart* find(std::uint64_t communicator, std::uint32_t sequence) const {
+    const auto found = by_communicator_.find(communicator);
+    const std::size_t index = sequence / stride_;
+    if (found == by_communicator_.end() || index >= found->second.size()) return nullptr;
+    const InstancePart& part = found->second[index];
+    return part.calls == 0 ? nullptr : &part;
+  }
+  template <typename Visit>
+  void for_each(Visit visit) const {
+    for (const auto& [communicator, parts] : by_communicator_)
+      for (const InstancePart& part : parts)
+        if (part.calls > 0) visit(part);
+  }
+
+ private:
+  std::size_t most_;
+  std::size_t stride_;
+  absl::flat_hash_map<std::uint64_t, std::vector<InstancePart>> by_communicator_;
+  std::uint64_t last_communicator_ = 0;
+  std::vector<InstancePart>* last_ = nullptr;
+};
+
 // A wait found where its calls met, on its way to the waiting rank's process (its call path)
 // and then to the awaited rank's (its cause). A late-sender candidate is one message of a
 // receiving call; the call waits only for the latest of its messages' senders.
@@ -226,70 +271,79 @@ class Analysis {
   // This process's part of each collective instance its ranks called, to the process the
   // instance hashes to.
   std::vector<std::vector<std::byte>> instance_parts() {
-    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>, InstancePart> parts;
+    std::size_t calls = 0;
+    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
+    InstanceTable parts(calls + 1, 1);
     for (std::size_t r = 0; r < mine_.size(); ++r) {
       const RankWaitInput& rank = mine_[r];
       for (const CollectiveCall& call : rank.collectives) {
         const std::uint16_t function = function_id(r, call.function);
-        auto [entry, added] =
-            parts.try_emplace(std::pair{call.communicator, call.sequence},
-                              empty_part(call.communicator, call.sequence, function, call.kind));
-        InstancePart& part = entry->second;
-        if (!added && (part.function != function || part.kind != call.kind)) part.mixed = 1;
+        InstancePart& part = parts.at(call.communicator, call.sequence);
+        if (part.calls == 0)
+          part = empty_part(call.communicator, call.sequence, function, call.kind);
+        else if (part.function != function || part.kind != call.kind)
+          part.mixed = 1;
         add_call(part, rank.rank, call.begin_ns, call.root >= 0 && call.root == rank.rank);
       }
     }
     Outgoing<InstancePart> out(processes_);
-    for (const auto& [key, part] : parts) out.add(instance_process(key.first, key.second), part);
+    parts.for_each([&](const InstancePart& part) {
+      out.add(instance_process(part.communicator, part.sequence), part);
+    });
     return out.take();
   }
 
+  // Instances of a communicator go to the processes in turn, from one its id picks: each
+  // process holds every `processes`-th of them (InstanceTable's stride).
   std::size_t instance_process(std::uint64_t communicator, std::uint32_t sequence) const {
-    return process_of(communicator * 0x9e3779b97f4a7c15ULL ^ sequence, processes_);
+    return (process_of(communicator, processes_) + sequence) % processes_;
   }
 
   // The instances that hash to this process: each one's parts added up, and the whole sent
   // back to every process that sent a part.
   std::vector<std::vector<std::byte>> add_up_instances(
       const std::vector<std::vector<std::byte>>& parts) {
-    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>,
-                        std::pair<InstancePart, std::vector<std::uint32_t>>>
-        whole;  // instance -> added up, the processes that sent parts
-    for (std::size_t p = 0; p < parts.size(); ++p) {
-      const std::size_t count = items_in<InstancePart>(parts[p]);
-      for (std::size_t i = 0; i < count; ++i) {
-        const auto part = item_at<InstancePart>(parts[p].data() + i * sizeof(InstancePart));
-        auto [entry, added] = whole.try_emplace(std::pair{part.communicator, part.sequence}, part,
-                                                std::vector<std::uint32_t>());
-        if (!added) add_part(entry->second.first, part);
-        entry->second.second.push_back(static_cast<std::uint32_t>(p));
+    std::size_t count = 0;
+    for (const std::vector<std::byte>& part : parts) count += items_in<InstancePart>(part);
+    InstanceTable whole(count + 1, processes_);
+    // (instance, process that sent a part of it), to send the whole back to each.
+    std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> senders;
+    senders.reserve(count);
+    for (std::size_t p = 0; p < parts.size(); ++p)
+      for (std::size_t at = 0; at < parts[p].size(); at += sizeof(InstancePart)) {
+        const auto part = item_at<InstancePart>(parts[p].data() + at);
+        InstancePart& into = whole.at(part.communicator, part.sequence);
+        if (into.calls == 0)
+          into = part;
+        else
+          add_part(into, part);
+        senders.emplace_back(part.communicator, part.sequence, static_cast<std::uint32_t>(p));
       }
-    }
+    whole.for_each([&](const InstancePart& part) {
+      if (part.calls >= 2 && part.mixed != 0) ++mismatched_;  // the records contradict
+    });
     Outgoing<InstancePart> back(processes_);
-    for (const auto& [key, instance] : whole) {
-      const InstancePart& part = instance.first;
-      if (part.calls < 2) continue;
-      if (part.mixed != 0) {
-        ++mismatched_;  // the records contradict each other there
-        continue;
-      }
-      for (const std::uint32_t process : instance.second) back.add(process, part);
+    for (const auto& [communicator, sequence, process] : senders) {
+      const InstancePart* part = whole.find(communicator, sequence);
+      if (part != nullptr && part->calls >= 2 && part->mixed == 0) back.add(process, *part);
     }
     return back.take();
   }
 
   // The waits of this process's collective calls, from their instances added up.
   void finish_collectives(const std::vector<std::vector<std::byte>>& parts) {
-    absl::flat_hash_map<std::pair<std::uint64_t, std::uint32_t>, InstancePart> instances;
+    std::size_t calls = 0;
+    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
+    InstanceTable instances(calls + 1, 1);
     for_each_item<InstancePart>(parts, [&](const InstancePart& part) {
-      instances.emplace(std::pair{part.communicator, part.sequence}, part);
+      instances.at(part.communicator, part.sequence) = part;
     });
     for (std::size_t r = 0; r < mine_.size(); ++r) {
       RankWaitInput& rank = mine_[r];
       for (const CollectiveCall& call : rank.collectives) {
-        const auto found = instances.find(std::pair{call.communicator, call.sequence});
-        if (found == instances.end()) continue;  // one call only, or contradicting calls
-        collective_waits(found->second, rank.rank, call, function_id(r, call.function));
+        const InstancePart* found = instances.find(call.communicator, call.sequence);
+        if (found == nullptr) continue;  // one call only, or contradicting calls
+        collective_waits(*found, rank.rank, call, function_id(r, call.function));
       }
       std::vector<CollectiveCall>().swap(rank.collectives);
     }
@@ -333,11 +387,20 @@ class Analysis {
   // Every process learns which process holds which rank, and the job's MPI function names
   // (few) by one index.
   void share_ranks_and_functions() {
+    // The names each rank's ends and calls use, marked by index first: a look-up in a set of
+    // names per end was most of this step.
     std::set<std::string> names;
+    std::vector<bool> used;
     for (const RankWaitInput& rank : mine_) {
-      for (const MessageEnd& end : rank.messages) names.insert(rank.names.at(end.function));
-      for (const CollectiveCall& call : rank.collectives)
-        names.insert(rank.names.at(call.function));
+      used.assign(rank.names.size(), false);
+      const auto mark = [&](std::uint32_t name) {
+        if (name >= used.size()) throw std::out_of_range("a message end names no function");
+        used[name] = true;
+      };
+      for (const MessageEnd& end : rank.messages) mark(end.function);
+      for (const CollectiveCall& call : rank.collectives) mark(call.function);
+      for (std::size_t i = 0; i < used.size(); ++i)
+        if (used[i]) names.insert(rank.names[i]);
     }
     ByteWriter out;
     out.put<std::uint64_t>(mine_.size());
