@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 #include "merge/analysis/activity_names.hpp"
 
@@ -102,29 +101,49 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
   if (to <= from) return;
   // A sweep over the doings' starts and ends within [from, to); at each instant the doing
   // that takes it: the kinds in order of precedence, the latest started within a kind (the
-  // deepest for regions).
+  // deepest for regions). A doing of no length takes no time and is left out.
   struct Edge {
     std::uint64_t time;
-    bool starts;
+    std::uint64_t key;  // within its kind, the highest active one takes the time
     const Doing* doing;
   };
-  std::vector<Edge> edges;
-  overlapping(from, to, [&](const Doing& doing) {
-    edges.push_back({std::max(doing.begin_ns, from), true, &doing});
-    edges.push_back({std::min(doing.end_ns, to), false, &doing});
-  });
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-    return a.time != b.time ? a.time < b.time : (!a.starts && b.starts);
-  });
-  // Active doings per kind, by (level or start, address) so the last is the one that wins.
+  // Each lane's starts, and its ends, in time order (a lane's doings come by begin, and
+  // their ends mostly in order too), merged below: no sort of every edge.
+  struct Run {
+    std::vector<Edge> edges;
+    bool starts;
+    std::size_t next = 0;
+  };
+  std::vector<Run> runs;
+  for (const Lane& lane : lanes_) {
+    const auto [lane_begin, lane_end] = lane_doings(lane);
+    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
+    auto it =
+        std::lower_bound(lane_begin, lane_end, earliest,
+                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+    Run starts{{}, true};
+    Run ends{{}, false};
+    const auto region = region_lanes_.find(lane.lane);
+    const std::uint64_t level = region == region_lanes_.end() ? 0 : region->second.second;
+    for (; it != lane_end && it->begin_ns < to; ++it) {
+      const Doing& doing = *it;
+      if (doing.end_ns <= from || doing.end_ns <= doing.begin_ns) continue;
+      const std::uint64_t key = doing.kind() == DoingKind::kRegion ? level : doing.begin_ns;
+      starts.edges.push_back({std::max(doing.begin_ns, from), key, &doing});
+      ends.edges.push_back({std::min(doing.end_ns, to), key, &doing});
+    }
+    if (starts.edges.empty()) continue;
+    const auto by_time = [](const Edge& a, const Edge& b) { return a.time < b.time; };
+    if (!std::is_sorted(ends.edges.begin(), ends.edges.end(), by_time))
+      std::sort(ends.edges.begin(), ends.edges.end(), by_time);
+    runs.push_back(std::move(starts));
+    runs.push_back(std::move(ends));
+  }
+  // Active doings per kind, by (key, address), so the last is the one that wins; few at once.
   constexpr std::array kPrecedence{DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall,
                                    DoingKind::kRegion};
-  std::array<std::map<std::pair<std::uint64_t, const Doing*>, bool>, 4> active;
-  auto key = [&](const Doing* doing) {
-    return std::pair{
-        doing->kind() == DoingKind::kRegion ? std::uint64_t{level_of(*doing)} : doing->begin_ns,
-        doing};
-  };
+  using Active = std::pair<std::uint64_t, const Doing*>;
+  std::array<std::vector<Active>, 4> active;
   // Time added up per name and kind (what named() tells apart), named once at the end.
   std::vector<std::uint64_t> taken(input_.names.size() * 4, 0);
   std::vector<const Doing*> example(taken.size(), nullptr);
@@ -135,7 +154,7 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
     for (const DoingKind kind : kPrecedence) {
       const auto& now = active[static_cast<std::size_t>(kind)];
       if (!now.empty()) {
-        const Doing* doing = now.rbegin()->first.second;
+        const Doing* doing = now.back().second;
         const std::size_t slot = std::size_t{doing->name} * 4 + static_cast<std::size_t>(kind);
         taken.at(slot) += until - at;
         example[slot] = doing;
@@ -146,13 +165,31 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
     untaken += until - at;
     at = until;
   };
-  for (const Edge& edge : edges) {
+  // The runs merged: the earliest edge first, at one instant ends before starts.
+  const auto later = [&](std::size_t a, std::size_t b) {
+    const Edge& x = runs[a].edges[runs[a].next];
+    const Edge& y = runs[b].edges[runs[b].next];
+    return x.time != y.time ? x.time > y.time : (runs[a].starts && !runs[b].starts);
+  };
+  std::vector<std::size_t> heap(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) heap[i] = i;
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Run& run = runs[heap.back()];
+    const Edge& edge = run.edges[run.next];
     take(edge.time);
     auto& now = active[static_cast<std::size_t>(edge.doing->kind())];
-    if (edge.starts)
-      now.emplace(key(edge.doing), true);
+    const Active entry{edge.key, edge.doing};
+    const auto place = std::lower_bound(now.begin(), now.end(), entry);
+    if (run.starts)
+      now.insert(place, entry);
+    else if (place != now.end() && *place == entry)
+      now.erase(place);
+    if (++run.next < run.edges.size())
+      std::push_heap(heap.begin(), heap.end(), later);
     else
-      now.erase(key(edge.doing));
+      heap.pop_back();
   }
   take(to);
   for (std::size_t slot = 0; slot < taken.size(); ++slot)
