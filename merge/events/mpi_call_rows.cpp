@@ -59,4 +59,10 @@ std::uint8_t MpiFunctions::lookup(format::StringId function) {
   return known;
 }
 
+bool is_polling_call(const std::string& function) {
+  return function == "MPI_Test" || function == "MPI_Testany" || function == "MPI_Testall" ||
+         function == "MPI_Testsome" || function == "MPI_Iprobe" || function == "MPI_Improbe" ||
+         function == "MPI_Request_get_status";
+}
+
 }  // namespace rocprof::merge

@@ -25,6 +25,9 @@ enum class MpiCallKind : std::uint8_t {
   kStart,              // MPI_Start, MPI_Startall: runs persistent requests (a row per request)
 };
 MpiCallKind mpi_call_kind(const std::string& function);
+// A call that only asks whether communication progressed, without waiting for it: MPI_Test
+// and kin, MPI_Iprobe, MPI_Improbe, MPI_Request_get_status. A loop of them polls.
+bool is_polling_call(const std::string& function);
 
 // Completion calls (MPI_Waitall and kin) record one row per request and then their own row
 // (request 0); MPI_Sendrecv records its receive half as a row before its own. These rows carry

@@ -29,6 +29,7 @@ constexpr std::size_t kTopRows = 15;
 constexpr std::string_view kComputeColour = "#4e79a7";
 constexpr std::string_view kTransferColour = "#f28e2b";
 constexpr std::string_view kWaitColour = "#e15759";
+constexpr std::string_view kPollingColour = "#edc948";
 constexpr std::string_view kGpuColour = "#59a14f";
 
 // `text` for HTML: valid UTF-8 (a name shortened mid-character included) with markup escaped.
@@ -73,9 +74,11 @@ struct RankSplit {
   std::int32_t rank;
   double wall;
   double compute;
-  double transfer;
+  double transfer;  // MPI time neither waiting nor polling
+  double polling;   // in MPI_Test, MPI_Iprobe and kin, not waiting
   double wait;
   double gpu;
+  std::uint64_t bytes_sent;
 };
 
 std::vector<RankSplit> rank_splits(const Summary& summary) {
@@ -87,8 +90,11 @@ std::vector<RankSplit> rank_splits(const Summary& summary) {
     const double wall = time.wall_ns();
     const double mpi = std::min(time.mpi_ns(), wall);
     const double wait = std::min(waited[time.rank()], mpi);
-    splits.push_back(
-        {time.rank(), wall, wall - mpi, mpi - wait, wait, std::min(time.gpu_busy_ns(), wall)});
+    // A wait may lie in a polling call (a test that completed a late message): counted as
+    // the wait.
+    const double polling = std::min(time.polling_ns(), mpi - wait);
+    splits.push_back({time.rank(), wall, wall - mpi, mpi - wait - polling, polling, wait,
+                      std::min(time.gpu_busy_ns(), wall), time.bytes_sent()});
   }
   return splits;
 }
@@ -101,16 +107,20 @@ void legend(std::string& out,
   out += "</p>\n";
 }
 
-// Stacked bars per rank: compute, MPI transfer, MPI wait; a thin GPU-busy bar under each.
+// Stacked bars per rank: compute, MPI transfer, MPI polling, MPI wait; a thin GPU-busy bar
+// under each.
 void time_per_rank(std::string& out, const std::vector<RankSplit>& splits) {
   out += "<h2>Where each rank's time went</h2>\n";
   out +=
       "<p>From each rank's first record to its last. MPI wait is the time its MPI calls waited "
-      "for another rank (the wait states below); MPI transfer is the rest of its MPI time; "
-      "compute is the time outside MPI. The green bar under each is the time its GPU ran "
-      "something.</p>\n";
+      "for another rank (the wait states below); MPI polling is its time in calls that only ask "
+      "whether communication progressed (MPI_Test, MPI_Iprobe and kin), a wait aside; MPI "
+      "transfer is the rest of its MPI time (calls that move data, set up or wait for MPI's "
+      "own progress), with the bytes the rank sent per second of it; compute is the time "
+      "outside MPI. The green bar under each is the time its GPU ran something.</p>\n";
   legend(out, {{kComputeColour, "compute"},
                {kTransferColour, "MPI transfer"},
+               {kPollingColour, "MPI polling"},
                {kWaitColour, "MPI wait"},
                {kGpuColour, "GPU busy"}});
   double longest = 1;
@@ -133,6 +143,7 @@ void time_per_rank(std::string& out, const std::vector<RankSplit>& splits) {
     for (const auto& [part, colour, name] :
          {std::tuple{split.compute, kComputeColour, "compute"},
           std::tuple{split.transfer, kTransferColour, "MPI transfer"},
+          std::tuple{split.polling, kPollingColour, "MPI polling"},
           std::tuple{split.wait, kWaitColour, "MPI wait"}}) {
       const double width = part * scale;
       out += fmt::format(
@@ -156,14 +167,18 @@ void time_per_rank(std::string& out, const std::vector<RankSplit>& splits) {
   out += "</svg>\n";
   out +=
       "<table><tr><th>rank</th><th>wall</th><th>compute</th><th>MPI transfer</th><th>MPI "
-      "wait</th><th>GPU busy</th></tr>\n";
-  for (const RankSplit& split : splits)
+      "polling</th><th>MPI wait</th><th>GPU busy</th><th>MB sent</th><th>MB/s of "
+      "transfer</th></tr>\n";
+  for (const RankSplit& split : splits) {
+    const double megabytes = static_cast<double>(split.bytes_sent) / 1e6;
     out += fmt::format(
         "<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}"
-        "</td></tr>\n",
-        split.rank, ms(split.wall), ms(split.compute), ms(split.transfer), ms(split.wait),
-        ms(split.gpu));
-  out += "</table><p class=\"note\">Times in ms.</p>\n";
+        "</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td></tr>\n",
+        split.rank, ms(split.wall), ms(split.compute), ms(split.transfer), ms(split.polling),
+        ms(split.wait), ms(split.gpu), megabytes,
+        split.transfer > 0 ? fmt::format("{:.1f}", megabytes / (split.transfer / 1e9)) : "-");
+  }
+  out += "</table><p class=\"note\">Times in ms; MB are 10<sup>6</sup> bytes.</p>\n";
 }
 
 // Ranks by time: the share of each time slice a rank spent in MPI.
@@ -477,7 +492,7 @@ std::string html_report(const Summary& summary, const ReportJob& job) {
   double wall = 0;
   double gpu_busy = 0;
   for (const RankSplit& split : splits) {
-    mpi += split.transfer + split.wait;
+    mpi += split.transfer + split.polling + split.wait;
     wait += split.wait;
     wall += split.wall;
     gpu_busy += split.gpu;

@@ -12,7 +12,8 @@ void RankTime::record(std::uint64_t begin_ns, std::uint64_t end_ns) {
   last_ns_ = std::max(last_ns_, end_ns);
 }
 
-void RankTime::mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns) {
+void RankTime::mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns,
+                        bool polling) {
   if (end_ns < begin_ns) return;
   record(begin_ns, end_ns);
   // Rows come as the calls end, so a nested call comes before the call around it: the
@@ -27,12 +28,14 @@ void RankTime::mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint6
     const auto [counted_begin, counted_end] = counted[i];
     if (counted_begin > from) {
       mpi_ns_ += static_cast<double>(counted_begin - from);
+      if (polling) polling_ns_ += static_cast<double>(counted_begin - from);
       add_to_bins(from, counted_begin);
     }
     from = std::max(from, counted_end);
   }
   if (end_ns > from) {
     mpi_ns_ += static_cast<double>(end_ns - from);
+    if (polling) polling_ns_ += static_cast<double>(end_ns - from);
     add_to_bins(from, end_ns);
   }
   std::pair<std::uint64_t, std::uint64_t> joined{begin_ns, end_ns};
@@ -118,6 +121,8 @@ void RankTime::put(ByteWriter& out) const {
   out.put(first_ns_);
   out.put(last_ns_);
   out.put(mpi_ns_);
+  out.put(polling_ns_);
+  out.put(bytes_sent_);
   out.put(gpu_busy_ns_);
   out.put(bin_origin_);
   out.put(bin_ns_);
@@ -130,6 +135,8 @@ RankTime RankTime::get(ByteReader& in) {
   time.first_ns_ = in.get<std::uint64_t>();
   time.last_ns_ = in.get<std::uint64_t>();
   time.mpi_ns_ = in.get<double>();
+  time.polling_ns_ = in.get<double>();
+  time.bytes_sent_ = in.get<std::uint64_t>();
   time.gpu_busy_ns_ = in.get<double>();
   time.bin_origin_ = in.get<std::uint64_t>();
   time.bin_ns_ = in.get<std::uint64_t>();

@@ -22,8 +22,12 @@ class RankTime {
   explicit RankTime(std::int32_t rank) : rank_(rank) {}
 
   // A drawn MPI call (not a per-request row) of thread `thread`. A call nested in another of
-  // its thread (the tool's clock synchronisation inside MPI_Finalize) counts once.
-  void mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns);
+  // its thread (the tool's clock synchronisation inside MPI_Finalize) counts once. `polling`:
+  // a call that only asks whether communication progressed (MPI_Test, MPI_Iprobe and kin).
+  void mpi_call(std::uint32_t thread, std::uint64_t begin_ns, std::uint64_t end_ns,
+                bool polling = false);
+  // Payload bytes an MPI row (a call's or a request's) sent.
+  void sent(std::uint64_t bytes) { bytes_sent_ += bytes; }
   void gpu_work(std::uint64_t begin_ns, std::uint64_t end_ns);
   void record(std::uint64_t begin_ns, std::uint64_t end_ns);  // any other record
   void finish();                                              // after the last row
@@ -35,6 +39,9 @@ class RankTime {
     return last_ns_ > first_ns_ ? static_cast<double>(last_ns_ - first_ns_) : 0.0;
   }
   double mpi_ns() const noexcept { return mpi_ns_; }
+  // The part of mpi_ns() in polling calls.
+  double polling_ns() const noexcept { return polling_ns_; }
+  std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
   double gpu_busy_ns() const noexcept { return gpu_busy_ns_; }
   // MPI time in [from, to) (from the bins, spread evenly within each).
   double mpi_ns_between(std::uint64_t from, std::uint64_t to) const;
@@ -49,6 +56,8 @@ class RankTime {
   std::uint64_t first_ns_ = ~std::uint64_t{0};
   std::uint64_t last_ns_ = 0;
   double mpi_ns_ = 0;
+  double polling_ns_ = 0;
+  std::uint64_t bytes_sent_ = 0;
   double gpu_busy_ns_ = 0;
   // The GPU's busy interval being grown (work comes roughly in order; overlaps count once).
   std::uint64_t busy_begin_ = 0;

@@ -241,6 +241,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   struct State {
     explicit State(const RankFileReader& reader) : functions(reader) {}
     MpiFunctions functions;
+    std::vector<std::int8_t> polling;  // by function string id: is_polling_call, -1 not known
     // Kernels recorded by address are named from the file's kernel symbols; those tables are
     // read at the first such kernel, during the walk, not while other watchers are installed.
     std::optional<OpNames> names;
@@ -276,8 +277,13 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       each<MpiCallRow>([part, state, counters, time, &reader, id](const MpiCallRow& row) {
         const bool per_request = state->functions.is_per_request_row(row);
         if (counters) counters->mpi_call(row, per_request);
+        time->sent(row.bytes_sent);  // a request's row holds what it sent
         if (per_request) return;
-        time->mpi_call(row.thread_id, row.begin_ns, row.end_ns);
+        if (row.function >= state->polling.size())
+          state->polling.resize(std::size_t{row.function} + 1, -1);
+        std::int8_t& polling = state->polling[row.function];
+        if (polling < 0) polling = is_polling_call(reader.string(row.function)) ? 1 : 0;
+        time->mpi_call(row.thread_id, row.begin_ns, row.end_ns, polling != 0);
         const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
         cached(state->mpi, row.function, [&]() -> Stat& {
           return part->mpi_[reader.string(row.function)][id];

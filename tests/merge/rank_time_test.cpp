@@ -67,9 +67,27 @@ TEST(RankTime, BinsWidenAsTheRunGrowsAndKeepTheMpiTime) {
   EXPECT_NEAR(time.mpi_ns_between(start - 5'000'000, start - 4'000'000), 1'000'000, 400'000);
 }
 
+TEST(RankTime, PollingCallsAndBytesSentAreCountedApart) {
+  RankTime time(0);
+  time.mpi_call(1, 1'000, 2'000, true);  // an MPI_Test
+  time.mpi_call(1, 2'000, 2'500, true);
+  time.mpi_call(1, 3'000, 7'000);  // an MPI_Wait
+  // A polling call nested in a counted one (its thread spent that time in MPI once): the
+  // time goes to the call counted first.
+  time.mpi_call(1, 4'000, 5'000, true);
+  time.sent(64);
+  time.sent(1'000);
+  time.finish();
+  EXPECT_EQ(time.mpi_ns(), 1'000 + 500 + 4'000);
+  EXPECT_EQ(time.polling_ns(), 1'000 + 500);
+  EXPECT_EQ(time.bytes_sent(), 1'064U);
+}
+
 TEST(RankTime, CrossesMergeProcessesUnchanged) {
   RankTime time(5);
   time.mpi_call(1, 1'000'000, 1'200'000);
+  time.mpi_call(1, 1'300'000, 1'350'000, true);
+  time.sent(77);
   time.gpu_work(0, 10);
   time.finish();
   ByteWriter out;
@@ -81,7 +99,9 @@ TEST(RankTime, CrossesMergeProcessesUnchanged) {
   EXPECT_EQ(copy.rank(), 5);
   EXPECT_EQ(copy.wall_ns(), time.wall_ns());
   EXPECT_EQ(copy.gpu_busy_ns(), 10);
-  EXPECT_DOUBLE_EQ(copy.mpi_ns_between(0, 2'000'000), 200'000);
+  EXPECT_DOUBLE_EQ(copy.mpi_ns_between(0, 2'000'000), 250'000);
+  EXPECT_EQ(copy.polling_ns(), 50'000);
+  EXPECT_EQ(copy.bytes_sent(), 77U);
   ByteReader cut(std::span<const std::byte>(bytes).first(bytes.size() - 3));
   EXPECT_THROW(RankTime::get(cut), std::runtime_error);
 }

@@ -18,6 +18,7 @@ MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 LAUNCHER = os.environ["ROCPROF_TEST_LAUNCHER"]
 JACOBI = os.environ["ROCPROF_TEST_JACOBI"]
+PATTERNS = os.environ["ROCPROF_TEST_PATTERNS"]
 ARTIFACTS = os.environ["ROCPROF_TEST_ARTIFACTS"]
 CHROMIUM = shutil.which("chromium")
 LAMMPS = shutil.which("lmp")  # Debian's lammps
@@ -64,14 +65,41 @@ def mpi_union_ms(h5_path):
     return covered
 
 
+Row = collections.namedtuple("Row", "wall compute transfer polling wait gpu mb_sent mb_per_s")
+
+
 def rank_rows(html):
-    """The per-rank table: rank -> (wall, compute, transfer, wait, gpu) in ms."""
+    """The per-rank table: rank -> Row (times in ms; MB/s None where no transfer time)."""
     rows = {}
-    for cells in re.findall(r"<tr>((?:<td>[^<]*</td>){6})</tr>", html):
+    for cells in re.findall(r"<tr>((?:<td>[^<]*</td>){9})</tr>", html):
         values = re.findall(r"<td>([^<]*)</td>", cells)
-        if re.fullmatch(r"\d+", values[0]) and all(re.fullmatch(r"[\d.]+", v) for v in values):
-            rows[int(values[0])] = tuple(float(v) for v in values[1:])
+        if re.fullmatch(r"\d+", values[0]) and all(re.fullmatch(r"[\d.]+", v)
+                                                   for v in values[1:8]):
+            rate = None if values[8] == "-" else float(values[8])
+            rows[int(values[0])] = Row(*(float(v) for v in values[1:8]), rate)
     return rows
+
+
+def mpi_test_ms(csv_path):
+    """Per rank, the total time of its MPI_Test calls, from the summary's PREFIX_mpi.csv."""
+    import csv
+    totals = collections.defaultdict(float)
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["function"] == "MPI_Test":
+                totals[int(row["rank"])] += float(row["total_ns"]) / 1e6
+    return totals
+
+
+def bytes_sent(h5_path):
+    """Per rank, the bytes_sent of its MPI rows in a merged .h5."""
+    import h5py
+    h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+    with h5py.File(h5_path, "r") as f:
+        calls = f["mpi_calls"]
+        ranks = calls["rank"][:]
+        sent = calls["bytes_sent"][:]
+    return {int(rank): int(sent[ranks == rank].sum()) for rank in numpy.unique(ranks)}
 
 
 class ReportTest(unittest.TestCase):
@@ -94,11 +122,12 @@ class ReportTest(unittest.TestCase):
     def check_adds_up(self, html, ranks):
         rows = rank_rows(html)
         self.assertEqual(sorted(rows), list(range(ranks)))
-        for rank, (wall, compute, transfer, wait, gpu) in rows.items():
-            self.assertGreater(wall, 0, rank)
+        for rank, row in rows.items():
+            self.assertGreater(row.wall, 0, rank)
             # Per rank: compute + MPI = wall, within 1 %.
-            self.assertLess(abs(compute + transfer + wait - wall), 0.01 * wall + 0.002, rank)
-            self.assertLessEqual(gpu, wall + 0.001, rank)
+            self.assertLess(abs(row.compute + row.transfer + row.polling + row.wait - row.wall),
+                            0.01 * row.wall + 0.002, rank)
+            self.assertLessEqual(row.gpu, row.wall + 0.001, rank)
         return rows
 
     def browse(self, path, screenshot):
@@ -127,9 +156,9 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("@import", html)
         rows = self.check_adds_up(html, 4)
         # Rank 1 is late by 1 ms in each of 100 iterations: the others wait about 100 ms.
-        self.assertAlmostEqual(rows[0][3], 100.0, delta=0.5)
-        self.assertAlmostEqual(rows[1][3], 0.0, delta=0.01)
-        self.assertAlmostEqual(rows[1][4], 102.5, delta=0.01)  # its GPU ran slow_kernel
+        self.assertAlmostEqual(rows[0].wait, 100.0, delta=0.5)
+        self.assertAlmostEqual(rows[1].wait, 0.0, delta=0.01)
+        self.assertAlmostEqual(rows[1].gpu, 102.5, delta=0.01)  # its GPU ran slow_kernel
         for plot in ("time-per-rank", "mpi-heatmap", "wait-patterns", "wait-causes",
                      "region-imbalance", "critical-path"):
             self.assertIn(f'id="{plot}"', html)
@@ -145,7 +174,7 @@ class ReportTest(unittest.TestCase):
     def test_the_report_of_a_traced_run(self):
         path, html = self.report(traced_jacobi(self, self.dir, LAUNCHER, JACOBI), "trace")
         rows = self.check_adds_up(html, 4)
-        self.assertTrue(any(transfer + wait > 0 for _, _, transfer, wait, _ in rows.values()))
+        self.assertTrue(any(row.transfer + row.wait > 0 for row in rows.values()))
         dom, console = self.browse(path, os.path.join(ARTIFACTS, "report_jacobi.png"))
         self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1),
                          str(html.count('<svg class="plot"')))
@@ -178,9 +207,10 @@ class ReportTest(unittest.TestCase):
         covered = mpi_union_ms(h5)
         computed = sum(lammps_section_minimum(runs["traced"], section) * 1e3
                        for section in ("Pair", "Neigh", "Modify"))
-        for rank, (wall, compute, transfer, wait, _) in rows.items():
-            self.assertLess(abs(transfer + wait - covered[rank]), 0.001 * wall + 0.01, rank)
-            self.assertGreaterEqual(compute, computed, rank)
+        for rank, row in rows.items():
+            self.assertLess(abs(row.transfer + row.polling + row.wait - covered[rank]),
+                            0.001 * row.wall + 0.01, rank)
+            self.assertGreaterEqual(row.compute, computed, rank)
         # Its halo exchange and reductions were matched and analysed.
         with open(os.path.join(self.dir, "lmp_waits.csv")) as f:
             patterns = collections.Counter(line.split(",")[0] for line in f.readlines()[1:])
@@ -191,6 +221,40 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(re.search(r'data-plots="(\d+)"', dom).group(1),
                          str(html.count('<svg class="plot"')))
         self.assertFalse([line for line in console if "plots drawn" not in line], console)
+
+    def test_polling_and_bytes_sent_per_rank(self):
+        # mpi_patterns p2p: each rank completes a receive in an MPI_Test loop, among sends and
+        # receives of known sizes. The report's MPI polling is that loop's time (from the
+        # summary's own per-function totals), but for a wait inside it; MB sent is what the
+        # rank's rows in the merged .h5 say they sent.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ROCPROF_MPI_", "LD_PRELOAD"))}
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        traced = subprocess.run(["mpirun", "--oversubscribe", "-np", "4", LAUNCHER, "--mpi-trace",
+                                 "-d", "p2p", "--", PATTERNS, "p2p"], cwd=self.dir, env=env,
+                                capture_output=True, text=True, timeout=180)
+        self.assertEqual(traced.returncode, 0, traced.stderr)
+        h5 = os.path.join(self.dir, "p2p.h5")
+        html_path = os.path.join(self.dir, "p2p.html")
+        result = subprocess.run([MERGE, os.path.join(self.dir, "p2p"), "-o", h5, "--report",
+                                 html_path, "--summary-csv", os.path.join(self.dir, "p2p")],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(html_path, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn("MPI polling", html)
+        rows = self.check_adds_up(html, 4)
+        tests = mpi_test_ms(os.path.join(self.dir, "p2p_mpi.csv"))
+        sent = bytes_sent(h5)
+        for rank, row in rows.items():
+            self.assertGreater(tests[rank], 0, rank)
+            self.assertLessEqual(row.polling, tests[rank] + 0.002, rank)
+            self.assertGreaterEqual(row.polling, tests[rank] - row.wait - 0.002, rank)
+            self.assertGreater(sent[rank], 0, rank)
+            self.assertAlmostEqual(row.mb_sent, sent[rank] / 1e6, delta=0.0005, msg=rank)
+            if row.transfer > 0:
+                self.assertAlmostEqual(row.mb_per_s, sent[rank] / 1e6 / (row.transfer / 1e3),
+                                       delta=0.05 + 0.001 * row.mb_per_s, msg=rank)
 
     def test_a_report_that_cannot_be_written_is_refused_before_any_work(self):
         job = os.path.join(self.dir, "job")
