@@ -183,9 +183,70 @@ MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
   early_.begin(options_, settings_, may_start);
 }
 
+struct MergePipeline::Run {
+  Run(MergeGroup& group, PhaseReport& report, bool quiet)
+      : group(group), report(report), quiet(quiet) {}
+  MergeGroup& group;
+  PhaseReport& report;
+  const bool quiet;  // only the first process talks
+  // prepare: the output's staging file and what an unfinished one leaves behind.
+  bool linked_parts = false;  // --h5-parts: each process writes a file the output links
+  std::optional<StagedOutput> staged;
+  std::optional<PartialOutput> partial;
+  std::unique_ptr<MergeStrategy> strategy;
+  // check, align.
+  std::optional<CheckedJob> checked;
+  std::optional<AlignedJob> job;
+  // The sink's early work reads the ranks: it stops before they go, however the run ends.
+  struct StopEarly {
+    explicit StopEarly(Sink& sink) : sink(sink) {}
+    StopEarly(const StopEarly&) = delete;
+    StopEarly& operator=(const StopEarly&) = delete;
+    ~StopEarly() { sink.stop_early(); }
+    Sink& sink;
+  };
+  std::optional<StopEarly> stop_early;
+  // The summary, gathered from the rows the sink reads, not in a pass of its own.
+  Summary summary;
+  bool want_summary = false;
+  unsigned cpus = 1;
+  // match, correct.
+  std::optional<MatchedJob> matched;
+  std::vector<const AlignedRank*> block;  // this process's ranks
+  // emit.
+  std::uint64_t events = 0;
+  // summarise: the phases every process timed, for --timings.
+  std::vector<std::string> timing_report;
+  std::size_t shared_phases = 0;
+};
+
 int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
   // Under `srun -n K` every process runs this; only the first one talks.
-  const bool quiet = options_.quiet || !group.leader();
+  Run run(group, report, options_.quiet || !group.leader());
+  if (const int refused = prepare(run); refused != 0) return refused;
+  try {
+    check(run);                                       // the rank files, together
+    align(run);                                       // clock models; the summary watches
+    if (!match_and_correct(run)) return 1;            // messages matched, times corrected
+    if (!emit(run)) return 1;                         // the output written, by the sink
+    summarise(run);                                   // the summary and the analysis
+    if (!group.leader()) return 0;                    // the rest is the first process's
+    if (!write_first_process_outputs(run)) return 1;  // summary, CSV, report, commit
+  } catch (const InputError& error) {
+    // Every process of a parallel merge finds the same problem: the first says it.
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(error.what()));
+    return 1;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(failure_text(error)));
+    return 1;
+  }
+  return 0;
+}
+
+// The sink, the settings and the output checked (refused: 2), the output staged (1 if it
+// cannot be).
+int MergePipeline::prepare(Run& run) {
+  MergeGroup& group = run.group;
   if (!sink_) {
     if (group.leader())
       fmt::print(stderr, "rocprof-merge: cannot write '{}': the outputs are {}\n", options_.output,
@@ -194,192 +255,191 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
   }
   Sink& sink = *sink_;
   if (refused(options_, settings_, window_problem_, sink, group)) return 2;
-  if (!quiet)
+  if (!run.quiet)
     if (const std::string advice = one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
   // Written under a staging name beside the output, moved into place once whole.
-  std::optional<StagedOutput> staged;
-  // --h5-parts: each process writes a file of its own, which the output links.
-  const bool linked_parts = options_.h5_parts && group.size() > 1 && sink.links_parts();
-  if (!stage_output(group, options_.output, sink.archive(), linked_parts, staged)) return 1;
-  PartialOutput partial(staged->path(), sink.archive(), group.leader(),
-                        static_cast<std::size_t>(group.index()), options_.scratch, linked_parts);
-  const std::unique_ptr<MergeStrategy> strategy =
+  run.linked_parts = options_.h5_parts && group.size() > 1 && sink.links_parts();
+  if (!stage_output(group, options_.output, sink.archive(), run.linked_parts, run.staged)) return 1;
+  run.partial.emplace(run.staged->path(), sink.archive(), group.leader(),
+                      static_cast<std::size_t>(group.index()), options_.scratch, run.linked_parts);
+  run.strategy =
       group.size() == 1 ? serial_strategy(group) : parallel_strategy(group, options_.scratch);
-  try {
-    // check
-    RankSetOptions set_options;
-    set_options.allow_missing = options_.allow_missing;
-    set_options.skip_bad = options_.skip_bad;
-    set_options.check_helpers =
-        check_helper_setting(settings_.check_helpers, group.processes_on_node());
-    set_options.check_helpers.every_chunk = options_.skip_bad;
-    report.phase("checking rank files");
-    group.set_first_share(sink.first_process_share(group.size(), linked_parts));
-    CheckedJob checked = take_checked(strategy->check(options_, set_options, early_), group);
-    tell_inputs(checked, group, quiet);
-
-    // align
-    report.phase("reading clock models");
-    AlignedJob job = align_ranks(checked);
-    // The sink's early work reads these ranks: it stops before they go, however this ends.
-    struct StopEarly {
-      Sink& sink;
-      ~StopEarly() { sink.stop_early(); }
-    } const stop_early{sink};
-    // The summary: gathered from the rows the sink reads, not in a pass of its own.
-    Summary summary;
-    summary.gather_wait_states(options_.analyse);
-    summary.expect_ranks(job.block().size());
-    // The analysis goes into the timeline too: gathered even when nothing is printed.
-    const bool want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||
-                              !options_.csv_prefix.empty() || !options_.report.empty();
-    const unsigned cpus = cpus_per_process(group.processes_on_node());
-    // Added up on threads of its own: the threads that read the ranks for the output only
-    // copy their rows.
-    summary.watch_on_threads(watch_threads(cpus));
-    if (want_summary)
-      for (const AlignedRank* rank : job.block()) summary.watch(*rank);
-
-    // match
-    const std::optional<MatchedJob> matched =
-        match_messages(job, checked.checked_here,
-                       {group, early_, sink, report, *staged, options_.correct_causality, cpus});
-    if (!matched) return 1;
-
-    // correct
-    const Corrected corrected = correct_times(job, *matched);
-    if (corrected.rebased && !quiet)
-      fmt::print(stderr,
-                 "rocprof-merge: some records fall {:.3f} s before the reference clock's zero "
-                 "even after correction (a wrong clock sample?): every time is moved that much "
-                 "later\n",
-                 static_cast<double>(corrected.moved_ns) / 1e9);
-    // Early work on ranks the matching changed is done again in its turn, and summed up again.
-    const std::vector<const AlignedRank*> block = job.block();
-    const std::vector<std::size_t> read_again = sink.drop_early([&](std::size_t i) {
-      return corrected.rebased || matched->report.changes(block[i]->rank());
-    });
-    if (want_summary)
-      for (const std::size_t i : read_again) summary.watch_again(*block[i]);
-    report.clear();
-    if (!quiet) print_matching(*matched, checked, options_.correct_causality);
-    early_.drop_spill();  // matched (the first process read every spill before the broadcast)
-
-    // emit
-    report.phase(fmt::format("writing {}", options_.output));
-    partial.arm();
-    SinkJob to_write{
-        .ranks = &job.all,
-        .first_rank = job.first_rank,
-        .last_rank = job.last_rank,
-        .job_id = &checked.set.job_id(),
-        .path = staged->path(),
-        .progress = [&report](std::size_t done, std::size_t total) { report.update(done, total); },
-        .helpers =
-            settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(cpus),
-        .direct_io = settings_.direct_io,
-        .linked_parts = linked_parts,
-        .output_name = std::filesystem::path(options_.output).filename().string()};
-    const std::optional<std::uint64_t> events = strategy->emit(
-        sink, std::move(to_write), checked.weights, {*staged, partial, report, cpus});
-    if (!events) return 1;
-    partial.keep();  // written whole: what follows (the summary) cannot spoil it
-    report.clear();
-    if (!quiet)
-      if (const std::string advice = sink.advice(options_.output, *events); !advice.empty())
-        fmt::print(stderr, "rocprof-merge: {}\n", advice);
-
-    // summarise
-    if (want_summary) {
-      report.phase("summarising");
-      add_up(summary, block, group, report, cpus, window_);
-      report.clear();
-    }
-    std::vector<std::string> timing_report;
-    if (options_.timings) timing_report = timing_lines(group, report.timings());
-    if (!group.leader()) return 0;
-    // What follows is the first process's alone; --timings lists its phases after the
-    // shared ones.
-    const std::size_t shared_phases = report.timings().size();
-    report.phase("printing the summary and its files");
-    if (!quiet && options_.print_summary) {
-      print_to_terminal(stdout, [&](std::FILE* memory) {
-        summary.print(memory);
-        checked.health.print(memory);
-      });
-    }
-    if (!options_.csv_prefix.empty()) {
-      std::string error;
-      if (!summary.write_csv(options_.csv_prefix, error)) {
-        fmt::print(stderr, "rocprof-merge: {}\n", error);
-        return 1;
-      }
-    }
-    report.clear();
-    if (!options_.report.empty()) {
-      report.phase("writing the HTML report");
-      std::string error;
-      const ReportJob about{checked.set.job_id(), static_cast<std::size_t>(group.size()),
-                            options_.output};
-      if (!write_html_report(options_.report, summary, about, error)) {
-        fmt::print(stderr, "rocprof-merge: {}\n", error);
-        return 1;
-      }
-      if (!quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
-      report.clear();
-    }
-    // The summary and CSV files stand on their own; a timeline written to a file that is
-    // gone is not a success (nor one to add the analysis to).
-    const auto output_gone = [&] {
-      const std::string missing = partial.missing();
-      if (!missing.empty()) fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(missing));
-      return !missing.empty();
-    };
-    if (output_gone()) return 1;
-    // The analysis in the timeline, for a format that stores it.
-    if (want_summary) {
-      report.phase("adding the analysis to the timeline");
-      const std::vector<RegionImbalance> imbalance = summary.region_imbalance();
-      JobAnalysis analysis{.imbalance = &imbalance};
-      if (summary.gathers_wait_states()) {
-        analysis.waits = &summary.wait_states();
-        analysis.critical_path = &summary.critical_path();
-      }
-      std::string error;
-      if (!sink.add_analysis(staged->path(), analysis, error)) {
-        fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error));
-        return 1;
-      }
-      report.clear();
-    }
-    if (output_gone()) return 1;
-    report.phase("moving the output into place");
-    if (const std::string problem = staged->commit(); !problem.empty()) {
-      fmt::print(stderr, "rocprof-merge: {}\n", problem);
-      return 1;
-    }
-    report.clear();
-    if (options_.timings) {
-      const PhaseTimes& all = report.timings();
-      for (std::size_t i = shared_phases; i < all.size(); ++i)
-        timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
-                                            group.size() > 1 ? " (first process only)" : ""));
-    }
-    if (!quiet)
-      fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", job.ranks.size(), *events,
-                 options_.output,
-                 group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
-    for (const std::string& line : timing_report) fmt::print(stderr, "rocprof-merge: {}\n", line);
-  } catch (const InputError& error) {
-    // Every process of a parallel merge finds the same problem: the first says it.
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(error.what()));
-    return 1;
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", staged->tell(failure_text(error)));
-    return 1;
-  }
   return 0;
+}
+
+void MergePipeline::check(Run& run) {
+  RankSetOptions set_options;
+  set_options.allow_missing = options_.allow_missing;
+  set_options.skip_bad = options_.skip_bad;
+  set_options.check_helpers =
+      check_helper_setting(settings_.check_helpers, run.group.processes_on_node());
+  set_options.check_helpers.every_chunk = options_.skip_bad;
+  run.report.phase("checking rank files");
+  run.group.set_first_share(sink_->first_process_share(run.group.size(), run.linked_parts));
+  run.checked.emplace(take_checked(run.strategy->check(options_, set_options, early_), run.group));
+  tell_inputs(*run.checked, run.group, run.quiet);
+}
+
+void MergePipeline::align(Run& run) {
+  run.report.phase("reading clock models");
+  run.job.emplace(align_ranks(*run.checked));
+  run.stop_early.emplace(*sink_);
+  Summary& summary = run.summary;
+  summary.gather_wait_states(options_.analyse);
+  summary.expect_ranks(run.job->block().size());
+  // The analysis goes into the timeline too: gathered even when nothing is printed.
+  run.want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||
+                     !options_.csv_prefix.empty() || !options_.report.empty();
+  run.cpus = cpus_per_process(run.group.processes_on_node());
+  // Added up on threads of its own: the threads that read the ranks for the output only
+  // copy their rows.
+  summary.watch_on_threads(watch_threads(run.cpus));
+  if (run.want_summary)
+    for (const AlignedRank* rank : run.job->block()) summary.watch(*rank);
+}
+
+bool MergePipeline::match_and_correct(Run& run) {
+  AlignedJob& job = *run.job;
+  run.matched = match_messages(
+      job, run.checked->checked_here,
+      {run.group, early_, *sink_, run.report, *run.staged, options_.correct_causality, run.cpus});
+  if (!run.matched) return false;
+  const Corrected corrected = correct_times(job, *run.matched);
+  if (corrected.rebased && !run.quiet)
+    fmt::print(stderr,
+               "rocprof-merge: some records fall {:.3f} s before the reference clock's zero "
+               "even after correction (a wrong clock sample?): every time is moved that much "
+               "later\n",
+               static_cast<double>(corrected.moved_ns) / 1e9);
+  // Early work on ranks the matching changed is done again in its turn, and summed up again.
+  run.block = job.block();
+  const std::vector<std::size_t> read_again = sink_->drop_early([&](std::size_t i) {
+    return corrected.rebased || run.matched->report.changes(run.block[i]->rank());
+  });
+  if (run.want_summary)
+    for (const std::size_t i : read_again) run.summary.watch_again(*run.block[i]);
+  run.report.clear();
+  if (!run.quiet) print_matching(*run.matched, *run.checked, options_.correct_causality);
+  early_.drop_spill();  // matched (the first process read every spill before the broadcast)
+  return true;
+}
+
+bool MergePipeline::emit(Run& run) {
+  run.report.phase(fmt::format("writing {}", options_.output));
+  run.partial->arm();
+  PhaseReport& report = run.report;
+  SinkJob to_write{
+      .ranks = &run.job->all,
+      .first_rank = run.job->first_rank,
+      .last_rank = run.job->last_rank,
+      .job_id = &run.checked->set.job_id(),
+      .path = run.staged->path(),
+      .progress = [&report](std::size_t done, std::size_t total) { report.update(done, total); },
+      .helpers =
+          settings_.encode_helpers ? *settings_.encode_helpers : EncodeAhead::helpers_for(run.cpus),
+      .direct_io = settings_.direct_io,
+      .linked_parts = run.linked_parts,
+      .output_name = std::filesystem::path(options_.output).filename().string()};
+  const std::optional<std::uint64_t> events =
+      run.strategy->emit(*sink_, std::move(to_write), run.checked->weights,
+                         {*run.staged, *run.partial, run.report, run.cpus});
+  if (!events) return false;
+  run.events = *events;
+  run.partial->keep();  // written whole: what follows (the summary) cannot spoil it
+  run.report.clear();
+  if (!run.quiet)
+    if (const std::string advice = sink_->advice(options_.output, *events); !advice.empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", advice);
+  return true;
+}
+
+void MergePipeline::summarise(Run& run) {
+  if (run.want_summary) {
+    run.report.phase("summarising");
+    add_up(run.summary, run.block, run.group, run.report, run.cpus, window_);
+    run.report.clear();
+  }
+  if (options_.timings) run.timing_report = timing_lines(run.group, run.report.timings());
+  // What follows is the first process's alone; --timings lists its phases after the shared
+  // ones.
+  run.shared_phases = run.report.timings().size();
+}
+
+bool MergePipeline::write_first_process_outputs(Run& run) {
+  PhaseReport& report = run.report;
+  const Summary& summary = run.summary;
+  const MergeGroup& group = run.group;
+  report.phase("printing the summary and its files");
+  if (!run.quiet && options_.print_summary) {
+    print_to_terminal(stdout, [&](std::FILE* memory) {
+      summary.print(memory);
+      run.checked->health.print(memory);
+    });
+  }
+  if (!options_.csv_prefix.empty()) {
+    std::string error;
+    if (!summary.write_csv(options_.csv_prefix, error)) {
+      fmt::print(stderr, "rocprof-merge: {}\n", error);
+      return false;
+    }
+  }
+  report.clear();
+  if (!options_.report.empty()) {
+    report.phase("writing the HTML report");
+    std::string error;
+    const ReportJob about{run.checked->set.job_id(), static_cast<std::size_t>(group.size()),
+                          options_.output};
+    if (!write_html_report(options_.report, summary, about, error)) {
+      fmt::print(stderr, "rocprof-merge: {}\n", error);
+      return false;
+    }
+    if (!run.quiet) fmt::print("rocprof-merge: report -> {}\n", options_.report);
+    report.clear();
+  }
+  // The summary and CSV files stand on their own; a timeline written to a file that is
+  // gone is not a success (nor one to add the analysis to).
+  const auto output_gone = [&] {
+    const std::string missing = run.partial->missing();
+    if (!missing.empty()) fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(missing));
+    return !missing.empty();
+  };
+  if (output_gone()) return false;
+  // The analysis in the timeline, for a format that stores it.
+  if (run.want_summary) {
+    report.phase("adding the analysis to the timeline");
+    const std::vector<RegionImbalance> imbalance = summary.region_imbalance();
+    JobAnalysis analysis{.imbalance = &imbalance};
+    if (summary.gathers_wait_states()) {
+      analysis.waits = &summary.wait_states();
+      analysis.critical_path = &summary.critical_path();
+    }
+    std::string error;
+    if (!sink_->add_analysis(run.staged->path(), analysis, error)) {
+      fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(error));
+      return false;
+    }
+    report.clear();
+  }
+  if (output_gone()) return false;
+  report.phase("moving the output into place");
+  if (const std::string problem = run.staged->commit(); !problem.empty()) {
+    fmt::print(stderr, "rocprof-merge: {}\n", problem);
+    return false;
+  }
+  report.clear();
+  if (options_.timings) {
+    const PhaseTimes& all = report.timings();
+    for (std::size_t i = run.shared_phases; i < all.size(); ++i)
+      run.timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
+                                              group.size() > 1 ? " (first process only)" : ""));
+  }
+  if (!run.quiet)
+    fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", run.job->ranks.size(), run.events,
+               options_.output,
+               group.size() > 1 ? fmt::format(" ({} merge processes)", group.size()) : "");
+  for (const std::string& line : run.timing_report) fmt::print(stderr, "rocprof-merge: {}\n", line);
+  return true;
 }
 
 }  // namespace rocprof::merge

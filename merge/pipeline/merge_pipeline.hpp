@@ -1,4 +1,5 @@
-// The merge as one pipeline: check -> align -> match -> correct -> emit -> summarise. Each
+// The merge as one pipeline: check -> align -> match -> correct -> emit -> summarise and
+// analyse -> the first process's outputs. Each
 // step takes what the one before produced (merge_steps.hpp); a strategy (merge_strategy.hpp)
 // spreads the steps over one process or a parallel merge's processes, and a sink
 // (merge/export/sink.hpp), chosen by the output's extension, writes the output. The front
@@ -31,6 +32,18 @@ class MergePipeline {
   const MergeOptions& options() const noexcept { return options_; }
 
  private:
+  // What a run carries from one step to the next (merge_pipeline.cpp).
+  struct Run;
+  // The steps of run(), in order. The first returns an exit status (0: go on); the others
+  // throw on bad input, and return false after telling a failure.
+  int prepare(Run& run);
+  void check(Run& run);
+  void align(Run& run);
+  bool match_and_correct(Run& run);
+  bool emit(Run& run);
+  void summarise(Run& run);
+  bool write_first_process_outputs(Run& run);
+
   MergeOptions options_;
   MergeSettings settings_;
   const SinkEntry* format_;           // nullptr: no sink writes the output's extension
