@@ -73,15 +73,21 @@ std::string RankDoings::call_path(std::uint32_t thread, std::uint64_t t) const {
   return path;
 }
 
+std::span<const Doing>::iterator RankDoings::first_ending_after(const Lane& lane,
+                                                                std::uint64_t from) const {
+  // No doing of the lane is longer than its longest: none that began before from - longest
+  // ends after from.
+  const auto [lane_begin, lane_end] = lane_doings(lane);
+  const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
+  return std::lower_bound(lane_begin, lane_end, earliest,
+                          [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+}
+
 void RankDoings::overlapping(std::uint64_t from, std::uint64_t to,
                              const std::function<void(const Doing&)>& visit) const {
   for (const Lane& lane : lanes_) {
-    const auto [lane_begin, lane_end] = lane_doings(lane);
-    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
-    auto it =
-        std::lower_bound(lane_begin, lane_end, earliest,
-                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
-    for (; it != lane_end && it->begin_ns < to; ++it)
+    const auto lane_end = lane_doings(lane).second;
+    for (auto it = first_ending_after(lane, from); it != lane_end && it->begin_ns < to; ++it)
       if (it->end_ns > from) visit(*it);
   }
 }
@@ -116,11 +122,8 @@ void RankDoings::attribute(std::uint64_t from, std::uint64_t to,
   };
   std::vector<Run> runs;
   for (const Lane& lane : lanes_) {
-    const auto [lane_begin, lane_end] = lane_doings(lane);
-    const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
-    auto it =
-        std::lower_bound(lane_begin, lane_end, earliest,
-                         [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
+    const auto lane_end = lane_doings(lane).second;
+    auto it = first_ending_after(lane, from);
     Run starts{{}, true};
     Run ends{{}, false};
     const auto region = region_lanes_.find(lane.lane);

@@ -46,6 +46,8 @@ class RankDoings {
     return {doings_.begin() + static_cast<std::ptrdiff_t>(lane.begin),
             doings_.begin() + static_cast<std::ptrdiff_t>(lane.end)};
   }
+  // The first of the lane's doings that may end after `from` (those before it end sooner).
+  std::span<const Doing>::iterator first_ending_after(const Lane& lane, std::uint64_t from) const;
   // Calls `visit` with every doing overlapping [from, to).
   void overlapping(std::uint64_t from, std::uint64_t to,
                    const std::function<void(const Doing&)>& visit) const;
