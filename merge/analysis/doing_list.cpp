@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 namespace rocprof::merge {
 namespace {
@@ -11,7 +12,7 @@ constexpr std::uint64_t kLargestDistanceNs = std::uint64_t{1} << 62;
 
 // `doings` in doing_order: counted out by lane, then sorted by begin within each lane, where
 // they mostly came in order already.
-std::vector<Doing> in_doing_order(const std::vector<Doing>& doings, std::size_t lanes) {
+std::vector<Doing> in_doing_order(std::span<const Doing> doings, std::size_t lanes) {
   std::vector<std::size_t> ends(lanes + 1, 0);
   for (const Doing& doing : doings) ++ends[doing.lane() + 1];
   std::partial_sum(ends.begin(), ends.end(), ends.begin());
@@ -60,7 +61,7 @@ void DoingList::join_all() {
   // rank's analysis cost).
   const auto middle = doings_.begin() + static_cast<std::ptrdiff_t>(sorted_);
   const std::vector<Doing> tail =
-      in_doing_order(std::vector<Doing>(middle, doings_.end()), latest_of_lane_.size());
+      in_doing_order(std::span<const Doing>(middle, doings_.end()), latest_of_lane_.size());
   std::copy(tail.begin(), tail.end(), middle);
   std::inplace_merge(doings_.begin(), middle, doings_.end(),
                      [](const Doing& a, const Doing& b) { return doing_order(a, b); });

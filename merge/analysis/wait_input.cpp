@@ -8,7 +8,6 @@ namespace rocprof::merge {
 namespace {
 
 // Name keys: what a name is of, in the top bits, and the rank's ids for it.
-constexpr std::uint64_t kFunctionName = 1ULL << 60;
 constexpr std::uint64_t kRegionName = 2ULL << 60;
 constexpr std::uint64_t kApiName = 3ULL << 60;
 constexpr std::uint64_t kKernelName = 4ULL << 60;
@@ -153,9 +152,10 @@ void WaitInputGatherer::Doings::mpi_call(const format::MpiCallRow& row) {
   if (row.function >= function_names_.size())
     function_names_.resize(std::size_t{row.function} + 1, -1);
   std::int32_t& name = function_names_[row.function];
-  if (name < 0)
-    name = static_cast<std::int32_t>(
-        intern(kFunctionName | row.function, [&] { return rank_.reader().string(row.function); }));
+  if (name < 0) {
+    name = static_cast<std::int32_t>(names_.size());
+    names_.push_back(rank_.reader().string(row.function));
+  }
   doings_.add({row.begin_ns, row.end_ns, static_cast<std::uint32_t>(name),
                thread_lane(row.thread_id), DoingKind::kMpiCall});
 }

@@ -155,14 +155,6 @@ class WaitInputGatherer {
   WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget);
   Messages& messages() noexcept { return messages_; }
   Doings& doings() noexcept { return doings_; }
-  // Both halves, one after the other.
-  void mpi_call(const format::MpiCallRow& row) {
-    messages_.mpi_call(row);
-    doings_.mpi_call(row);
-  }
-  void range(const Range& range) { doings_.range(range); }
-  void api_call(const format::ApiCallRow& row) { doings_.api_call(row); }
-  void activity(const format::ActivityRow& row) { doings_.activity(row); }
   RankWaitInput finish();
 
  private:

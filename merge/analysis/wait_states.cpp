@@ -271,9 +271,7 @@ class Analysis {
   // This process's part of each collective instance its ranks called, to the process the
   // instance hashes to.
   std::vector<std::vector<std::byte>> instance_parts() {
-    std::size_t calls = 0;
-    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
-    InstanceTable parts(calls + 1, 1);
+    InstanceTable parts(collective_calls() + 1, 1);
     for (std::size_t r = 0; r < mine_.size(); ++r) {
       const RankWaitInput& rank = mine_[r];
       for (const CollectiveCall& call : rank.collectives) {
@@ -291,6 +289,14 @@ class Analysis {
       out.add(instance_process(part.communicator, part.sequence), part);
     });
     return out.take();
+  }
+
+  // This process's ranks' collective calls (a rank numbers a communicator's from 0, so no
+  // number of this process's reaches it).
+  std::size_t collective_calls() const {
+    std::size_t calls = 0;
+    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
+    return calls;
   }
 
   // Instances of a communicator go to the processes in turn, from one its id picks: each
@@ -332,9 +338,7 @@ class Analysis {
 
   // The waits of this process's collective calls, from their instances added up.
   void finish_collectives(const std::vector<std::vector<std::byte>>& parts) {
-    std::size_t calls = 0;
-    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
-    InstanceTable instances(calls + 1, 1);
+    InstanceTable instances(collective_calls() + 1, 1);
     for_each_item<InstancePart>(parts, [&](const InstancePart& part) {
       instances.at(part.communicator, part.sequence) = part;
     });
