@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -145,6 +146,16 @@ class AlignedRank {
     std::function<void(std::span<const format::ActivityRow>)> activities;
     std::function<void(std::span<const format::CounterSampleRow>)> counter_samples;
     std::function<void(std::span<const format::ApiCallRow>)> api_calls;
+    // The function for rows of type Row; null for a type nothing watches (markers).
+    template <typename Row>
+    const std::function<void(std::span<const Row>)>* for_rows() const {
+      if constexpr (std::is_same_v<Row, format::MpiCallRow>) return &mpi_calls;
+      if constexpr (std::is_same_v<Row, Range>) return &ranges;
+      if constexpr (std::is_same_v<Row, format::ActivityRow>) return &activities;
+      if constexpr (std::is_same_v<Row, format::CounterSampleRow>) return &counter_samples;
+      if constexpr (std::is_same_v<Row, format::ApiCallRow>) return &api_calls;
+      return nullptr;
+    }
   };
   void watch(Watcher watcher) const { watcher_ = std::move(watcher); }
   // For exporters that read the rank's tables themselves: they hand the watcher what the

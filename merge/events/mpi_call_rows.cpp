@@ -54,7 +54,8 @@ std::uint8_t MpiFunctions::lookup(format::StringId function) {
   if (known == kUnknown) {
     const std::string& name = reader_.string(function);
     known = static_cast<std::uint8_t>(static_cast<std::uint8_t>(mpi_call_kind(name)) |
-                                      (writes_per_request_rows(name) ? kPerRequestCall : 0));
+                                      (writes_per_request_rows(name) ? kPerRequestCall : 0) |
+                                      (is_polling_call(name) ? kPollingCall : 0));
   }
   return known;
 }

@@ -41,8 +41,10 @@ class MpiFunctions {
   explicit MpiFunctions(const format::RankFileReader& reader)
       : reader_(reader), known_(reader.string_count(), kUnknown) {}
   MpiCallKind kind(format::StringId function) {
-    return static_cast<MpiCallKind>(lookup(function) & 0x7f);
+    return static_cast<MpiCallKind>(lookup(function) & kKindBits);
   }
+  // is_polling_call, found once per function.
+  bool is_polling(format::StringId function) { return (lookup(function) & kPollingCall) != 0; }
   // A row before the call's own (see writes_per_request_rows).
   bool is_per_request_row(const format::MpiCallRow& row) {
     return row.request != 0 && (lookup(row.function) & kPerRequestCall) != 0;
@@ -51,6 +53,8 @@ class MpiFunctions {
  private:
   static constexpr std::uint8_t kUnknown = 0xff;
   static constexpr std::uint8_t kPerRequestCall = 0x80;
+  static constexpr std::uint8_t kPollingCall = 0x40;
+  static constexpr std::uint8_t kKindBits = 0x3f;
   std::uint8_t lookup(format::StringId function);
   const format::RankFileReader& reader_;
   std::vector<std::uint8_t> known_;

@@ -435,10 +435,7 @@ std::uint64_t produce_rows(const AlignedRank& rank, const std::vector<StringId>&
     }
   });
   std::function<void(std::span<const Row>)> watch;
-  if constexpr (std::is_same_v<Row, MpiCallRow>) watch = rank.watcher().mpi_calls;
-  if constexpr (std::is_same_v<Row, ActivityRow>) watch = rank.watcher().activities;
-  if constexpr (std::is_same_v<Row, CounterSampleRow>) watch = rank.watcher().counter_samples;
-  if constexpr (std::is_same_v<Row, ApiCallRow>) watch = rank.watcher().api_calls;
+  if (const auto* watching = rank.watcher().template for_rows<Row>()) watch = *watching;
   RangeCounter ranges;
   std::vector<Row> rows;
   while (cursor.next(rows)) {

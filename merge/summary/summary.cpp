@@ -185,23 +185,6 @@ Summary::Stat& cached(absl::flat_hash_map<Key, Summary::Stat*>& cache, const Key
   return *stat;
 }
 
-// One watcher that hands each block of rows to `first`, then to `second`.
-AlignedRank::Watcher both(AlignedRank::Watcher first, AlignedRank::Watcher second) {
-  const auto chain = [](auto one, auto two) -> decltype(one) {
-    if (!one) return two;
-    if (!two) return one;
-    return [one = std::move(one), two = std::move(two)](const auto& row) {
-      one(row);
-      two(row);
-    };
-  };
-  return {chain(std::move(first.mpi_calls), std::move(second.mpi_calls)),
-          chain(std::move(first.ranges), std::move(second.ranges)),
-          chain(std::move(first.activities), std::move(second.activities)),
-          chain(std::move(first.counter_samples), std::move(second.counter_samples)),
-          chain(std::move(first.api_calls), std::move(second.api_calls))};
-}
-
 // A watcher's function for a block of rows, from one for a row.
 template <typename Row, typename Each>
 std::function<void(std::span<const Row>)> each(Each each_row) {
@@ -227,10 +210,12 @@ void Summary::watch_again(const AlignedRank& rank) {
 }
 
 void Summary::watch_on_threads(unsigned threads) {
-  if (threads == 0)
-    workers_.reset();
-  else
-    workers_ = std::make_shared<WatchWorkers>(threads);
+  workers_ = threads > 0 ? std::make_shared<WatchWorkers>(threads) : nullptr;
+}
+
+WatchWorkers& Summary::workers() const {
+  static WatchWorkers on_reading_threads(0);  // keeps nothing: shared by every summary
+  return workers_ ? *workers_ : on_reading_threads;
 }
 
 void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const {
@@ -241,7 +226,6 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   struct State {
     explicit State(const RankFileReader& reader) : functions(reader) {}
     MpiFunctions functions;
-    std::vector<std::int8_t> polling;  // by function string id: is_polling_call, -1 not known
     // Kernels recorded by address are named from the file's kernel symbols; those tables are
     // read at the first such kernel, during the walk, not while other watchers are installed.
     std::optional<OpNames> names;
@@ -279,11 +263,8 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
         if (counters) counters->mpi_call(row, per_request);
         time->sent(row.bytes_sent);  // a request's row holds what it sent
         if (per_request) return;
-        if (row.function >= state->polling.size())
-          state->polling.resize(std::size_t{row.function} + 1, -1);
-        std::int8_t& polling = state->polling[row.function];
-        if (polling < 0) polling = is_polling_call(reader.string(row.function)) ? 1 : 0;
-        time->mpi_call(row.thread_id, row.begin_ns, row.end_ns, polling != 0);
+        time->mpi_call(row.thread_id, row.begin_ns, row.end_ns,
+                       state->functions.is_polling(row.function));
         const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
         cached(state->mpi, row.function, [&]() -> Stat& {
           return part->mpi_[reader.string(row.function)][id];
@@ -325,56 +306,42 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
       }).add(duration, duration);
   });
   // The analysis's inputs: two watchers of their own (the message ends, the doings), which
-  // workers may run beside the summary's.
-  AlignedRank::Watcher message_watcher;
-  AlignedRank::Watcher doing_watcher;
-  if (waits) {
-    WaitInputGatherer::Messages* messages = &waits->messages();
-    WaitInputGatherer::Doings* doings = &waits->doings();
-    message_watcher.mpi_calls =
-        each<MpiCallRow>([waits, messages](const MpiCallRow& row) { messages->mpi_call(row); });
-    doing_watcher.mpi_calls =
-        each<MpiCallRow>([waits, doings](const MpiCallRow& row) { doings->mpi_call(row); });
-    doing_watcher.ranges =
-        each<Range>([waits, doings](const Range& range) { doings->range(range); });
-    doing_watcher.activities =
-        each<ActivityRow>([waits, doings](const ActivityRow& row) { doings->activity(row); });
-    doing_watcher.api_calls =
-        each<ApiCallRow>([waits, doings](const ApiCallRow& row) { doings->api_call(row); });
-  }
-  if (!workers_) {
-    rank.watch(
-        waits ? both(both(std::move(watcher), std::move(message_watcher)), std::move(doing_watcher))
-              : std::move(watcher));
-    return;
-  }
-  // What a watcher would make from the file at a kind's first row is made on the reading
-  // thread, before that row goes to a worker.
+  // workers may run beside the summary's. What a watcher would make from the file at a
+  // kind's first row is made on the reading thread, before that row goes to a worker.
   std::vector<WatchWorkers::Target> targets;
   targets.push_back({std::move(watcher), [state, &reader](WatchedKind kind) {
                        if (kind == WatchedKind::kActivity && !state->names)
                          state->names.emplace(reader);
                      }});
   if (waits) {
-    targets.push_back({std::move(message_watcher), [waits](WatchedKind kind) {
+    AlignedRank::Watcher messages;
+    messages.mpi_calls =
+        each<MpiCallRow>([waits](const MpiCallRow& row) { waits->messages().mpi_call(row); });
+    targets.push_back({std::move(messages), [waits](WatchedKind kind) {
                          if (kind == WatchedKind::kMpiCall) waits->messages().prepare();
                        }});
-    targets.push_back({std::move(doing_watcher), [waits](WatchedKind kind) {
+    AlignedRank::Watcher doings;
+    doings.mpi_calls =
+        each<MpiCallRow>([waits](const MpiCallRow& row) { waits->doings().mpi_call(row); });
+    doings.ranges = each<Range>([waits](const Range& range) { waits->doings().range(range); });
+    doings.activities =
+        each<ActivityRow>([waits](const ActivityRow& row) { waits->doings().activity(row); });
+    doings.api_calls =
+        each<ApiCallRow>([waits](const ApiCallRow& row) { waits->doings().api_call(row); });
+    targets.push_back({std::move(doings), [waits](WatchedKind kind) {
                          if (kind == WatchedKind::kApiCall || kind == WatchedKind::kActivity)
                            waits->doings().prepare_names();
                        }});
   }
-  WatchWorkers::Relay relay = workers_->relay(std::move(targets));
+  WatchWorkers::Relay relay = workers().relay(std::move(targets));
   part->feed_ = std::move(relay.feed);
   rank.watch(std::move(relay.watcher));
 }
 
 void Summary::end_watch() {
-  if (workers_) {
-    for (const auto& part : watched_)
-      if (part->feed_) WatchWorkers::flush(*part->feed_);
-    workers_->wait();
-  }
+  for (const auto& part : watched_)
+    if (part->feed_) WatchWorkers::flush(*part->feed_);
+  workers().wait();
   for (const auto& part : watched_) {
     part->feed_.reset();
     if (part->counter_part_) part->counter_part_->finish(part->counters_);

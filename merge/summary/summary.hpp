@@ -126,7 +126,7 @@ class Summary {
   std::shared_ptr<RegionSeriesPart> region_part_;
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
-  std::shared_ptr<WatchWorkers> workers_;
+  std::shared_ptr<WatchWorkers> workers_;  // null: watched on the reading threads
   std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
@@ -138,6 +138,7 @@ class Summary {
 
   // Sends the rank's rows to `part`.
   void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const;
+  WatchWorkers& workers() const;
 
   void merge(Summary& part);  // moves part's wait inputs
   // Each rank's first and last record, from the rank times added up here.

@@ -11,6 +11,12 @@ constexpr std::size_t kBlockRows = 4096;
 // Rows on their way per worker before the reading thread waits.
 constexpr std::size_t kRowsPerWorker = std::size_t{1} << 16;
 
+// Hands `rows` to the watcher's function for them, if it has one.
+template <typename Row>
+void hand(const AlignedRank::Watcher& watcher, std::span<const Row> rows) {
+  if (const auto& to = *watcher.for_rows<Row>()) to(rows);
+}
+
 }  // namespace
 
 struct WatchWorkers::Block {
@@ -76,6 +82,10 @@ class WatchWorkers::Feed {
       for (const auto& before_first : before_first_)
         if (before_first) before_first(kind);
     }
+    if (workers_.threads_.empty()) {  // no workers: watched here, as they come
+      for (const std::shared_ptr<Strand>& strand : strands_) hand(strand->watcher(), rows);
+      return;
+    }
     if (!std::holds_alternative<std::vector<T>>(filling_)) {
       pass_on();
       filling_ = std::vector<T>();
@@ -104,9 +114,8 @@ class WatchWorkers::Feed {
   Rows filling_;
 };
 
-WatchWorkers::WatchWorkers(unsigned threads)
-    : most_in_flight_(kRowsPerWorker * std::max(threads, 1U)) {
-  for (unsigned i = 0; i < std::max(threads, 1U); ++i) threads_.emplace_back([this] { work(); });
+WatchWorkers::WatchWorkers(unsigned threads) : most_in_flight_(kRowsPerWorker * threads) {
+  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
 }
 
 WatchWorkers::~WatchWorkers() {
@@ -189,26 +198,7 @@ void WatchWorkers::wait() {
 }
 
 void WatchWorkers::watch(const AlignedRank::Watcher& watcher, const Rows& rows) {
-  const auto hand = [](const auto& to, const auto& block) {
-    if (to) to(std::span(block));
-  };
-  switch (rows.index()) {
-    case 0:
-      hand(watcher.mpi_calls, std::get<0>(rows));
-      break;
-    case 1:
-      hand(watcher.ranges, std::get<1>(rows));
-      break;
-    case 2:
-      hand(watcher.activities, std::get<2>(rows));
-      break;
-    case 3:
-      hand(watcher.counter_samples, std::get<3>(rows));
-      break;
-    default:
-      hand(watcher.api_calls, std::get<4>(rows));
-      break;
-  }
+  std::visit([&](const auto& block) { hand(watcher, std::span(block)); }, rows);
 }
 
 void WatchWorkers::work() {

@@ -32,7 +32,7 @@ enum class WatchedKind : std::uint8_t { kMpiCall, kRange, kActivity, kCounterSam
 
 class WatchWorkers {
  public:
-  // At least one thread.
+  // No threads: each target watches the rows at once, on the reading thread, uncopied.
   explicit WatchWorkers(unsigned threads);
   ~WatchWorkers();
   WatchWorkers(const WatchWorkers&) = delete;
