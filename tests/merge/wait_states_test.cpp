@@ -244,6 +244,24 @@ TEST(WaitStates, CollectivesWhoseRanksDisagreeAreCountedNotAnalysed) {
             1000 + 1000);
 }
 
+TEST(WaitStates, DamagedInputsAreRefusedNotAllocated) {
+  // A collective numbered far past the calls there are (damage: ranks number a
+  // communicator's collectives from 0) is refused rather than sized for.
+  Rank a(0);
+  Rank b(1);
+  a.collective("MPI_Barrier", 0, 100);
+  b.collective("MPI_Barrier", 50, 100);
+  std::vector<RankWaitInput> far{a.input(), b.input()};
+  far[1].collectives[0].sequence = 4'000'000'000U;
+  EXPECT_THROW(analyse_wait_states(far), std::runtime_error);
+  // A message end whose function is not among its rank's names.
+  Rank c(0);
+  c.send(1, "MPI_Send", 10, 20, 1);
+  std::vector<RankWaitInput> unnamed{c.input()};
+  unnamed[0].messages[0].function = 99;
+  EXPECT_THROW(analyse_wait_states(unnamed), std::out_of_range);
+}
+
 TEST(WaitStates, ARanksInputCrossesMergeProcessesUnchanged) {
   Rank rank(3);
   rank.region("solve", 0, 100).send(9, "MPI_Send", 10, 20, 0).collective("MPI_Bcast", 30, 40, 0);
