@@ -126,7 +126,7 @@ class Summary {
   std::shared_ptr<RegionSeriesPart> region_part_;
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
-  std::shared_ptr<WatchWorkers> workers_;  // null: watched on the reading threads
+  std::shared_ptr<WatchWorkers> workers_;     // null: watched on the reading threads
   std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
