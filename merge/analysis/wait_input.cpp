@@ -20,7 +20,45 @@ constexpr std::uint64_t kQueueLane = 3;
 
 }  // namespace
 
+std::size_t RankWaitInput::message_count() const {
+  std::size_t count = messages.size();
+  for (const SpilledBlock& block : spilled_messages) count += block.starts[kEndSlices];
+  return count;
+}
+
+std::size_t RankWaitInput::collective_count() const {
+  std::size_t count = collectives.size();
+  for (const SpilledBlock& block : spilled_collectives) count += block.starts[kEndSlices];
+  return count;
+}
+
+namespace {
+
+// The items of `range`: the spilled blocks' in the order spilled, then those still held.
+template <typename T>
+void items_in(SliceRange range, const std::vector<T>& held, const std::vector<SpilledBlock>& blocks,
+              const EndSpill* spill, std::vector<T>& out) {
+  for (const SpilledBlock& block : blocks) spill->read(block, range, out);
+  if (range.first == 0 && range.last == kEndSlices) {
+    out.insert(out.end(), held.begin(), held.end());
+    return;
+  }
+  for (const T& item : held)
+    if (range.holds(slice_of(item))) out.push_back(item);
+}
+
+}  // namespace
+
+void RankWaitInput::messages_in(SliceRange range, std::vector<MessageEnd>& out) const {
+  items_in(range, messages, spilled_messages, spill.get(), out);
+}
+
+void RankWaitInput::collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const {
+  items_in(range, collectives, spilled_collectives, spill.get(), out);
+}
+
 void RankWaitInput::put(ByteWriter& out) const {
+  if (spilled()) throw std::logic_error("a spilled wait-state input cannot travel");
   out.put(rank);
   out.put<std::uint64_t>(names.size());
   for (const std::string& name : names) out.put_string(name);
@@ -53,8 +91,11 @@ RankWaitInput RankWaitInput::get(ByteReader& in) {
   return input;
 }
 
-WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget)
-    : rank_(rank.rank()), messages_(rank), doings_(rank, doings_budget) {}
+WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget,
+                                     std::shared_ptr<EndSpill> spill, std::size_t spill_step)
+    : rank_(rank.rank()),
+      messages_(rank, std::move(spill), spill_step),
+      doings_(rank, doings_budget) {}
 
 RankWaitInput WaitInputGatherer::finish() {
   // The halves' names one after the other: the doings' are numbered past the messages'.
@@ -62,10 +103,15 @@ RankWaitInput WaitInputGatherer::finish() {
   input.rank = rank_;
   input.names = std::move(messages_.names_);
   const auto offset = static_cast<std::uint32_t>(input.names.size());
+  input.message_names = offset;
   input.names.insert(input.names.end(), std::make_move_iterator(doings_.names_.begin()),
                      std::make_move_iterator(doings_.names_.end()));
   input.messages = std::move(messages_.messages_);
   input.collectives = std::move(messages_.collectives_);
+  input.spill = messages_.spill_;
+  input.spilled_messages = std::move(messages_.spilled_messages_);
+  input.spilled_collectives = std::move(messages_.spilled_collectives_);
+  messages_.finished_ = true;
   input.joined_within_ns = doings_.doings_.joined_within_ns();
   input.doings = doings_.doings_.take();
   for (Doing& doing : input.doings) doing.name += offset;
@@ -73,8 +119,41 @@ RankWaitInput WaitInputGatherer::finish() {
   return input;
 }
 
-WaitInputGatherer::Messages::Messages(const AlignedRank& rank)
-    : rank_(rank), functions_(rank.reader()), by_id_(rank.reader().string_count()) {}
+WaitInputGatherer::Messages::Messages(const AlignedRank& rank, std::shared_ptr<EndSpill> spill,
+                                      std::size_t step)
+    : rank_(rank),
+      functions_(rank.reader()),
+      by_id_(rank.reader().string_count()),
+      spill_(std::move(spill)),
+      step_(std::max<std::size_t>(step, 1)) {}
+
+WaitInputGatherer::Messages::~Messages() {
+  // A rank gathered afresh (watch_again) or given up: what it held is no one's now.
+  if (spill_ && !finished_) spill_->let_go(held_);
+}
+
+void WaitInputGatherer::Messages::took_on() {
+  if (!spill_ || ++unchecked_ < step_) return;
+  const std::size_t bytes = unchecked_ * sizeof(MessageEnd);
+  unchecked_ = 0;
+  held_ += bytes;
+  if (spill_->hold(bytes)) spill_all();
+}
+
+void WaitInputGatherer::Messages::spill_all() {
+  static_assert(sizeof(MessageEnd) == sizeof(CollectiveCall));
+  if (!messages_.empty())
+    spilled_messages_.push_back(
+        spill_->spill(messages_, [](const MessageEnd& end) { return slice_of(end); }));
+  if (!collectives_.empty())
+    spilled_collectives_.push_back(
+        spill_->spill(collectives_, [](const CollectiveCall& call) { return slice_of(call); }));
+  // What the vectors grew to while the process was under its budget goes too.
+  std::vector<MessageEnd>().swap(messages_);
+  std::vector<CollectiveCall>().swap(collectives_);
+  spill_->let_go(held_);
+  held_ = 0;
+}
 
 void WaitInputGatherer::Messages::prepare() {
   if (!flows_) flows_.emplace(rank_);
@@ -99,11 +178,13 @@ void WaitInputGatherer::Messages::mpi_call(const format::MpiCallRow& row) {
   if (functions_.is_per_request_row(row)) return;
   const Function& called = function(row.function);
   const auto name = static_cast<std::uint16_t>(called.name);
-  for (const MessageFlow& flow : pending)
+  for (const MessageFlow& flow : pending) {
     messages_.push_back(
         {flow.flow, row.begin_ns, row.end_ns,
          flow.starts ? std::uint64_t{static_cast<std::uint32_t>(flow.receiver)} : flow.posted_ns,
          row.thread_id, name, called.kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
+    took_on();
+  }
   pending.clear();
   if (called.collective != CollectiveKind::kNone) {
     const bool rooted = called.collective == CollectiveKind::kOneToN ||
@@ -111,6 +192,7 @@ void WaitInputGatherer::Messages::mpi_call(const format::MpiCallRow& row) {
     collectives_.push_back({row.communicator, row.begin_ns, row.end_ns,
                             sequences_[row.communicator]++, rooted ? row.peer : -1, row.thread_id,
                             name, called.collective});
+    took_on();
   }
 }
 

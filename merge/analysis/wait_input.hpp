@@ -4,7 +4,8 @@
 // what the rank was doing (nested regions, MPI calls, API calls, GPU work) so that another
 // rank's wait on it can be blamed on something.
 //
-// Memory: 40 bytes per message end and collective call, and 24 per doing, of which a rank
+// Memory: 40 bytes per message end and collective call, of which a merge process holds a
+// budget in memory and spills the rest (end_spill.hpp), and 24 per doing, of which a rank
 // keeps a budget: past it, neighbouring doings are joined (doing_list.hpp), so that every
 // call's time stays in.
 #pragma once
@@ -21,6 +22,7 @@
 
 #include "lib/format/records.hpp"
 #include "merge/analysis/doing_list.hpp"
+#include "merge/analysis/end_spill.hpp"
 #include "merge/analysis/wait_patterns.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -57,11 +59,27 @@ struct CollectiveCall {
   std::uint8_t padding = 0;
 };
 
+// The slice of a message end: its stream's (both ends of a message share it), and of a
+// collective call: its instance's.
+inline std::uint32_t slice_of(const MessageEnd& end) noexcept {
+  return slice_of_key(end.flow >> 32);
+}
+inline std::uint32_t slice_of(const CollectiveCall& call) noexcept {
+  return slice_of_key(call.communicator + call.sequence * 0x9e3779b97f4a7c15ULL);
+}
+
 struct RankWaitInput {
   std::int32_t rank = -1;
   std::vector<std::string> names;
+  // The message ends and collective calls still in memory; past the process's budget the
+  // rest went to `spill`, a block at a time.
   std::vector<MessageEnd> messages;
   std::vector<CollectiveCall> collectives;
+  std::shared_ptr<const EndSpill> spill;
+  std::vector<SpilledBlock> spilled_messages;
+  std::vector<SpilledBlock> spilled_collectives;
+  // names[0, message_names) are the functions of the ends and calls (spilled ones included).
+  std::uint32_t message_names = 0;
   std::vector<Doing> doings;
   // The regions' lanes, for the call paths of waits.
   struct RegionLane {
@@ -73,6 +91,17 @@ struct RankWaitInput {
   std::uint64_t joined_within_ns = 0;  // doings less than this apart were joined (0: none)
   // `doings` are in doing_order (the gatherer leaves them so; get() refuses others).
 
+  std::size_t message_count() const;
+  std::size_t collective_count() const;
+  bool spilled() const noexcept {
+    return !spilled_messages.empty() || !spilled_collectives.empty();
+  }
+  // The ends and calls of the slices in `range`, in memory and spilled, each slice's in the
+  // order gathered (appended to `out`).
+  void messages_in(SliceRange range, std::vector<MessageEnd>& out) const;
+  void collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const;
+
+  // Of one held in memory whole (spilled() false: put throws std::logic_error otherwise).
   void put(ByteWriter& out) const;
   static RankWaitInput get(ByteReader& in);
 };
@@ -90,11 +119,22 @@ class WaitInputGatherer {
   static std::size_t doings_budget(std::size_t ranks) {
     return std::max(kLeastDoingsPerRank, kDoingsPerProcess / std::max<std::size_t>(ranks, 1));
   }
+  // How many ends and calls a rank's gatherer takes on between two looks at the process's
+  // budget: what the ranks hold unchecked stays within a quarter of it.
+  static std::size_t spill_step(std::size_t budget, std::size_t ranks) {
+    return std::clamp<std::size_t>(
+        budget / (4 * sizeof(MessageEnd) * std::max<std::size_t>(ranks, 1)), 256, 65536);
+  }
 
   // The message ends and collective calls of the rank's MPI calls.
   class Messages {
    public:
-    explicit Messages(const AlignedRank& rank);
+    // With a spill, ends and calls past the process's budget go to it, a block at a time
+    // (`step` items between two looks at the budget).
+    Messages(const AlignedRank& rank, std::shared_ptr<EndSpill> spill, std::size_t step);
+    ~Messages();
+    Messages(const Messages&) = delete;
+    Messages& operator=(const Messages&) = delete;
     void mpi_call(const format::MpiCallRow& row);
     // What mpi_call makes from the rank's file at the first row (reading the rank's tables:
     // on the thread that reads the rank, for a half fed on another).
@@ -109,6 +149,9 @@ class WaitInputGatherer {
       CollectiveKind collective = CollectiveKind::kNone;
     };
     const Function& function(format::StringId id);
+    // Counts what came since the last look at the budget; spills all held past it.
+    void took_on();
+    void spill_all();
 
     const AlignedRank& rank_;
     MpiFunctions functions_;
@@ -118,6 +161,13 @@ class WaitInputGatherer {
     std::vector<MessageEnd> messages_;
     std::vector<CollectiveCall> collectives_;
     absl::flat_hash_map<std::uint64_t, std::uint32_t> sequences_;  // communicator -> next
+    std::shared_ptr<EndSpill> spill_;                              // null: everything is held
+    std::size_t step_ = 0;
+    std::size_t unchecked_ = 0;  // ends and calls since the last look at the budget
+    std::size_t held_ = 0;       // bytes this half told the spill it holds
+    std::vector<SpilledBlock> spilled_messages_;
+    std::vector<SpilledBlock> spilled_collectives_;
+    bool finished_ = false;  // its held bytes stay the process's, with the rank's input
   };
 
   // What the rank was doing: its MPI calls, ranges, API calls and GPU work.
@@ -152,7 +202,8 @@ class WaitInputGatherer {
     std::uint32_t last_thread_lane_ = ~0U;
   };
 
-  WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget);
+  WaitInputGatherer(const AlignedRank& rank, std::size_t doings_budget,
+                    std::shared_ptr<EndSpill> spill = nullptr, std::size_t spill_step = 0);
   Messages& messages() noexcept { return messages_; }
   Doings& doings() noexcept { return doings_; }
   RankWaitInput finish();

@@ -215,22 +215,41 @@ void for_each_item(const std::vector<std::vector<std::byte>>& parts, Visit visit
 class Analysis {
  public:
   Analysis(std::vector<RankWaitInput>& mine, const AnalysisExchange& exchange,
-           const TimeWindow& window)
-      : mine_(mine), exchange_(exchange), window_(window), processes_(exchange.processes()) {
+           const TimeWindow& window, std::size_t round_bytes)
+      : mine_(mine),
+        exchange_(exchange),
+        window_(window),
+        processes_(exchange.processes()),
+        round_bytes_(std::max<std::size_t>(round_bytes, 1)),
+        ends_(mine.size()),
+        calls_(mine.size()) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 
   WaitStateReport run() {
-    share_ranks_and_functions();
+    rounds_ = share_ranks_and_functions();
+    const std::uint32_t rounds = rounds_;
+    // The ends and calls a range of slices at a time, so that a process holds about
+    // round_bytes_ of them however many it gathered (the rest waits in memory or its spill).
     // A send goes to the process of the rank it went to, where the receive stays; that
     // process finds the message's waits. A collective instance's calls are added up on each
     // process, the parts on the process the instance hashes to, and the whole goes back to
     // each process with calls in it, which finds its calls' waits. Each wait then goes to the
     // waiting rank's process. Message ends and collective calls are let go once used: the
     // doings stay, for causes and call paths.
-    pair_messages(exchange_.all_to_all(outgoing_sends()));
-    finish_collectives(
-        exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
+    for (std::uint32_t round = 0; round < rounds; ++round) {
+      take_slices({round * kEndSlices / rounds, (round + 1) * kEndSlices / rounds});
+      pair_messages(exchange_.all_to_all(outgoing_sends()));
+      finish_collectives(
+          exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
+    }
+    for (RankWaitInput& rank : mine_) {
+      std::vector<MessageEnd>().swap(rank.messages);
+      std::vector<CollectiveCall>().swap(rank.collectives);
+      rank.spilled_messages.clear();
+      rank.spilled_collectives.clear();
+      rank.spill.reset();
+    }
     std::vector<FoundWait> waits;
     for_each_item<FoundWait>(exchange_.all_to_all(found_.take()),
                              [&](const FoundWait& wait) { waits.push_back(wait); });
@@ -239,6 +258,20 @@ class Analysis {
   }
 
  private:
+  // This round's ends and calls of each of this process's ranks.
+  void take_slices(SliceRange range) {
+    for (std::size_t r = 0; r < mine_.size(); ++r) {
+      RankWaitInput& rank = mine_[r];
+      if (range.first == 0 && range.last == kEndSlices && !rank.spilled()) {
+        ends_[r] = std::move(rank.messages);  // one round of what is held: no copy
+        calls_[r] = std::move(rank.collectives);
+        continue;
+      }
+      rank.messages_in(range, ends_[r]);
+      rank.collectives_in(range, calls_[r]);
+    }
+  }
+
   // Each send of this process's ranks, to the process of the rank it went to (sends to a rank
   // no process holds have no receive to meet).
   std::vector<std::vector<std::byte>> outgoing_sends() {
@@ -250,20 +283,20 @@ class Analysis {
       return found->second;
     };
     std::vector<std::size_t> counts(processes_);
-    for (const RankWaitInput& rank : mine_)
-      for (const MessageEnd& end : rank.messages)
+    for (const std::vector<MessageEnd>& ends : ends_)
+      for (const MessageEnd& end : ends)
         if (end.send != 0)
           if (const auto process = receiver_process(end)) ++counts[*process];
     for (std::size_t p = 0; p < processes_; ++p) sends.reserve(p, counts[p]);
     for (std::size_t r = 0; r < mine_.size(); ++r) {
-      RankWaitInput& rank = mine_[r];
-      for (const MessageEnd& end : rank.messages)
+      std::vector<MessageEnd>& ends = ends_[r];
+      for (const MessageEnd& end : ends)
         if (end.send != 0)
           if (const auto process = receiver_process(end))
-            sends.add(*process, {end.flow, end.begin_ns, end.end_ns, rank.rank, end.thread_id,
+            sends.add(*process, {end.flow, end.begin_ns, end.end_ns, mine_[r].rank, end.thread_id,
                                  function_id(r, end.function), end.kind});
       // The receives stay, for pair_messages.
-      std::erase_if(rank.messages, [](const MessageEnd& end) { return end.send != 0; });
+      std::erase_if(ends, [](const MessageEnd& end) { return end.send != 0; });
     }
     return sends.take();
   }
@@ -271,17 +304,17 @@ class Analysis {
   // This process's part of each collective instance its ranks called, to the process the
   // instance hashes to.
   std::vector<std::vector<std::byte>> instance_parts() {
-    InstanceTable parts(collective_calls() + 1, 1);
+    InstanceTable parts(my_collective_calls_ + 1, 1);
     for (std::size_t r = 0; r < mine_.size(); ++r) {
-      const RankWaitInput& rank = mine_[r];
-      for (const CollectiveCall& call : rank.collectives) {
+      const std::int32_t rank = mine_[r].rank;
+      for (const CollectiveCall& call : calls_[r]) {
         const std::uint16_t function = function_id(r, call.function);
         InstancePart& part = parts.at(call.communicator, call.sequence);
         if (part.calls == 0)
           part = empty_part(call.communicator, call.sequence, function, call.kind);
         else if (part.function != function || part.kind != call.kind)
           part.mixed = 1;
-        add_call(part, rank.rank, call.begin_ns, call.root >= 0 && call.root == rank.rank);
+        add_call(part, rank, call.begin_ns, call.root >= 0 && call.root == rank);
       }
     }
     Outgoing<InstancePart> out(processes_);
@@ -295,7 +328,7 @@ class Analysis {
   // number of this process's reaches it).
   std::size_t collective_calls() const {
     std::size_t calls = 0;
-    for (const RankWaitInput& rank : mine_) calls += rank.collectives.size();
+    for (const RankWaitInput& rank : mine_) calls += rank.collective_count();
     return calls;
   }
 
@@ -311,7 +344,8 @@ class Analysis {
       const std::vector<std::vector<std::byte>>& parts) {
     std::size_t count = 0;
     for (const std::vector<std::byte>& part : parts) count += items_in<InstancePart>(part);
-    InstanceTable whole(count + 1, processes_);
+    // No communicator has more instances than the job has calls.
+    InstanceTable whole(job_collective_calls_ + 1, processes_);
     // (instance, process that sent a part of it), to send the whole back to each.
     std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> senders;
     senders.reserve(count);
@@ -338,18 +372,17 @@ class Analysis {
 
   // The waits of this process's collective calls, from their instances added up.
   void finish_collectives(const std::vector<std::vector<std::byte>>& parts) {
-    InstanceTable instances(collective_calls() + 1, 1);
+    InstanceTable instances(my_collective_calls_ + 1, 1);
     for_each_item<InstancePart>(parts, [&](const InstancePart& part) {
       instances.at(part.communicator, part.sequence) = part;
     });
     for (std::size_t r = 0; r < mine_.size(); ++r) {
-      RankWaitInput& rank = mine_[r];
-      for (const CollectiveCall& call : rank.collectives) {
+      for (const CollectiveCall& call : calls_[r]) {
         const InstancePart* found = instances.find(call.communicator, call.sequence);
         if (found == nullptr) continue;  // one call only, or contradicting calls
-        collective_waits(*found, rank.rank, call, function_id(r, call.function));
+        collective_waits(*found, mine_[r].rank, call, function_id(r, call.function));
       }
-      std::vector<CollectiveCall>().swap(rank.collectives);
+      calls_[r].clear();
     }
   }
 
@@ -389,13 +422,16 @@ class Analysis {
   }
 
   // Every process learns which process holds which rank, and the job's MPI function names
-  // (few) by one index.
-  void share_ranks_and_functions() {
+  // (few) by one index; they agree on how many rounds to take the ends and calls in (the
+  // most any process needs to hold about round_bytes_ a round). Returns the rounds.
+  std::uint32_t share_ranks_and_functions() {
     // The names each rank's ends and calls use, marked by index first: a look-up in a set of
-    // names per end was most of this step.
+    // names per end was most of this step. A spilled rank's are all its MPI functions.
     std::set<std::string> names;
     std::vector<bool> used;
+    std::uint64_t bytes = 0;
     for (const RankWaitInput& rank : mine_) {
+      bytes += (rank.message_count() + rank.collective_count()) * sizeof(MessageEnd);
       used.assign(rank.names.size(), false);
       const auto mark = [&](std::uint32_t name) {
         if (name >= used.size()) throw std::out_of_range("a message end names no function");
@@ -403,6 +439,8 @@ class Analysis {
       };
       for (const MessageEnd& end : rank.messages) mark(end.function);
       for (const CollectiveCall& call : rank.collectives) mark(call.function);
+      if (rank.spilled())
+        for (std::uint32_t name = 0; name < rank.message_names; ++name) mark(name);
       for (std::size_t i = 0; i < used.size(); ++i)
         if (used[i]) names.insert(rank.names[i]);
     }
@@ -411,19 +449,29 @@ class Analysis {
     for (const RankWaitInput& rank : mine_) out.put(rank.rank);
     out.put<std::uint64_t>(names.size());
     for (const std::string& name : names) out.put_string(name);
+    my_collective_calls_ = collective_calls();
+    out.put<std::uint64_t>(my_collective_calls_);
+    out.put<std::uint64_t>(std::min<std::uint64_t>(
+        kEndSlices, std::max<std::uint64_t>(1, (bytes + round_bytes_ - 1) / round_bytes_)));
     const std::vector<std::vector<std::byte>> parts = all_gather(exchange_, out.take());
     std::set<std::string> all;
+    std::uint64_t rounds = 1;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       ByteReader in(parts[p]);
       const auto ranks = in.get<std::uint64_t>();
       for (std::uint64_t i = 0; i < ranks; ++i) owner_[in.get<std::int32_t>()] = p;
       const auto count = in.get<std::uint64_t>();
       for (std::uint64_t i = 0; i < count; ++i) all.insert(in.get_string());
+      job_collective_calls_ += in.get<std::uint64_t>();
+      rounds = std::max(rounds, in.get<std::uint64_t>());
     }
     if (all.size() > std::numeric_limits<std::uint16_t>::max())
       throw std::runtime_error("the job's records name too many MPI functions to analyse");
+    if (rounds > kEndSlices)
+      throw std::runtime_error("a merge process sent a damaged analysis message");
     functions_.assign(all.begin(), all.end());
     local_functions_.assign(mine_.size(), {});
+    return static_cast<std::uint32_t>(rounds);
   }
 
   std::uint16_t function_id(std::size_t rank, std::uint32_t local) {
@@ -450,12 +498,12 @@ class Analysis {
       std::uint32_t rank = 0;  // index into mine_
     };
     std::size_t count = 0;
-    for (const RankWaitInput& rank : mine_) count += rank.messages.size();
+    for (const std::vector<MessageEnd>& ends : ends_) count += ends.size();
     const std::size_t largest_ordinal = 2 * count + 1024;  // past it: damage, looked up apart
     absl::flat_hash_map<std::uint64_t, std::vector<Receive>> streams;
     absl::flat_hash_map<std::uint64_t, Receive> scattered;
     for (std::size_t r = 0; r < mine_.size(); ++r)
-      for (const MessageEnd& end : mine_[r].messages) {
+      for (const MessageEnd& end : ends_[r]) {
         const Receive receive{&end, static_cast<std::uint32_t>(r)};
         const std::uint64_t ordinal = end.flow & 0xffffffffU;
         if (ordinal >= largest_ordinal) {
@@ -498,7 +546,7 @@ class Analysis {
         found({send.begin_ns, send.end_ns, send.begin_ns, posted, send.rank, receiver,
                send.thread_id, send.function, WaitPattern::kLateReceiver, 0});
     });
-    for (RankWaitInput& rank : mine_) std::vector<MessageEnd>().swap(rank.messages);
+    for (std::vector<MessageEnd>& ends : ends_) ends.clear();
   }
 
   // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,
@@ -583,6 +631,7 @@ class Analysis {
     const std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
     if (exchange_.index() != 0) return {};
     WaitStateReport job;
+    job.rounds = rounds_;
     std::vector<std::pair<WaitStateReport::Edge, std::string>> edges;
     for (const std::vector<std::byte>& part : parts) {
       ByteReader in(part);
@@ -617,6 +666,9 @@ class Analysis {
   const AnalysisExchange& exchange_;
   const TimeWindow& window_;
   const std::size_t processes_;
+  const std::size_t round_bytes_;              // of ends and calls a round takes
+  std::vector<std::vector<MessageEnd>> ends_;  // this round's, by index into mine_
+  std::vector<std::vector<CollectiveCall>> calls_;
   absl::flat_hash_map<std::int32_t, std::size_t> local_;    // rank -> index into mine_
   absl::flat_hash_map<std::int32_t, std::size_t> owner_;    // rank -> process
   std::vector<std::string> functions_;                      // the job's, sorted
@@ -625,13 +677,17 @@ class Analysis {
   Outgoing<FoundWait> found_{processes_};                   // to the waiting rank's process
   WaitStateReport report_;                                  // this process's awaited ranks' waits
   std::uint64_t mismatched_ = 0;
+  std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
+  std::uint64_t job_collective_calls_ = 0;  // of every process's ranks
+  std::uint32_t rounds_ = 1;
 };
 
 }  // namespace
 
 WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
-                                    const AnalysisExchange& exchange, const TimeWindow& window) {
-  return Analysis(mine, exchange, window).run();
+                                    const AnalysisExchange& exchange, const TimeWindow& window,
+                                    std::size_t round_bytes) {
+  return Analysis(mine, exchange, window, round_bytes).run();
 }
 
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks) {

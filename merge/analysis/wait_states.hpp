@@ -7,11 +7,11 @@
 // runs a communicator's collectives in one order on all its ranks). Ranks that were not
 // traced are missing from their collectives, which are analysed over the ranks present.
 //
-// Spread over the merge's processes, each holding its own ranks' inputs only: a message's
-// ends meet on the process its stream hashes to, a collective instance's calls on the one
-// its communicator and number hash to; that process finds the waits, the waiting rank's
-// process their call paths, the awaited rank's their causes. The first process adds up the
-// waits; what each process holds is its ranks' inputs and its share of the job's calls.
+// Spread over the merge's processes, each holding its own ranks' inputs only: a send goes to
+// the process of the rank it went to, where its receive is; a collective instance's calls
+// are added up per process and the parts meet on the process the instance falls to. That
+// process finds the waits, the waiting rank's process their call paths, the awaited rank's
+// their causes. The first process adds up the waits.
 #pragma once
 
 #include <array>
@@ -60,6 +60,8 @@ struct WaitStateReport {
   // Collective instances whose ranks called different functions (the records contradict
   // each other there): not analysed.
   std::uint64_t mismatched_collectives = 0;
+  // In how many rounds the message ends and collective calls were taken (not exchanged).
+  std::uint32_t rounds = 1;
 
   bool empty() const noexcept { return waits.empty(); }
   std::array<WaitTotals, kWaitPatterns> by_pattern() const;
@@ -81,15 +83,22 @@ struct WaitStateReport {
   static WaitStateReport get(ByteReader& in);
 };
 
+// What a merge process holds of message ends and collective calls by default: in memory
+// while gathering (the rest spilled), and in each round of the analysis.
+inline constexpr std::size_t kAnalysisMemory = std::size_t{128} << 20;
+
 // Collective over the merge's processes: each passes its own ranks' inputs (a rank on one
 // process only), whose message ends and collective calls it consumes (the doings stay, for
 // the critical path). The job's report comes back on the first process (exchange.index()
 // 0), an empty one elsewhere. Edges are ordered by waiting rank and time, causes by first
 // use.
-// Waits are cut to `window` (those outside it left out).
+// Waits are cut to `window` (those outside it left out). The ends and calls are taken in
+// rounds, each a range of slices (end_spill.hpp), so that no process holds much more than
+// `round_bytes` of them at once, whatever it gathered; all processes take as many rounds as
+// the one with the most needs.
 WaitStateReport analyse_wait_states(std::vector<RankWaitInput>& mine,
-                                    const AnalysisExchange& exchange,
-                                    const TimeWindow& window = {});
+                                    const AnalysisExchange& exchange, const TimeWindow& window = {},
+                                    std::size_t round_bytes = kAnalysisMemory);
 // Every rank's input in this one process.
 WaitStateReport analyse_wait_states(const std::vector<RankWaitInput>& ranks);
 

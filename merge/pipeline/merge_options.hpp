@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/analysis/wait_states.hpp"
 #include "merge/files/block_file.hpp"
 #include "merge/input/check_helpers.hpp"
 
@@ -41,6 +42,9 @@ struct MergeSettings {
   // ROCPROF_MERGE_CHECK_HELPERS and ROCPROF_MERGE_ENCODE_HELPERS: nullopt for auto.
   std::optional<std::size_t> check_helpers;
   std::optional<std::size_t> encode_helpers;
+  // ROCPROF_MERGE_ANALYSIS_MEMORY (MiB): the analysis's message ends and collective calls a
+  // merge process holds in memory; the rest wait in a file beside the output.
+  std::size_t analysis_memory = kAnalysisMemory;
   // The first misspelt setting, or "": the merge then stops before any work.
   std::string problem;
 };

@@ -281,6 +281,21 @@ void MergePipeline::check(Run& run) {
   tell_inputs(*run.checked, run.group, run.quiet);
 }
 
+// Where the analysis's message ends and collective calls past its memory go: --scratch, else
+// beside the output. None (all held, told) if the file cannot be made there.
+std::shared_ptr<EndSpill> MergePipeline::analysis_spill(const Run& run) const {
+  std::string directory = options_.scratch;
+  if (directory.empty()) directory = std::filesystem::path(options_.output).parent_path().string();
+  try {
+    return std::make_shared<EndSpill>(directory, settings_.analysis_memory);
+  } catch (const std::exception& error) {
+    if (!run.quiet)
+      fmt::print(stderr, "rocprof-merge: warning: {}: the analysis holds its inputs in memory\n",
+                 error.what());
+    return nullptr;
+  }
+}
+
 void MergePipeline::align(Run& run) {
   run.report.phase("reading clock models");
   run.job.emplace(align_ranks(*run.checked));
@@ -288,6 +303,7 @@ void MergePipeline::align(Run& run) {
   Summary& summary = run.summary;
   summary.gather_wait_states(options_.analyse);
   summary.expect_ranks(run.job->block().size());
+  if (options_.analyse) summary.spill_wait_states(analysis_spill(run), settings_.analysis_memory);
   // The analysis goes into the timeline too: gathered even when nothing is printed.
   run.want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||
                      !options_.csv_prefix.empty() || !options_.report.empty();
@@ -433,6 +449,13 @@ bool MergePipeline::write_first_process_outputs(Run& run) {
     for (std::size_t i = run.shared_phases; i < all.size(); ++i)
       run.timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
                                               group.size() > 1 ? " (first process only)" : ""));
+    if (options_.analyse && summary.wait_states().rounds > 1)
+      run.timing_report.push_back(fmt::format(
+          "the analysis took its message ends and collective calls in {} rounds ({:.1f} MiB "
+          "spilled{})",
+          summary.wait_states().rounds,
+          static_cast<double>(summary.analysis_spilled_bytes()) / (1 << 20),
+          group.size() > 1 ? " by the first process" : ""));
   }
   if (!run.quiet)
     fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", run.job->ranks.size(), run.events,

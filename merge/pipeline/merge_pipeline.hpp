@@ -6,10 +6,12 @@
 // end (cli/rocprof_merge_main.cpp) only reads the command line and runs this.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "merge/analysis/analysis_window.hpp"
+#include "merge/analysis/end_spill.hpp"
 #include "merge/export/sink_registry.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/pipeline/early_start.hpp"
@@ -43,6 +45,7 @@ class MergePipeline {
   bool emit(Run& run);
   void summarise(Run& run);
   bool write_first_process_outputs(Run& run);
+  std::shared_ptr<EndSpill> analysis_spill(const Run& run) const;
 
   MergeOptions options_;
   MergeSettings settings_;

@@ -33,6 +33,25 @@ std::optional<std::size_t> helpers_asked(const char* name, std::string_view help
   return count;
 }
 
+// ROCPROF_MERGE_ANALYSIS_MEMORY: MiB, 1 to 1048576; `fallback` if unset.
+std::size_t analysis_memory_asked(std::size_t fallback, std::string& problem) {
+  const char* value =
+      std::getenv("ROCPROF_MERGE_ANALYSIS_MEMORY");  // NOLINT(concurrency-mt-unsafe)
+  if (value == nullptr || *value == '\0') return fallback;
+  const std::string_view text = value;
+  std::size_t mib = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), mib);
+  if (error != std::errc{} || end != text.data() + text.size() || mib < 1 || mib > (1U << 20)) {
+    if (problem.empty())
+      problem = fmt::format(
+          "ROCPROF_MERGE_ANALYSIS_MEMORY is '{}': give the MiB of message ends and collective "
+          "calls a merge process may hold (1 to 1048576)",
+          text);
+    return fallback;
+  }
+  return mib << 20;
+}
+
 }  // namespace
 
 MergeSettings merge_settings_from_environment() {
@@ -46,6 +65,7 @@ MergeSettings merge_settings_from_environment() {
       helpers_asked("ROCPROF_MERGE_CHECK_HELPERS", "helper processes", settings.problem);
   settings.encode_helpers =
       helpers_asked("ROCPROF_MERGE_ENCODE_HELPERS", "helper threads", settings.problem);
+  settings.analysis_memory = analysis_memory_asked(settings.analysis_memory, settings.problem);
   if (settings.problem.empty()) settings.problem = one_node_mpi_setting_problem();
   if (settings.problem.empty()) settings.problem = send_thread_setting_problem();
   return settings;

@@ -240,8 +240,9 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   AlignedRank::Watcher watcher;
   std::shared_ptr<WaitInputGatherer> waits;
   if (analyse_waits_) {
-    waits = std::make_shared<WaitInputGatherer>(rank,
-                                                WaitInputGatherer::doings_budget(expected_ranks_));
+    waits = std::make_shared<WaitInputGatherer>(
+        rank, WaitInputGatherer::doings_budget(expected_ranks_), spill_,
+        WaitInputGatherer::spill_step(analysis_memory_, expected_ranks_));
     part->wait_part_ = waits;
   }
   auto time = std::make_shared<RankTime>(rank.rank());
@@ -410,7 +411,11 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
     std::string problem;
     const TimeWindow in =
         window ? resolve_window(*window, part, job_begin, over, problem) : TimeWindow{};
-    WaitStateReport waits = analyse_wait_states(part, over, in);
+    // A merge of one process shares its budget among its threads.
+    WaitStateReport waits = analyse_wait_states(
+        part, over, in,
+        exchange.processes() > 1 ? analysis_memory_
+                                 : analysis_memory_ / std::max<std::size_t>(threads, 1));
     CriticalPath path =
         find_critical_path(part, waits, over.index() == 0 ? spans : RankSpans{}, over, in);
     if (keep) {

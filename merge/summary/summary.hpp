@@ -38,6 +38,13 @@ class Summary {
   // How many ranks this process watches in all, for each one's share of the analysis's
   // memory (WaitInputGatherer::doings_budget).
   void expect_ranks(std::size_t ranks) { expected_ranks_ = ranks; }
+  // The analysis's message ends and collective calls of ranks watched from now on: past
+  // `budget` bytes they go to `spill` (null: all held in memory), and the analysis takes
+  // about `budget` of them at a time (wait_states.hpp).
+  void spill_wait_states(std::shared_ptr<EndSpill> spill, std::size_t budget) {
+    spill_ = std::move(spill);
+    analysis_memory_ = budget;
+  }
   bool gathers_wait_states() const noexcept { return analyse_waits_; }
   // Ranks watched from now on are added up on `threads` threads of their own, not on the
   // threads that read them (watch_workers.hpp); 0: on the reading threads.
@@ -99,6 +106,10 @@ class Summary {
   void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,
                std::size_t threads = 1, const std::optional<WindowSpec>& window = std::nullopt);
   const std::string& window_problem() const noexcept { return window_problem_; }
+  // Bytes of message ends and collective calls this process spilled (spill_wait_states).
+  std::uint64_t analysis_spilled_bytes() const noexcept {
+    return spill_ ? spill_->spilled_bytes() : 0;
+  }
   // The job's critical path through the wait states (found at the first call).
   const CriticalPath& critical_path() const;
   // The wait states of the ranks added up (analysed at the first call).
@@ -133,6 +144,8 @@ class Summary {
   std::string window_problem_;
   bool analyse_waits_ = true;
   std::size_t expected_ranks_ = 1;
+  std::shared_ptr<EndSpill> spill_;
+  std::size_t analysis_memory_ = kAnalysisMemory;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 

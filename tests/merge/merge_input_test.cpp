@@ -503,6 +503,64 @@ TEST(WatchWorkers, SummaryAddedUpOnWorkersIsTheSummaryAddedUpInline) {
   fs::remove_all(dir);
 }
 
+TEST(WatchWorkers, WaitInputsSpilledPastTheBudgetAnalyseAsHeldOnes) {
+  // Several ranks' message ends spilled at once from the workers' threads, then taken in
+  // rounds: the same waits and path as the inputs held whole.
+  const fs::path dir = rocprof::test::fresh_test_dir("watch_workers_spill");
+  SyntheticJob job;
+  job.directory = (dir / "job").string();
+  job.ranks = 6;
+  job.events_per_rank = 20000;
+  job.late_rank = 2;
+  job.late_ns = 200000;
+  rocprof::test::write_synthetic_job(job);
+  const RankSet set = RankSet::open({job.directory}, {});
+  const auto analysed = [&](std::size_t budget, std::shared_ptr<EndSpill> spill) {
+    Summary summary;
+    summary.gather_wait_states(true);
+    summary.expect_ranks(set.ranks().size());
+    summary.watch_on_threads(3);
+    summary.spill_wait_states(spill, budget);
+    std::vector<AlignedRank> ranks;
+    ranks.reserve(set.ranks().size());
+    for (const RankSet::Rank& rank : set.ranks()) ranks.emplace_back(rank.rank, *rank.reader);
+    for (const AlignedRank& rank : ranks) summary.watch(rank);
+    for (const AlignedRank& rank : ranks) {  // read as the sinks do, each rank once
+      rank.for_each_mpi_call([](const auto&) {});
+      rank.for_each_marker([](const auto&) {}, [](const auto&) {});
+      rank.watch({});
+      rank.done();
+    }
+    summary.end_watch();
+    summary.analyse(summary.take_wait_inputs(), SingleProcessExchange(), 2);
+    return std::tuple{summary.wait_states(), summary.critical_path(),
+                      summary.analysis_spilled_bytes()};
+  };
+  const auto [held_waits, held_path, held_spilled] = analysed(kAnalysisMemory, nullptr);
+  ASSERT_GT(held_waits.edges.size(), 1000U);
+  EXPECT_EQ(held_spilled, 0U);
+  EXPECT_EQ(held_waits.rounds, 1U);
+  const auto spill = std::make_shared<EndSpill>(dir.string(), 64 << 10);
+  const auto [waits, path, spilled] = analysed(64 << 10, spill);
+  EXPECT_GT(spilled, 0U);
+  EXPECT_GT(waits.rounds, 1U);
+  EXPECT_EQ(waits.waits.size(), held_waits.waits.size());
+  for (const auto& [key, totals] : held_waits.waits) {
+    const auto found = waits.waits.find(key);
+    ASSERT_NE(found, waits.waits.end());
+    EXPECT_EQ(found->second.count, totals.count);
+    EXPECT_EQ(found->second.total_ns, totals.total_ns);
+  }
+  ASSERT_EQ(waits.edges.size(), held_waits.edges.size());
+  for (std::size_t i = 0; i < waits.edges.size(); ++i)
+    EXPECT_EQ(
+        std::tie(waits.edges[i].waiting, waits.edges[i].from, waits.edges[i].to),
+        std::tie(held_waits.edges[i].waiting, held_waits.edges[i].from, held_waits.edges[i].to));
+  EXPECT_EQ(path.length_ns, held_path.length_ns);
+  EXPECT_EQ(path.by_activity, held_path.by_activity);
+  fs::remove_all(dir);
+}
+
 TEST(WatchWorkers, EachRanksRowsArriveInOrderWhileRanksAreReadAtOnce) {
   constexpr int kRanks = 8;
   constexpr std::uint64_t kRows = 20000;

@@ -231,6 +231,61 @@ class WaitStatesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("not with --no-analysis", result.stderr)
 
+    def test_past_its_memory_the_analysis_spills_and_finds_the_same(self):
+        # 4 ranks of 200,000 events: ~10 MiB of message ends and collective calls, taken in
+        # rounds of 1 MiB; the tables, the .pftrace and the .h5 stay those of the merge that
+        # holds them all, from one process and from three.
+        path = os.path.join(self.dir, "big")
+        subprocess.run([SYNTHETIC, path, "4", "200000", f"--late-rank=1:{DELAY_NS}:gpu"],
+                       check=True)
+
+        def merged(name, memory=None, processes=1):
+            prefix = os.path.join(self.dir, name)
+            env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            command = [MERGE, path, "--summary-csv", prefix, "--timings", "--no-summary"]
+            if memory is not None:
+                env["ROCPROF_MERGE_ANALYSIS_MEMORY"] = memory
+            if processes > 1:
+                command = ["mpirun", "--oversubscribe", "-np", str(processes), "-x",
+                           "ROCPROF_MERGE_ANALYSIS_MEMORY", *command]
+            outputs = {}
+            for extension in (".pftrace", ".h5"):
+                result = subprocess.run(command + ["-o", prefix + extension], capture_output=True,
+                                        text=True, timeout=300, env=env)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                outputs[extension] = result.stderr
+            tables = {}
+            for table in ("waits", "critical_path", "imbalance"):
+                with open(f"{prefix}_{table}.csv") as f:
+                    tables[table] = f.read()
+            with open(prefix + ".pftrace", "rb") as f:
+                tables["pftrace"] = f.read()
+            # The group's contents: the dump's first line names the file.
+            tables["h5"] = subprocess.run(["h5dump", "-g", "/analysis", prefix + ".h5"],
+                                          capture_output=True, text=True,
+                                          check=True).stdout.split("\n", 1)[1]
+            return tables, outputs[".pftrace"]
+
+        held, told = merged("held")
+        self.assertNotIn("rounds", told)
+        self.assertEqual(len(read_csv(os.path.join(self.dir, "held_waits.csv"))), 4)
+        self.assertIn("wait at NxN", held["h5"])
+        for processes in (1, 3):
+            spilled, told = merged(f"spilled{processes}", "1", processes)
+            self.assertRegex(told, r"in \d+ rounds \([0-9.]+ MiB spilled")
+            if processes == 1:  # (in parallel the first process may hold no rank)
+                self.assertNotRegex(told, r"\(0\.0 MiB spilled")
+            for what in held:
+                self.assertTrue(spilled[what] == held[what], (what, processes))
+        # A budget that is not a number of MiB stops the merge before any work.
+        result = subprocess.run([MERGE, path, "-o", os.path.join(self.dir, "bad.pftrace")],
+                                capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, ROCPROF_MERGE_ANALYSIS_MEMORY="lots"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("ROCPROF_MERGE_ANALYSIS_MEMORY is 'lots'", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "bad.pftrace")))
+        self.assertEqual([f for f in os.listdir(self.dir) if "rocprof-merge-analysis" in f], [])
+
     def test_a_balanced_job_has_no_wait_states(self):
         job = self.synthetic("balanced")
         summary, waits = self.merge(job)

@@ -18,13 +18,19 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "merge/analysis/critical_path.hpp"
+#include "merge/analysis/end_spill.hpp"
 #include "merge/analysis/thread_exchange.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/mpi_call_rows.hpp"
+#include "tests/tools/test_dir.hpp"
 
 namespace rocprof::merge {
 namespace {
+
+namespace fs = std::filesystem;
 
 // A rank's input, built call by call.
 class Rank {
@@ -420,9 +426,34 @@ std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
   return job;
 }
 
-// What `processes` merge processes find, each holding a block of the ranks.
-std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& job,
-                                                     std::size_t processes) {
+// The input with its ends and calls spilled a few at a time (blocks of up to `block` items),
+// the last few left in memory, as a gatherer past its budget leaves them.
+RankWaitInput spilled(RankWaitInput input, const std::shared_ptr<EndSpill>& spill,
+                      std::size_t block) {
+  const auto spill_in_blocks = [&](auto& items, std::vector<SpilledBlock>& blocks) {
+    using Item = typename std::decay_t<decltype(items)>::value_type;
+    std::vector<Item> all = std::move(items);
+    items.clear();
+    std::size_t at = 0;
+    for (; at + block < all.size(); at += block) {
+      std::vector<Item> piece(all.begin() + static_cast<std::ptrdiff_t>(at),
+                              all.begin() + static_cast<std::ptrdiff_t>(at + block));
+      blocks.push_back(spill->spill(piece, [](const Item& item) { return slice_of(item); }));
+    }
+    items.assign(all.begin() + static_cast<std::ptrdiff_t>(at), all.end());
+  };
+  spill_in_blocks(input.messages, input.spilled_messages);
+  spill_in_blocks(input.collectives, input.spilled_collectives);
+  input.spill = spill;
+  input.message_names = static_cast<std::uint32_t>(input.names.size());
+  return input;
+}
+
+// What `processes` merge processes find, each holding a block of the ranks; with a spill,
+// their ends and calls spilled and taken in rounds of about `round_bytes`.
+std::pair<WaitStateReport, CriticalPath> analysed_by(
+    const std::vector<Rank>& job, std::size_t processes,
+    const std::shared_ptr<EndSpill>& spill = nullptr, std::size_t round_bytes = kAnalysisMemory) {
   RankSpans spans;
   for (const Rank& rank : job) {
     const auto& doings = rank.input().doings;
@@ -441,9 +472,10 @@ std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& jo
     threads.emplace_back([&, p] {
       std::vector<RankWaitInput> mine;
       for (std::size_t r = p * job.size() / processes; r < (p + 1) * job.size() / processes; ++r)
-        mine.push_back(job[r].input());
+        mine.push_back(spill ? spilled(job[r].input(), spill, 5 + r) : job[r].input());
       const ThreadExchange exchange(meeting, p);
-      WaitStateReport waits = analyse_wait_states(mine, exchange);  // consumes its messages
+      // Consumes its ends and calls.
+      WaitStateReport waits = analyse_wait_states(mine, exchange, {}, round_bytes);
       CriticalPath path = find_critical_path(mine, waits, p == 0 ? spans : RankSpans{}, exchange);
       if (p == 0) result = {std::move(waits), std::move(path)};
     });
@@ -451,40 +483,74 @@ std::pair<WaitStateReport, CriticalPath> analysed_by(const std::vector<Rank>& jo
   return result;
 }
 
+void expect_same(const std::pair<WaitStateReport, CriticalPath>& expected,
+                 const std::pair<WaitStateReport, CriticalPath>& found, const std::string& how) {
+  const auto& [waits, path] = expected;
+  const auto& [spread_waits, spread_path] = found;
+  EXPECT_EQ(spread_waits.waits.size(), waits.waits.size()) << how;
+  for (const auto& [key, total] : waits.waits) {
+    const auto match = spread_waits.waits.find(key);
+    ASSERT_NE(match, spread_waits.waits.end()) << how;
+    EXPECT_EQ(match->second.count, total.count) << how;
+    EXPECT_EQ(match->second.total_ns, total.total_ns) << how;
+  }
+  ASSERT_EQ(spread_waits.edges.size(), waits.edges.size()) << how;
+  for (std::size_t i = 0; i < waits.edges.size(); ++i) {
+    const auto& a = waits.edges[i];
+    const auto& b = spread_waits.edges[i];
+    EXPECT_EQ(std::tie(a.waiting, a.awaited, a.from, a.to, a.pattern),
+              std::tie(b.waiting, b.awaited, b.from, b.to, b.pattern))
+        << how;
+    EXPECT_EQ(waits.causes[a.cause], spread_waits.causes[b.cause]) << how;
+  }
+  EXPECT_EQ(spread_waits.causes, waits.causes) << how;
+  EXPECT_EQ(spread_waits.mismatched_collectives, waits.mismatched_collectives) << how;
+  ASSERT_EQ(spread_path.stretches.size(), path.stretches.size()) << how;
+  EXPECT_EQ(spread_path.length_ns, path.length_ns) << how;
+  EXPECT_EQ(spread_path.by_rank, path.by_rank) << how;
+  EXPECT_EQ(spread_path.by_activity, path.by_activity) << how;
+}
+
 TEST(WaitStates, EveryNumberOfMergeProcessesFindsTheSameWaitsAndPath) {
   for (const std::uint32_t seed : {1U, 2U, 3U}) {
     const std::vector<Rank> job = random_job(seed, 11);
-    const auto [waits, path] = analysed_by(job, 1);
+    const auto expected = analysed_by(job, 1);
+    const auto& [waits, path] = expected;
     ASSERT_GT(waits.edges.size(), 100U) << "seed " << seed;
     ASSERT_GT(path.stretches.size(), 2U) << "seed " << seed;
     std::set<WaitPattern> patterns;
     for (const auto& [key, total] : waits.waits) patterns.insert(std::get<0>(key));
     EXPECT_GE(patterns.size(), 4U) << "seed " << seed;
-    for (const std::size_t processes : {2U, 3U, 8U, 16U}) {
-      const auto [spread_waits, spread_path] = analysed_by(job, processes);
-      EXPECT_EQ(spread_waits.waits.size(), waits.waits.size()) << processes << " processes";
-      for (const auto& [key, total] : waits.waits) {
-        const auto found = spread_waits.waits.find(key);
-        ASSERT_NE(found, spread_waits.waits.end()) << processes << " processes";
-        EXPECT_EQ(found->second.count, total.count);
-        EXPECT_EQ(found->second.total_ns, total.total_ns);
-      }
-      ASSERT_EQ(spread_waits.edges.size(), waits.edges.size());
-      for (std::size_t i = 0; i < waits.edges.size(); ++i) {
-        const auto& a = waits.edges[i];
-        const auto& b = spread_waits.edges[i];
-        EXPECT_EQ(std::tie(a.waiting, a.awaited, a.from, a.to, a.pattern),
-                  std::tie(b.waiting, b.awaited, b.from, b.to, b.pattern));
-        EXPECT_EQ(waits.causes[a.cause], spread_waits.causes[b.cause]);
-      }
-      EXPECT_EQ(spread_waits.causes, waits.causes);
-      EXPECT_EQ(spread_waits.mismatched_collectives, waits.mismatched_collectives);
-      ASSERT_EQ(spread_path.stretches.size(), path.stretches.size());
-      EXPECT_EQ(spread_path.length_ns, path.length_ns);
-      EXPECT_EQ(spread_path.by_rank, path.by_rank);
-      EXPECT_EQ(spread_path.by_activity, path.by_activity);
-    }
+    for (const std::size_t processes : {2U, 3U, 8U, 16U})
+      expect_same(expected, analysed_by(job, processes),
+                  fmt::format("seed {}, {} processes", seed, processes));
   }
+}
+
+TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
+  const fs::path dir = rocprof::test::fresh_test_dir("wait_states_spill");
+  for (const std::uint32_t seed : {4U, 5U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    const auto expected = analysed_by(job, 1);
+    ASSERT_GT(expected.first.edges.size(), 100U) << "seed " << seed;
+    EXPECT_EQ(expected.first.rounds, 1U);
+    for (const std::size_t processes : {1U, 3U, 8U})
+      for (const std::size_t round_bytes : {std::size_t{1}, std::size_t{2000}, kAnalysisMemory}) {
+        const auto spill = std::make_shared<EndSpill>(dir.string(), round_bytes);
+        const auto found = analysed_by(job, processes, spill, round_bytes);
+        const std::string how =
+            fmt::format("seed {}, {} processes, rounds of {} bytes", seed, processes, round_bytes);
+        expect_same(expected, found, how);
+        EXPECT_GT(spill->spilled_bytes(), 0U) << how;
+        // As many rounds as slices for 1 byte, more than one for 2000, one for the default.
+        if (round_bytes == 1) EXPECT_EQ(found.first.rounds, kEndSlices) << how;
+        if (round_bytes == 2000) EXPECT_GT(found.first.rounds, 1U) << how;
+        if (round_bytes == kAnalysisMemory) EXPECT_EQ(found.first.rounds, 1U) << how;
+      }
+  }
+  // Nothing is left in the directory: the spill is unlinked as soon as it is made.
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
 }
 
 TEST(WaitStates, AReportTravelsBetweenProcessesWhole) {
