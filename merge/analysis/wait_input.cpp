@@ -134,10 +134,13 @@ WaitInputGatherer::Messages::~Messages() {
 
 void WaitInputGatherer::Messages::took_on() {
   if (!spill_ || ++unchecked_ < step_) return;
-  const std::size_t bytes = unchecked_ * sizeof(MessageEnd);
   unchecked_ = 0;
-  held_ += bytes;
-  if (spill_->hold(bytes)) spill_all();
+  // What the vectors take, not what they hold: they grow by doubling.
+  const std::size_t bytes = (messages_.capacity() + collectives_.capacity()) * sizeof(MessageEnd);
+  if (bytes <= held_) return;
+  const std::size_t more = bytes - held_;
+  held_ = bytes;
+  if (spill_->hold(more)) spill_all();
 }
 
 void WaitInputGatherer::Messages::spill_all() {

@@ -60,12 +60,16 @@ struct CollectiveCall {
 };
 
 // The slice of a message end: its stream's (both ends of a message share it), and of a
-// collective call: its instance's.
+// collective call: its instance's, which shares it with the communicator's instances
+// numbered close to it (kCollectivePage of them), so that a round of the analysis holds
+// whole runs of instances (wait_states.cpp).
+inline constexpr std::uint32_t kCollectivePage = 1024;
 inline std::uint32_t slice_of(const MessageEnd& end) noexcept {
   return slice_of_key(end.flow >> 32);
 }
 inline std::uint32_t slice_of(const CollectiveCall& call) noexcept {
-  return slice_of_key(call.communicator + call.sequence * 0x9e3779b97f4a7c15ULL);
+  return slice_of_key(call.communicator +
+                      (call.sequence / kCollectivePage) * 0x9e3779b97f4a7c15ULL);
 }
 
 struct RankWaitInput {

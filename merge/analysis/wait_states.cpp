@@ -18,6 +18,9 @@
 namespace rocprof::merge {
 namespace {
 
+constexpr std::size_t kPageParts = kCollectivePage;  // InstanceTable's page
+constexpr std::uint64_t kRoundWorkingSet = 3;        // a round's memory / its items' bytes
+
 // A send as it travels to the process of the rank it went to, where its receive is: its rank
 // and its function as an index into the job's function names (the same on every process).
 struct SyncSend {
@@ -104,9 +107,11 @@ void add_part(InstancePart& part, const InstancePart& other) {
 }
 
 // Collective instances by communicator and number: a communicator's instances are numbered
-// from 0 on each rank, so each communicator's are a vector (a hash look-up per call was most
+// from 0 on each rank, so each communicator's are an array (a hash look-up per call was most
 // of adding them up), of every `stride`-th number where a process holds every stride-th
-// (instance_process). An entry of no calls is none.
+// (instance_process), in pages made as instances come: a round of the analysis holds some
+// pages' instances only (slice_of(CollectiveCall)), and its table only those pages. An entry
+// of no calls is none.
 class InstanceTable {
  public:
   // `most` bounds the entries per communicator (damage past it is refused, not allocated).
@@ -117,35 +122,43 @@ class InstanceTable {
       last_ = &by_communicator_[communicator];
     }
     const std::size_t index = sequence / stride_;
-    if (index >= last_->size()) {
-      if (index >= most_)
-        throw std::runtime_error("a merge process sent a damaged collective instance");
-      last_->resize(index + 1, empty_part(communicator, 0, 0, CollectiveKind::kNone));
-    }
-    InstancePart& part = (*last_)[index];
+    if (index >= most_)
+      throw std::runtime_error("a merge process sent a damaged collective instance");
+    const std::size_t page = index / kPageParts;
+    if (page >= last_->size()) last_->resize(page + 1);
+    Page& parts = (*last_)[page];
+    // A page grows as far as its instances go: a communicator of few instances stays small.
+    if (index % kPageParts >= parts.size())
+      parts.resize(index % kPageParts + 1, empty_part(communicator, 0, 0, CollectiveKind::kNone));
+    InstancePart& part = parts[index % kPageParts];
     part.sequence = sequence;
     return part;
   }
   const InstancePart* find(std::uint64_t communicator, std::uint32_t sequence) const {
     const auto found = by_communicator_.find(communicator);
     const std::size_t index = sequence / stride_;
-    if (found == by_communicator_.end() || index >= found->second.size()) return nullptr;
-    const InstancePart& part = found->second[index];
+    const std::size_t page = index / kPageParts;
+    if (found == by_communicator_.end() || page >= found->second.size() ||
+        index % kPageParts >= found->second[page].size())
+      return nullptr;
+    const InstancePart& part = found->second[page][index % kPageParts];
     return part.calls == 0 ? nullptr : &part;
   }
   template <typename Visit>
   void for_each(Visit visit) const {
-    for (const auto& [communicator, parts] : by_communicator_)
-      for (const InstancePart& part : parts)
-        if (part.calls > 0) visit(part);
+    for (const auto& [communicator, pages] : by_communicator_)
+      for (const Page& parts : pages)
+        for (const InstancePart& part : parts)
+          if (part.calls > 0) visit(part);
   }
 
  private:
+  using Page = std::vector<InstancePart>;
   std::size_t most_;
   std::size_t stride_;
-  absl::flat_hash_map<std::uint64_t, std::vector<InstancePart>> by_communicator_;
+  absl::flat_hash_map<std::uint64_t, std::vector<Page>> by_communicator_;
   std::uint64_t last_communicator_ = 0;
-  std::vector<InstancePart>* last_ = nullptr;
+  std::vector<Page>* last_ = nullptr;
 };
 
 // A wait found where its calls met, on its way to the waiting rank's process (its call path)
@@ -451,8 +464,11 @@ class Analysis {
     for (const std::string& name : names) out.put_string(name);
     my_collective_calls_ = collective_calls();
     out.put<std::uint64_t>(my_collective_calls_);
+    // A round takes about three times what its ends and calls hold (the sends on their way,
+    // the receives by stream, the instances' parts).
+    const std::uint64_t taken = kRoundWorkingSet * bytes;
     out.put<std::uint64_t>(std::min<std::uint64_t>(
-        kEndSlices, std::max<std::uint64_t>(1, (bytes + round_bytes_ - 1) / round_bytes_)));
+        kEndSlices, std::max<std::uint64_t>(1, (taken + round_bytes_ - 1) / round_bytes_)));
     const std::vector<std::vector<std::byte>> parts = all_gather(exchange_, out.take());
     std::set<std::string> all;
     std::uint64_t rounds = 1;
