@@ -198,7 +198,12 @@ class Outgoing {
     const auto* bytes = reinterpret_cast<const std::byte*>(&item);
     parts_[process].insert(parts_[process].end(), bytes, bytes + sizeof(T));
   }
-  std::vector<std::vector<std::byte>> take() { return std::move(parts_); }
+  // What was added, and none left for the next items.
+  std::vector<std::vector<std::byte>> take() {
+    std::vector<std::vector<std::byte>> parts = std::move(parts_);
+    parts_.assign(parts.size(), {});
+    return parts;
+  }
 
  private:
   std::vector<std::vector<std::byte>> parts_;
@@ -248,13 +253,16 @@ class Analysis {
     // process finds the message's waits. A collective instance's calls are added up on each
     // process, the parts on the process the instance hashes to, and the whole goes back to
     // each process with calls in it, which finds its calls' waits. Each wait then goes to the
-    // waiting rank's process. Message ends and collective calls are let go once used: the
-    // doings stay, for causes and call paths.
+    // waiting rank's process, and is blamed in the round it was found, but for a late
+    // sender's: a receiving call waits for the latest of its messages, which may lie in other
+    // rounds, so those wait for the last. Message ends and collective calls are let go once
+    // used: the doings stay, for causes and call paths.
     for (std::uint32_t round = 0; round < rounds; ++round) {
       take_slices({round * kEndSlices / rounds, (round + 1) * kEndSlices / rounds});
       pair_messages(exchange_.all_to_all(outgoing_sends()));
       finish_collectives(
           exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
+      blame_found(settled_);
     }
     for (RankWaitInput& rank : mine_) {
       std::vector<MessageEnd>().swap(rank.messages);
@@ -263,10 +271,7 @@ class Analysis {
       rank.spilled_collectives.clear();
       rank.spill.reset();
     }
-    std::vector<FoundWait> waits;
-    for_each_item<FoundWait>(exchange_.all_to_all(found_.take()),
-                             [&](const FoundWait& wait) { waits.push_back(wait); });
-    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+    blame_found(candidates_);
     return gathered();
   }
 
@@ -503,7 +508,18 @@ class Analysis {
 
   std::size_t owner(std::int32_t rank) const { return owner_.at(rank); }
 
-  void found(const FoundWait& wait) { found_.add(owner(wait.waiting), wait); }
+  void found(const FoundWait& wait) {
+    (wait.candidate != 0 ? candidates_ : settled_).add(owner(wait.waiting), wait);
+  }
+
+  // The waits found so far, to the waiting rank's process for their call paths, then to the
+  // awaited rank's for their causes.
+  void blame_found(Outgoing<FoundWait>& found) {
+    std::vector<FoundWait> waits;
+    for_each_item<FoundWait>(exchange_.all_to_all(found.take()),
+                             [&](const FoundWait& wait) { waits.push_back(wait); });
+    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+  }
 
   // The sends that came to this process, each met with its receive (of one of this
   // process's ranks). A flow id is its stream's index and the message's ordinal there (from
@@ -644,37 +660,65 @@ class Analysis {
     ByteWriter out;
     report_.mismatched_collectives = mismatched_;
     report_.put(out);
-    const std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
+    std::vector<WaitStateReport::Edge>().swap(report_.edges);  // sent: this copy goes
+    std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
     if (exchange_.index() != 0) return {};
     WaitStateReport job;
     job.rounds = rounds_;
-    std::vector<std::pair<WaitStateReport::Edge, std::string>> edges;
-    for (const std::vector<std::byte>& part : parts) {
-      ByteReader in(part);
-      WaitStateReport one = WaitStateReport::get(in);
+    // Edges carry a cause numbered in order of first sight here, each part read and let go
+    // in turn (an edge is 32 bytes; a copy of its cause's name each was most of the memory).
+    std::vector<WaitStateReport::Edge> edges;
+    std::vector<std::string> seen;  // causes by that number
+    absl::flat_hash_map<std::string, std::uint32_t> seen_at;
+    for (std::vector<std::byte>& part : parts) {
+      WaitStateReport one;
+      {
+        ByteReader in(part);
+        one = WaitStateReport::get(in);
+      }
+      std::vector<std::byte>().swap(part);
       job.mismatched_collectives += one.mismatched_collectives;
       for (auto& [key, totals] : one.waits) {
         WaitTotals& into = job.waits[key];
         into.count += totals.count;
         into.total_ns += totals.total_ns;
       }
-      for (const WaitStateReport::Edge& edge : one.edges)
-        edges.emplace_back(edge, one.causes.at(edge.cause));
+      std::vector<std::uint32_t> number(one.causes.size());
+      for (std::size_t c = 0; c < one.causes.size(); ++c) {
+        const auto [entry, added] =
+            seen_at.try_emplace(one.causes[c], static_cast<std::uint32_t>(seen.size()));
+        if (added) seen.push_back(one.causes[c]);
+        number[c] = entry->second;
+      }
+      for (WaitStateReport::Edge edge : one.edges) {
+        edge.cause = number.at(edge.cause);
+        edges.push_back(edge);
+      }
     }
-    std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.first.waiting, a.first.from, a.first.to, a.first.awaited, a.first.pattern,
-                      a.second) < std::tie(b.first.waiting, b.first.from, b.first.to,
-                                           b.first.awaited, b.first.pattern, b.second);
+    // One order whatever the number of processes: by waiting rank and time, then by the
+    // cause's name (its rank among the names), and causes numbered by first use.
+    std::vector<std::uint32_t> by_name(seen.size());
+    {
+      std::vector<std::uint32_t> order(seen.size());
+      for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+      std::sort(order.begin(), order.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return seen[a] < seen[b]; });
+      for (std::uint32_t rank = 0; rank < order.size(); ++rank) by_name[order[rank]] = rank;
+    }
+    std::sort(edges.begin(), edges.end(), [&](const auto& a, const auto& b) {
+      return std::tie(a.waiting, a.from, a.to, a.awaited, a.pattern, by_name[a.cause]) <
+             std::tie(b.waiting, b.from, b.to, b.awaited, b.pattern, by_name[b.cause]);
     });
-    absl::flat_hash_map<std::string, std::uint32_t> causes;
-    job.edges.reserve(edges.size());
-    for (auto& [edge, cause] : edges) {
-      const auto [entry, added] =
-          causes.try_emplace(cause, static_cast<std::uint32_t>(job.causes.size()));
-      if (added) job.causes.push_back(std::move(cause));
-      edge.cause = entry->second;
-      job.edges.push_back(edge);
+    std::vector<std::int64_t> used(seen.size(), -1);
+    for (WaitStateReport::Edge& edge : edges) {
+      std::int64_t& number = used[edge.cause];
+      if (number < 0) {
+        number = static_cast<std::int64_t>(job.causes.size());
+        job.causes.push_back(seen[edge.cause]);
+      }
+      edge.cause = static_cast<std::uint32_t>(number);
     }
+    job.edges = std::move(edges);
     return job;
   }
 
@@ -690,8 +734,10 @@ class Analysis {
   std::vector<std::string> functions_;                      // the job's, sorted
   std::vector<std::vector<std::int32_t>> local_functions_;  // by rank, name: -1 unknown
   std::vector<std::unique_ptr<RankDoings>> doings_;         // made at a rank's first question
-  Outgoing<FoundWait> found_{processes_};                   // to the waiting rank's process
-  WaitStateReport report_;                                  // this process's awaited ranks' waits
+  // To the waiting rank's process: waits found in this round, and late-sender candidates.
+  Outgoing<FoundWait> settled_{processes_};
+  Outgoing<FoundWait> candidates_{processes_};
+  WaitStateReport report_;  // this process's awaited ranks' waits
   std::uint64_t mismatched_ = 0;
   std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
   std::uint64_t job_collective_calls_ = 0;  // of every process's ranks
