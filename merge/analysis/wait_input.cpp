@@ -181,11 +181,14 @@ void WaitInputGatherer::Messages::mpi_call(const format::MpiCallRow& row) {
   if (functions_.is_per_request_row(row)) return;
   const Function& called = function(row.function);
   const auto name = static_cast<std::uint16_t>(called.name);
+  const auto receives =
+      std::count_if(pending.begin(), pending.end(), [](const MessageFlow& f) { return !f.starts; });
+  const std::uint8_t receive_flags = receives == 1 ? MessageEnd::kSoleReceive : 0;
   for (const MessageFlow& flow : pending) {
     messages_.push_back(
         {flow.flow, row.begin_ns, row.end_ns,
          flow.starts ? std::uint64_t{static_cast<std::uint32_t>(flow.receiver)} : flow.posted_ns,
-         row.thread_id, name, called.kind, static_cast<std::uint8_t>(flow.starts ? 1 : 0)});
+         row.thread_id, name, called.kind, flow.starts ? MessageEnd::kSendEnd : receive_flags});
     took_on();
   }
   pending.clear();

@@ -43,7 +43,13 @@ struct MessageEnd {
   std::uint32_t thread_id;
   std::uint16_t function;  // index into RankWaitInput::names (MPI functions are few)
   std::uint8_t kind;       // MpiCallKind of the call
-  std::uint8_t send;       // 1: the sending end
+  std::uint8_t flags;      // kSendEnd, kSoleReceive
+  static constexpr std::uint8_t kSendEnd = 1;
+  // A receive whose call completed no other message: its wait is known once it meets its
+  // send, without the call's other messages.
+  static constexpr std::uint8_t kSoleReceive = 2;
+  bool sends() const noexcept { return (flags & kSendEnd) != 0; }
+  bool sole_receive() const noexcept { return (flags & kSoleReceive) != 0; }
 };
 
 // A collective call: the `sequence`-th collective of its rank on `communicator`.

@@ -303,18 +303,18 @@ class Analysis {
     std::vector<std::size_t> counts(processes_);
     for (const std::vector<MessageEnd>& ends : ends_)
       for (const MessageEnd& end : ends)
-        if (end.send != 0)
+        if (end.sends())
           if (const auto process = receiver_process(end)) ++counts[*process];
     for (std::size_t p = 0; p < processes_; ++p) sends.reserve(p, counts[p]);
     for (std::size_t r = 0; r < mine_.size(); ++r) {
       std::vector<MessageEnd>& ends = ends_[r];
       for (const MessageEnd& end : ends)
-        if (end.send != 0)
+        if (end.sends())
           if (const auto process = receiver_process(end))
             sends.add(*process, {end.flow, end.begin_ns, end.end_ns, mine_[r].rank, end.thread_id,
                                  function_id(r, end.function), end.kind});
       // The receives stay, for pair_messages.
-      std::erase_if(ends, [](const MessageEnd& end) { return end.send != 0; });
+      std::erase_if(ends, [](const MessageEnd& end) { return end.sends(); });
     }
     return sends.take();
   }
@@ -564,12 +564,19 @@ class Analysis {
       const std::uint16_t function = function_id(found_receive.rank, receive.function);
       const auto kind = static_cast<MpiCallKind>(receive.kind);
       // A call waits for its latest sender only, and only if that one began after it did:
-      // a message sent before the call began is no candidate.
+      // a message sent before the call began is no candidate. A call of one message waits
+      // for its sender, until it ends at the latest.
       if ((kind == MpiCallKind::kReceive || kind == MpiCallKind::kCompletion ||
            kind == MpiCallKind::kSendrecv) &&
-          send.begin_ns > receive.begin_ns)
-        found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receiver,
-               send.rank, receive.thread_id, function, WaitPattern::kLateSender, 1});
+          send.begin_ns > receive.begin_ns) {
+        if (!receive.sole_receive())
+          found({receive.begin_ns, receive.end_ns, receive.begin_ns, send.begin_ns, receiver,
+                 send.rank, receive.thread_id, function, WaitPattern::kLateSender, 1});
+        else if (const std::uint64_t to = std::min(receive.end_ns, send.begin_ns);
+                 to > receive.begin_ns)
+          found({receive.begin_ns, receive.end_ns, receive.begin_ns, to, receiver, send.rank,
+                 receive.thread_id, function, WaitPattern::kLateSender, 0});
+      }
       // Late receiver: a blocking send that began before its receive was posted and ended
       // only after it was (it waited; an eager send returns at once).
       const std::uint64_t posted = receive.posted_or_receiver;

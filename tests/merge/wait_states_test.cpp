@@ -81,6 +81,7 @@ class Rank {
     return doing(DoingKind::kRegion, what, begin, end, lane);
   }
   const RankWaitInput& input() const { return input_; }
+  std::vector<MessageEnd>& messages() { return input_.messages; }
   std::uint16_t function_name(const std::string& text) {
     return static_cast<std::uint16_t>(name(text));
   }
@@ -525,6 +526,57 @@ TEST(WaitStates, EveryNumberOfMergeProcessesFindsTheSameWaitsAndPath) {
       expect_same(expected, analysed_by(job, processes),
                   fmt::format("seed {}, {} processes", seed, processes));
   }
+}
+
+// Marks the receives whose call (thread, begin, end) completed no other message, as the
+// gatherer does; returns how many receives were marked and how many shared their call.
+std::pair<std::size_t, std::size_t> mark_sole_receives(std::vector<Rank>& job) {
+  std::size_t marked = 0;
+  std::size_t shared = 0;
+  for (Rank& rank : job) {
+    std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::size_t> per_call;
+    for (const MessageEnd& end : rank.messages())
+      if (!end.sends()) ++per_call[{end.thread_id, end.begin_ns, end.end_ns}];
+    for (MessageEnd& end : rank.messages()) {
+      if (end.sends()) continue;
+      if (per_call[{end.thread_id, end.begin_ns, end.end_ns}] == 1) {
+        end.flags |= MessageEnd::kSoleReceive;
+        ++marked;
+      } else {
+        ++shared;
+      }
+    }
+  }
+  return {marked, shared};
+}
+
+TEST(WaitStates, ReceivesOfOneMessageSettledAtOnceFindTheSameWaits) {
+  // A receive marked as its call's only message has its late-sender wait settled when its
+  // send meets it, not held for the call's other messages: the same waits either way.
+  for (const std::uint32_t seed : {6U, 7U}) {
+    std::vector<Rank> job = random_job(seed, 11);
+    const auto expected = analysed_by(job, 1);
+    ASSERT_GT(expected.first.edges.size(), 100U);
+    ASSERT_GT(mark_sole_receives(job).first, 50U);
+    for (const std::size_t processes : {1U, 3U})
+      expect_same(expected, analysed_by(job, processes),
+                  fmt::format("seed {}, {} processes, sole receives marked", seed, processes));
+  }
+  // A Waitall of two messages is not marked, and still waits for its latest sender only;
+  // a receive of one message that ends before its send began waits until it ends.
+  std::vector<Rank> job{Rank(0), Rank(2), Rank(1), Rank(3)};
+  job[0].send(1, "MPI_Isend", 3000, 3100, 1);
+  job[1].send(2, "MPI_Isend", 6000, 6100, 1);
+  job[2].receive(1, "MPI_Waitall", 1000, 7000, 100).receive(2, "MPI_Waitall", 1000, 7000, 100);
+  job[0].send(3, "MPI_Isend", 9000, 9100, 3);
+  job[3].receive(3, "MPI_Recv", 8000, 8500, 8000);  // (times as aligned, not causal)
+  EXPECT_EQ(mark_sole_receives(job), (std::pair<std::size_t, std::size_t>(1, 2)));
+  const WaitStateReport report = analyse(job);
+  ASSERT_EQ(report.edges.size(), 2U);
+  std::map<std::int32_t, std::pair<std::uint64_t, std::int32_t>> waited;  // rank -> ns, awaited
+  for (const auto& edge : report.edges) waited[edge.waiting] = {edge.to - edge.from, edge.awaited};
+  EXPECT_EQ(waited.at(1), (std::pair<std::uint64_t, std::int32_t>(5000, 2)));
+  EXPECT_EQ(waited.at(3), (std::pair<std::uint64_t, std::int32_t>(500, 0)));
 }
 
 TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
