@@ -469,6 +469,13 @@ class Analysis {
     for (const std::string& name : names) out.put_string(name);
     my_collective_calls_ = collective_calls();
     out.put<std::uint64_t>(my_collective_calls_);
+    std::uint64_t spilled = 0;
+    for (const RankWaitInput& rank : mine_) {
+      for (const SpilledBlock& block : rank.spilled_messages) spilled += block.starts[kEndSlices];
+      for (const SpilledBlock& block : rank.spilled_collectives)
+        spilled += block.starts[kEndSlices];
+    }
+    out.put<std::uint64_t>(spilled * sizeof(MessageEnd));
     // A round takes about three times what its ends and calls hold (the sends on their way,
     // the receives by stream, the instances' parts).
     const std::uint64_t taken = kRoundWorkingSet * bytes;
@@ -484,6 +491,7 @@ class Analysis {
       const auto count = in.get<std::uint64_t>();
       for (std::uint64_t i = 0; i < count; ++i) all.insert(in.get_string());
       job_collective_calls_ += in.get<std::uint64_t>();
+      job_spilled_bytes_ += in.get<std::uint64_t>();
       rounds = std::max(rounds, in.get<std::uint64_t>());
     }
     if (all.size() > std::numeric_limits<std::uint16_t>::max())
@@ -672,6 +680,7 @@ class Analysis {
     if (exchange_.index() != 0) return {};
     WaitStateReport job;
     job.rounds = rounds_;
+    job.spilled_bytes = job_spilled_bytes_;
     // Edges carry a cause numbered in order of first sight here, each part read and let go
     // in turn (an edge is 32 bytes; a copy of its cause's name each was most of the memory).
     std::vector<WaitStateReport::Edge> edges;
@@ -749,6 +758,7 @@ class Analysis {
   std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
   std::uint64_t job_collective_calls_ = 0;  // of every process's ranks
   std::uint32_t rounds_ = 1;
+  std::uint64_t job_spilled_bytes_ = 0;  // of every process's ranks' ends and calls
 };
 
 }  // namespace

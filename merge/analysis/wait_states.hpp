@@ -62,6 +62,8 @@ struct WaitStateReport {
   std::uint64_t mismatched_collectives = 0;
   // In how many rounds the message ends and collective calls were taken (not exchanged).
   std::uint32_t rounds = 1;
+  // Bytes of ends and calls that every process together had spilled (not exchanged).
+  std::uint64_t spilled_bytes = 0;
 
   bool empty() const noexcept { return waits.empty(); }
   std::array<WaitTotals, kWaitPatterns> by_pattern() const;

@@ -452,10 +452,9 @@ bool MergePipeline::write_first_process_outputs(Run& run) {
     if (options_.analyse && summary.wait_states().rounds > 1)
       run.timing_report.push_back(fmt::format(
           "the analysis took its message ends and collective calls in {} rounds ({:.1f} MiB "
-          "spilled{})",
+          "of them spilled)",
           summary.wait_states().rounds,
-          static_cast<double>(summary.analysis_spilled_bytes()) / (1 << 20),
-          group.size() > 1 ? " by the first process" : ""));
+          static_cast<double>(summary.wait_states().spilled_bytes) / (1 << 20)));
   }
   if (!run.quiet)
     fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", run.job->ranks.size(), run.events,

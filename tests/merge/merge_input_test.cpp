@@ -543,6 +543,7 @@ TEST(WatchWorkers, WaitInputsSpilledPastTheBudgetAnalyseAsHeldOnes) {
   const auto spill = std::make_shared<EndSpill>(dir.string(), 64 << 10);
   const auto [waits, path, spilled] = analysed(64 << 10, spill);
   EXPECT_GT(spilled, 0U);
+  EXPECT_EQ(waits.spilled_bytes, spilled);  // every block the gatherers spilled, read back
   EXPECT_GT(waits.rounds, 1U);
   EXPECT_EQ(waits.waits.size(), held_waits.waits.size());
   for (const auto& [key, totals] : held_waits.waits) {

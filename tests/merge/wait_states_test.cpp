@@ -586,6 +586,7 @@ TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
     const auto expected = analysed_by(job, 1);
     ASSERT_GT(expected.first.edges.size(), 100U) << "seed " << seed;
     EXPECT_EQ(expected.first.rounds, 1U);
+    EXPECT_EQ(expected.first.spilled_bytes, 0U);
     for (const std::size_t processes : {1U, 3U, 8U})
       for (const std::size_t round_bytes : {std::size_t{1}, std::size_t{2000}, kAnalysisMemory}) {
         const auto spill = std::make_shared<EndSpill>(dir.string(), round_bytes);
@@ -594,6 +595,8 @@ TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
             fmt::format("seed {}, {} processes, rounds of {} bytes", seed, processes, round_bytes);
         expect_same(expected, found, how);
         EXPECT_GT(spill->spilled_bytes(), 0U) << how;
+        // What the processes' ranks had spilled, told by the first process.
+        EXPECT_EQ(found.first.spilled_bytes, spill->spilled_bytes()) << how;
         // As many rounds as slices for 1 byte, more than one for 2000, one for the default.
         if (round_bytes == 1) EXPECT_EQ(found.first.rounds, kEndSlices) << how;
         if (round_bytes == 2000) EXPECT_GT(found.first.rounds, 1U) << how;
