@@ -33,6 +33,7 @@ inline std::uint32_t slice_of_key(std::uint64_t key) noexcept {
 struct SpilledBlock {
   std::uint64_t offset = 0;
   std::array<std::uint32_t, kEndSlices + 1> starts{};
+  std::size_t items() const noexcept { return starts[kEndSlices]; }
 };
 
 // Slices [first, last) of the job's kEndSlices, the part one round of the analysis holds.
@@ -40,6 +41,7 @@ struct SliceRange {
   std::uint32_t first = 0;
   std::uint32_t last = kEndSlices;
   bool holds(std::uint32_t slice) const noexcept { return slice >= first && slice < last; }
+  bool whole() const noexcept { return first == 0 && last == kEndSlices; }
 };
 
 class EndSpill {
@@ -52,7 +54,6 @@ class EndSpill {
   EndSpill(const EndSpill&) = delete;
   EndSpill& operator=(const EndSpill&) = delete;
 
-  std::size_t budget() const noexcept { return budget_; }
   // What gatherers hold: each tells what it took on and let go; true once the process holds
   // more than its budget (then the gatherer that asks spills what it holds).
   bool hold(std::size_t bytes) noexcept {

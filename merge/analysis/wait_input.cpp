@@ -20,15 +20,22 @@ constexpr std::uint64_t kQueueLane = 3;
 
 }  // namespace
 
+std::size_t RankWaitInput::spilled_count() const {
+  std::size_t count = 0;
+  for (const SpilledBlock& block : spilled_messages) count += block.items();
+  for (const SpilledBlock& block : spilled_collectives) count += block.items();
+  return count;
+}
+
 std::size_t RankWaitInput::message_count() const {
   std::size_t count = messages.size();
-  for (const SpilledBlock& block : spilled_messages) count += block.starts[kEndSlices];
+  for (const SpilledBlock& block : spilled_messages) count += block.items();
   return count;
 }
 
 std::size_t RankWaitInput::collective_count() const {
   std::size_t count = collectives.size();
-  for (const SpilledBlock& block : spilled_collectives) count += block.starts[kEndSlices];
+  for (const SpilledBlock& block : spilled_collectives) count += block.items();
   return count;
 }
 
@@ -39,7 +46,7 @@ template <typename T>
 void items_in(SliceRange range, const std::vector<T>& held, const std::vector<SpilledBlock>& blocks,
               const EndSpill* spill, std::vector<T>& out) {
   for (const SpilledBlock& block : blocks) spill->read(block, range, out);
-  if (range.first == 0 && range.last == kEndSlices) {
+  if (range.whole()) {
     out.insert(out.end(), held.begin(), held.end());
     return;
   }

@@ -103,6 +103,7 @@ struct RankWaitInput {
 
   std::size_t message_count() const;
   std::size_t collective_count() const;
+  std::size_t spilled_count() const;  // ends and calls
   bool spilled() const noexcept {
     return !spilled_messages.empty() || !spilled_collectives.empty();
   }

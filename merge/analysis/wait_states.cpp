@@ -280,7 +280,7 @@ class Analysis {
   void take_slices(SliceRange range) {
     for (std::size_t r = 0; r < mine_.size(); ++r) {
       RankWaitInput& rank = mine_[r];
-      if (range.first == 0 && range.last == kEndSlices && !rank.spilled()) {
+      if (range.whole() && !rank.spilled()) {
         ends_[r] = std::move(rank.messages);  // one round of what is held: no copy
         calls_[r] = std::move(rank.collectives);
         continue;
@@ -470,11 +470,7 @@ class Analysis {
     my_collective_calls_ = collective_calls();
     out.put<std::uint64_t>(my_collective_calls_);
     std::uint64_t spilled = 0;
-    for (const RankWaitInput& rank : mine_) {
-      for (const SpilledBlock& block : rank.spilled_messages) spilled += block.starts[kEndSlices];
-      for (const SpilledBlock& block : rank.spilled_collectives)
-        spilled += block.starts[kEndSlices];
-    }
+    for (const RankWaitInput& rank : mine_) spilled += rank.spilled_count();
     out.put<std::uint64_t>(spilled * sizeof(MessageEnd));
     // A round takes about three times what its ends and calls hold (the sends on their way,
     // the receives by stream, the instances' parts).
