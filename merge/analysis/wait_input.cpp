@@ -45,6 +45,10 @@ namespace {
 template <typename T>
 void items_in(SliceRange range, const std::vector<T>& held, const std::vector<SpilledBlock>& blocks,
               const EndSpill* spill, std::vector<T>& out) {
+  std::size_t spilled = 0;  // read in exactly: a round's vectors hold no slack
+  for (const SpilledBlock& block : blocks)
+    spilled += block.starts[range.last] - block.starts[range.first];
+  out.reserve(out.size() + spilled + (range.whole() ? held.size() : 0));
   for (const SpilledBlock& block : blocks) spill->read(block, range, out);
   if (range.whole()) {
     out.insert(out.end(), held.begin(), held.end());

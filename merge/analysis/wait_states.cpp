@@ -400,7 +400,7 @@ class Analysis {
         if (found == nullptr) continue;  // one call only, or contradicting calls
         collective_waits(*found, mine_[r].rank, call, function_id(r, call.function));
       }
-      calls_[r].clear();
+      std::vector<CollectiveCall>().swap(calls_[r]);  // a rank's next round may hold few
     }
   }
 
@@ -589,7 +589,9 @@ class Analysis {
         found({send.begin_ns, send.end_ns, send.begin_ns, posted, send.rank, receiver,
                send.thread_id, send.function, WaitPattern::kLateReceiver, 0});
     });
-    for (std::vector<MessageEnd>& ends : ends_) ends.clear();
+    // Let go, not cleared: each rank's largest round kept would add up to most of the job's
+    // ends where a rank's messages fall in few slices (few streams).
+    for (std::vector<MessageEnd>& ends : ends_) std::vector<MessageEnd>().swap(ends);
   }
 
   // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,
