@@ -12,17 +12,10 @@
 
 namespace rocprof::merge {
 
-std::vector<CriticalPath::Stretch> walk_critical_path(
-    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans,
-    const TimeWindow& window) {
+std::vector<CriticalPath::Stretch> walk_critical_path(const JobEdges& edges, const RankSpans& spans,
+                                                      const TimeWindow& window) {
   std::vector<CriticalPath::Stretch> stretches;
   if (spans.empty()) return stretches;
-  // Each rank's waits by when they ended.
-  std::map<std::int32_t, std::vector<const WaitStateReport::Edge*>> ended;
-  for (const WaitStateReport::Edge& edge : edges) ended[edge.waiting].push_back(&edge);
-  for (auto& [rank, of_rank] : ended)
-    std::sort(of_rank.begin(), of_rank.end(),
-              [](const auto* a, const auto* b) { return a->to < b->to; });
   // From the rank that ended last (the lowest of several), or the window's end.
   std::int32_t rank = spans.begin()->first;
   for (const auto& [candidate, span] : spans)
@@ -33,19 +26,12 @@ std::vector<CriticalPath::Stretch> walk_critical_path(
     t = window.end_ns;
   }
   // Each step goes strictly back in time: at most one step per wait, plus the last.
-  for (std::size_t steps = 0; steps <= edges.size(); ++steps) {
+  for (std::uint64_t steps = 0; steps <= edges.size(); ++steps) {
     const auto span = spans.find(rank);
     const std::uint64_t first =
         std::min(std::max(span == spans.end() ? t : span->second.first, window.begin_ns), t);
-    const WaitStateReport::Edge* latest = nullptr;
-    if (const auto found = ended.find(rank); found != ended.end()) {
-      const auto& of_rank = found->second;
-      auto it =
-          std::lower_bound(of_rank.begin(), of_rank.end(), t,
-                           [](const auto* edge, std::uint64_t time) { return edge->to < time; });
-      if (it != of_rank.begin()) latest = *std::prev(it);  // the latest that ended before t
-    }
-    if (latest == nullptr || latest->to <= first) {
+    const std::optional<JobEdges::Arrival> latest = edges.latest_before(rank, t);
+    if (!latest || latest->to <= first) {
       if (first < t) stretches.push_back({rank, first, t});
       break;
     }

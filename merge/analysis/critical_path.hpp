@@ -49,9 +49,8 @@ using RankSpans = std::map<std::int32_t, std::pair<std::uint64_t, std::uint64_t>
 // The path's stretches (latest first) from the waits' edges alone: no rank's doings needed.
 // In a window: from its end (on the rank whose last instance ended last, for a region's
 // window) back to its start.
-std::vector<CriticalPath::Stretch> walk_critical_path(
-    const std::vector<WaitStateReport::Edge>& edges, const RankSpans& spans,
-    const TimeWindow& window = {});
+std::vector<CriticalPath::Stretch> walk_critical_path(const JobEdges& edges, const RankSpans& spans,
+                                                      const TimeWindow& window = {});
 
 // Collective over the merge's processes, each passing its own ranks' inputs: the path is
 // walked on the first process from the job's waits and spans (read there only), and each

@@ -4,7 +4,8 @@
 // every call of an instance share one). The analysis then takes the job's items a range of
 // slices at a time (wait_states.cpp) and holds only that range's.
 //
-// The file is unlinked as soon as it is made: however the merge ends, nothing is left.
+// The file (a ScratchFile: unlinked as soon as it is made) is the process's: the analysis
+// writes what else outgrows its memory there too (job_edges.hpp).
 #pragma once
 
 #include <array>
@@ -12,10 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "merge/files/scratch_file.hpp"
 
 namespace rocprof::merge {
 
@@ -49,10 +53,8 @@ class EndSpill {
   // `directory`: where the file is made (and unlinked at once); `budget`: the bytes of items
   // the process's gatherers hold in memory before they spill. Throws std::runtime_error if
   // the file cannot be made.
-  EndSpill(const std::string& directory, std::size_t budget);
-  ~EndSpill();
-  EndSpill(const EndSpill&) = delete;
-  EndSpill& operator=(const EndSpill&) = delete;
+  EndSpill(const std::string& directory, std::size_t budget)
+      : file_(std::make_shared<ScratchFile>(directory)), budget_(budget) {}
 
   // What gatherers hold: each tells what it took on and let go; true once the process holds
   // more than its budget (then the gatherer that asks spills what it holds).
@@ -60,7 +62,9 @@ class EndSpill {
     return held_.fetch_add(bytes, std::memory_order_relaxed) + bytes > budget_;
   }
   void let_go(std::size_t bytes) noexcept { held_.fetch_sub(bytes, std::memory_order_relaxed); }
-  std::uint64_t spilled_bytes() const noexcept { return end_.load(std::memory_order_relaxed); }
+  std::uint64_t spilled_bytes() const noexcept { return spilled_.load(std::memory_order_relaxed); }
+  // The file, for the analysis's other spills.
+  const std::shared_ptr<ScratchFile>& file() const noexcept { return file_; }
 
   // Writes `items` ordered by slice (their order kept within a slice) and empties it; safe
   // on several threads at once. Throws std::runtime_error on a write error (a full disk).
@@ -78,7 +82,8 @@ class EndSpill {
     std::memcpy(next.data(), block.starts.data(), sizeof(next));
     std::vector<T> ordered(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) ordered[next[slices[i]]++] = items[i];
-    block.offset = write(std::as_bytes(std::span(ordered)));
+    block.offset = file_->append(std::as_bytes(std::span(ordered)));
+    spilled_.fetch_add(ordered.size() * sizeof(T), std::memory_order_relaxed);
     items.clear();
     return block;
   }
@@ -92,18 +97,15 @@ class EndSpill {
     if (count == 0) return;
     const std::size_t at = out.size();
     out.resize(at + count);
-    read(block.offset + std::uint64_t{first} * sizeof(T),
-         std::as_writable_bytes(std::span(out).subspan(at)));
+    file_->read(block.offset + std::uint64_t{first} * sizeof(T),
+                std::as_writable_bytes(std::span(out).subspan(at)));
   }
 
  private:
-  std::uint64_t write(std::span<const std::byte> bytes);
-  void read(std::uint64_t offset, std::span<std::byte> bytes) const;
-
-  int fd_ = -1;
+  std::shared_ptr<ScratchFile> file_;
   std::size_t budget_;
   std::atomic<std::size_t> held_{0};
-  std::atomic<std::uint64_t> end_{0};  // the file's size: blocks are placed by adding to it
+  std::atomic<std::uint64_t> spilled_{0};  // bytes of blocks written
 };
 
 }  // namespace rocprof::merge

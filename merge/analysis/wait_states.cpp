@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
 
+#include "merge/analysis/process_edges.hpp"
 #include "merge/analysis/rank_doings.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/exchange/bytes.hpp"
@@ -240,7 +243,9 @@ class Analysis {
         processes_(exchange.processes()),
         round_bytes_(std::max<std::size_t>(round_bytes, 1)),
         ends_(mine.size()),
-        calls_(mine.size()) {
+        calls_(mine.size()),
+        scratch_(scratch_of(mine)),
+        edges_(scratch_, round_bytes_) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 
@@ -657,8 +662,7 @@ class Analysis {
         const auto [entry, added] =
             causes.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
         if (added) report_.causes.push_back(cause);
-        report_.edges.push_back(
-            {wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, entry->second});
+        edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, entry->second});
         WaitStateReport::Key key{wait.pattern,         wait.waiting,
                                  std::move(call_path), functions_.at(wait.function),
                                  wait.awaited,         std::move(cause)};
@@ -667,28 +671,110 @@ class Analysis {
     }
   }
 
+  // Where this process's analysis writes what outgrows its memory: the spill file its ranks'
+  // ends and calls went to (none: everything is held).
+  static std::shared_ptr<ScratchFile> scratch_of(const std::vector<RankWaitInput>& mine) {
+    for (const RankWaitInput& rank : mine)
+      if (rank.spill) return rank.spill->file();
+    return nullptr;
+  }
+
   // Every process's waits on the first, in one order whatever the number of processes: the
-  // edges by waiting rank and time, the causes by their first edge.
+  // edges by waiting rank and time, then by the cause's name, and causes numbered by first
+  // use. The totals, cause names and edge counts per waiting rank go first; the first process
+  // cuts the waiting ranks into ranges of about round_bytes_ of edges, and the edges then come
+  // a range at a time, so that the first process holds one range (and its JobEdges' memory).
   WaitStateReport gathered() {
     ByteWriter out;
     report_.mismatched_collectives = mismatched_;
     report_.put(out);
-    std::vector<WaitStateReport::Edge>().swap(report_.edges);  // sent: this copy goes
-    std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
-    if (exchange_.index() != 0) return {};
+    out.put<std::uint64_t>(edges_.counts().size());
+    for (const auto& [rank, count] : edges_.counts()) {
+      out.put(rank);
+      out.put(count);
+    }
+    const bool first = exchange_.index() == 0;
+    WaitStateReport job;
+    std::vector<std::string> names;    // every cause, sorted
+    std::vector<std::int32_t> ranges;  // range r: waiting ranks [ranges[r], ranges[r + 1])
+    {
+      std::vector<std::vector<std::byte>> parts = gather_to_first(exchange_, out.take());
+      ByteWriter shared;
+      if (first) {
+        job = job_totals(parts, names, ranges);
+        shared.put<std::uint64_t>(names.size());
+        for (const std::string& name : names) shared.put_string(name);
+        shared.put_vector(ranges);
+      }
+      const std::vector<std::byte> broadcast = broadcast_from_first(exchange_, shared.take());
+      ByteReader in(broadcast);
+      const auto count = in.get<std::uint64_t>();
+      names.clear();
+      for (std::uint64_t i = 0; i < count; ++i) names.push_back(in.get_string());
+      ranges = in.get_vector<std::int32_t>();
+    }
+    // This process's causes as their rank among the names: the order's last key.
+    std::vector<std::uint32_t> by_name(report_.causes.size());
+    for (std::size_t c = 0; c < by_name.size(); ++c)
+      by_name[c] = static_cast<std::uint32_t>(
+          std::lower_bound(names.begin(), names.end(), report_.causes[c]) - names.begin());
+    std::vector<std::int64_t> used(names.size(), -1);  // by name: its number in job.causes
+    if (first) job.edges = JobEdges(scratch_, round_bytes_);
+    for (std::size_t r = 0; r + 1 < ranges.size(); ++r) {
+      std::vector<WaitEdge> mine = edges_.take(ranges[r], ranges[r + 1]);
+      for (WaitEdge& edge : mine) edge.cause = by_name.at(edge.cause);
+      const std::span<const std::byte> bytes = std::as_bytes(std::span(mine));
+      std::vector<std::vector<std::byte>> parts =
+          gather_to_first(exchange_, {bytes.begin(), bytes.end()});
+      std::vector<WaitEdge>().swap(mine);
+      if (!first) continue;
+      std::vector<WaitEdge> range;
+      for (std::vector<std::byte>& part : parts) {
+        if (part.size() % sizeof(WaitEdge) != 0)
+          throw std::runtime_error("a merge process sent damaged wait edges");
+        const std::size_t at = range.size();
+        range.resize(at + part.size() / sizeof(WaitEdge));
+        std::memcpy(range.data() + at, part.data(), part.size());
+        std::vector<std::byte>().swap(part);
+      }
+      for (const WaitEdge& edge : range)
+        if (edge.cause >= names.size() || static_cast<int>(edge.pattern) >= kWaitPatterns ||
+            edge.waiting < ranges[r] || edge.waiting >= ranges[r + 1])
+          throw std::runtime_error("a merge process sent damaged wait edges");
+      std::sort(range.begin(), range.end(), [](const WaitEdge& a, const WaitEdge& b) {
+        return std::tie(a.waiting, a.from, a.to, a.awaited, a.pattern, a.cause) <
+               std::tie(b.waiting, b.from, b.to, b.awaited, b.pattern, b.cause);
+      });
+      for (WaitEdge& edge : range) {
+        std::int64_t& number = used[edge.cause];
+        if (number < 0) {
+          number = static_cast<std::int64_t>(job.causes.size());
+          job.causes.push_back(names[edge.cause]);
+        }
+        edge.cause = static_cast<std::uint32_t>(number);
+      }
+      job.edges.append(range);
+    }
+    return job;
+  }
+
+  // On the first process: every process's totals added up, every cause's name (sorted) and
+  // the ranges of waiting ranks the edges come in.
+  WaitStateReport job_totals(std::vector<std::vector<std::byte>>& parts,
+                             std::vector<std::string>& names,
+                             std::vector<std::int32_t>& ranges) const {
     WaitStateReport job;
     job.rounds = rounds_;
     job.spilled_bytes = job_spilled_bytes_;
-    // Edges carry a cause numbered in order of first sight here, each part read and let go
-    // in turn (an edge is 32 bytes; a copy of its cause's name each was most of the memory).
-    std::vector<WaitStateReport::Edge> edges;
-    std::vector<std::string> seen;  // causes by that number
-    absl::flat_hash_map<std::string, std::uint32_t> seen_at;
+    std::set<std::string> causes;
+    std::map<std::int32_t, std::uint64_t> counts;
     for (std::vector<std::byte>& part : parts) {
-      WaitStateReport one;
-      {
-        ByteReader in(part);
-        one = WaitStateReport::get(in);
+      ByteReader in(part);
+      WaitStateReport one = WaitStateReport::get(in);
+      const auto ranks = in.get<std::uint64_t>();
+      for (std::uint64_t i = 0; i < ranks; ++i) {
+        const auto rank = in.get<std::int32_t>();
+        counts[rank] += in.get<std::uint64_t>();
       }
       std::vector<std::byte>().swap(part);
       job.mismatched_collectives += one.mismatched_collectives;
@@ -697,42 +783,21 @@ class Analysis {
         into.count += totals.count;
         into.total_ns += totals.total_ns;
       }
-      std::vector<std::uint32_t> number(one.causes.size());
-      for (std::size_t c = 0; c < one.causes.size(); ++c) {
-        const auto [entry, added] =
-            seen_at.try_emplace(one.causes[c], static_cast<std::uint32_t>(seen.size()));
-        if (added) seen.push_back(one.causes[c]);
-        number[c] = entry->second;
-      }
-      for (WaitStateReport::Edge edge : one.edges) {
-        edge.cause = number.at(edge.cause);
-        edges.push_back(edge);
-      }
+      causes.insert(one.causes.begin(), one.causes.end());
     }
-    // One order whatever the number of processes: by waiting rank and time, then by the
-    // cause's name (its rank among the names), and causes numbered by first use.
-    std::vector<std::uint32_t> by_name(seen.size());
-    {
-      std::vector<std::uint32_t> order(seen.size());
-      for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
-      std::sort(order.begin(), order.end(),
-                [&](std::uint32_t a, std::uint32_t b) { return seen[a] < seen[b]; });
-      for (std::uint32_t rank = 0; rank < order.size(); ++rank) by_name[order[rank]] = rank;
-    }
-    std::sort(edges.begin(), edges.end(), [&](const auto& a, const auto& b) {
-      return std::tie(a.waiting, a.from, a.to, a.awaited, a.pattern, by_name[a.cause]) <
-             std::tie(b.waiting, b.from, b.to, b.awaited, b.pattern, by_name[b.cause]);
-    });
-    std::vector<std::int64_t> used(seen.size(), -1);
-    for (WaitStateReport::Edge& edge : edges) {
-      std::int64_t& number = used[edge.cause];
-      if (number < 0) {
-        number = static_cast<std::int64_t>(job.causes.size());
-        job.causes.push_back(seen[edge.cause]);
+    names.assign(causes.begin(), causes.end());
+    // A range closes before the rank that would take it past round_bytes_ (a rank's edges
+    // stay in one range).
+    std::uint64_t in_range = 0;
+    for (const auto& [rank, count] : counts) {
+      const std::uint64_t bytes = count * sizeof(WaitEdge);
+      if (ranges.empty() || (in_range > 0 && in_range + bytes > round_bytes_)) {
+        ranges.push_back(rank);
+        in_range = 0;
       }
-      edge.cause = static_cast<std::uint32_t>(number);
+      in_range += bytes;
     }
-    job.edges = std::move(edges);
+    if (!counts.empty()) ranges.push_back(counts.rbegin()->first + 1);
     return job;
   }
 
@@ -751,7 +816,9 @@ class Analysis {
   // To the waiting rank's process: waits found in this round, and late-sender candidates.
   Outgoing<FoundWait> settled_{processes_};
   Outgoing<FoundWait> candidates_{processes_};
-  WaitStateReport report_;  // this process's awaited ranks' waits
+  std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
+  ProcessEdges edges_;                    // of this process's awaited ranks' waits
+  WaitStateReport report_;                // this process's awaited ranks' waits (but their edges)
   std::uint64_t mismatched_ = 0;
   std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
   std::uint64_t job_collective_calls_ = 0;  // of every process's ranks
@@ -783,7 +850,6 @@ void WaitStateReport::put(ByteWriter& out) const {
     out.put_string(std::get<5>(key));
     out.put(totals);
   }
-  out.put_vector(edges);
   out.put<std::uint64_t>(causes.size());
   for (const std::string& cause : causes) out.put_string(cause);
   out.put(mismatched_collectives);
@@ -804,12 +870,8 @@ WaitStateReport WaitStateReport::get(ByteReader& in) {
     report.waits[{pattern, rank, std::move(call_path), std::move(function), awaited,
                   std::move(cause)}] = in.get<WaitTotals>();
   }
-  report.edges = in.get_vector<Edge>();
   const auto causes = in.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < causes; ++i) report.causes.push_back(in.get_string());
-  for (const Edge& edge : report.edges)
-    if (edge.cause >= report.causes.size() || static_cast<int>(edge.pattern) >= kWaitPatterns)
-      throw std::runtime_error("a merge process sent a damaged wait-state report");
   report.mismatched_collectives = in.get<std::uint64_t>();
   return report;
 }

@@ -24,6 +24,7 @@
 
 #include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/analysis_window.hpp"
+#include "merge/analysis/job_edges.hpp"
 #include "merge/analysis/wait_input.hpp"
 #include "merge/analysis/wait_patterns.hpp"
 #include "merge/exchange/bytes.hpp"
@@ -45,17 +46,9 @@ struct WaitStateReport {
   using Key =
       std::tuple<WaitPattern, std::int32_t, std::string, std::string, std::int32_t, std::string>;
   std::map<Key, WaitTotals> waits;
-  // Each wait: rank `waiting` could not go on in [from, to) until rank `awaited` got there
-  // (the edges of the critical path).
-  struct Edge {
-    std::int32_t waiting;
-    std::int32_t awaited;
-    std::uint64_t from;
-    std::uint64_t to;
-    WaitPattern pattern;
-    std::uint32_t cause;  // index into causes
-  };
-  std::vector<Edge> edges;
+  // Each wait (the edges of the critical path), on the first process.
+  using Edge = WaitEdge;
+  JobEdges edges;
   std::vector<std::string> causes;
   // Collective instances whose ranks called different functions (the records contradict
   // each other there): not analysed.
@@ -80,7 +73,8 @@ struct WaitStateReport {
   // <prefix>_waits.csv; false with `error`.
   bool write_csv(const std::string& prefix, std::string& error) const;
 
-  // As merge processes exchange it; get() throws on damaged bytes.
+  // As merge processes exchange it, without the edges (they travel apart); get() throws on
+  // damaged bytes.
   void put(ByteWriter& out) const;
   static WaitStateReport get(ByteReader& in);
 };

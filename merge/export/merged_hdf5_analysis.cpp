@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -34,19 +34,38 @@ class ColumnGroup {
 
   template <typename T>
   ColumnGroup& column(const char* name, hid_t type, const std::vector<T>& values) {
-    const hsize_t count = values.size();
+    const Handle dataset = empty_column(name, type, values.size());
+    write_rows(dataset.get(), name, type, 0, values);
+    return *this;
+  }
+
+  // A column of `count` rows to be written a piece at a time (write_rows).
+  Handle empty_column(const char* name, hid_t type, hsize_t count) {
     const hsize_t unlimited = H5S_UNLIMITED;
     const Handle space(H5Screate_simple(1, &count, &unlimited));
     const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
     const hsize_t chunk = std::clamp<hsize_t>(count, 1, kChunkRows);
     H5Pset_chunk(properties.get(), 1, &chunk);
     H5Pset_deflate(properties.get(), 1);
-    const Handle dataset(H5Dcreate2(group_.get(), name, type, space.get(), H5P_DEFAULT,
-                                    properties.get(), H5P_DEFAULT));
-    if (!dataset.valid() || (count > 0 && H5Dwrite(dataset.get(), type, H5S_ALL, H5S_ALL,
-                                                   H5P_DEFAULT, values.data()) < 0))
+    Handle dataset(H5Dcreate2(group_.get(), name, type, space.get(), H5P_DEFAULT, properties.get(),
+                              H5P_DEFAULT));
+    if (!dataset.valid())
       throw std::runtime_error(fmt::format("cannot write the column {}/{}", name_, name));
-    return *this;
+    return dataset;
+  }
+
+  // `values` as rows [at, at + values.size()) of a column.
+  template <typename T>
+  void write_rows(hid_t dataset, const char* name, hid_t type, hsize_t at,
+                  const std::vector<T>& values) {
+    if (values.empty()) return;
+    const hsize_t count = values.size();
+    const Handle memory(H5Screate_simple(1, &count, nullptr));
+    const Handle file(H5Dget_space(dataset));
+    if (!memory.valid() || !file.valid() ||
+        H5Sselect_hyperslab(file.get(), H5S_SELECT_SET, &at, nullptr, &count, nullptr) < 0 ||
+        H5Dwrite(dataset, type, memory.get(), file.get(), H5P_DEFAULT, values.data()) < 0)
+      throw std::runtime_error(fmt::format("cannot write the column {}/{}", name_, name));
   }
 
   ColumnGroup& text(const char* name, const std::vector<std::string>& values) {
@@ -112,35 +131,46 @@ void write_waits(hid_t analysis, const WaitStateReport& waits) {
       .column("total_ns", H5T_NATIVE_DOUBLE, totals);
 }
 
-// Each wait on its own, by waiting rank and time; `cause` indexes the `causes` dataset.
+// Each wait on its own, by waiting rank and time; `cause` indexes the `causes` dataset. The
+// edges are read a piece at a time (a job's may not fit in memory).
 void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
-  const std::vector<WaitStateReport::Edge>& edges = waits.edges;
-  std::vector<std::size_t> order(edges.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(edges[a].waiting, edges[a].from, edges[a].to) <
-           std::tie(edges[b].waiting, edges[b].from, edges[b].to);
-  });
-  std::vector<std::int32_t> ranks, awaited;
+  const hsize_t rows = waits.edges.size();
+  const Handle pattern = pattern_type();
+  ColumnGroup table(analysis, "wait_instances");
+  const Handle rank = table.empty_column("rank", H5T_NATIVE_INT32, rows);
+  const Handle begin = table.empty_column("begin_ns", H5T_NATIVE_UINT64, rows);
+  const Handle end = table.empty_column("end_ns", H5T_NATIVE_UINT64, rows);
+  const Handle kind = table.empty_column("pattern", pattern.get(), rows);
+  const Handle awaited = table.empty_column("awaited_rank", H5T_NATIVE_INT32, rows);
+  const Handle cause = table.empty_column("cause", H5T_NATIVE_UINT32, rows);
+  std::vector<std::int32_t> ranks, awaited_ranks;
   std::vector<std::uint64_t> begins, ends;
   std::vector<std::uint8_t> patterns;
   std::vector<std::uint32_t> causes;
-  for (const std::size_t i : order) {
-    ranks.push_back(edges[i].waiting);
-    begins.push_back(edges[i].from);
-    ends.push_back(edges[i].to);
-    patterns.push_back(static_cast<std::uint8_t>(edges[i].pattern));
-    awaited.push_back(edges[i].awaited);
-    causes.push_back(edges[i].cause);
-  }
-  const Handle pattern = pattern_type();
-  ColumnGroup(analysis, "wait_instances")
-      .column("rank", H5T_NATIVE_INT32, ranks)
-      .column("begin_ns", H5T_NATIVE_UINT64, begins)
-      .column("end_ns", H5T_NATIVE_UINT64, ends)
-      .column("pattern", pattern.get(), patterns)
-      .column("awaited_rank", H5T_NATIVE_INT32, awaited)
-      .column("cause", H5T_NATIVE_UINT32, causes);
+  hsize_t at = 0;
+  waits.edges.for_each_piece([&](std::span<const WaitEdge> piece) {
+    ranks.clear();
+    awaited_ranks.clear();
+    begins.clear();
+    ends.clear();
+    patterns.clear();
+    causes.clear();
+    for (const WaitEdge& edge : piece) {
+      ranks.push_back(edge.waiting);
+      begins.push_back(edge.from);
+      ends.push_back(edge.to);
+      patterns.push_back(static_cast<std::uint8_t>(edge.pattern));
+      awaited_ranks.push_back(edge.awaited);
+      causes.push_back(edge.cause);
+    }
+    table.write_rows(rank.get(), "rank", H5T_NATIVE_INT32, at, ranks);
+    table.write_rows(begin.get(), "begin_ns", H5T_NATIVE_UINT64, at, begins);
+    table.write_rows(end.get(), "end_ns", H5T_NATIVE_UINT64, at, ends);
+    table.write_rows(kind.get(), "pattern", pattern.get(), at, patterns);
+    table.write_rows(awaited.get(), "awaited_rank", H5T_NATIVE_INT32, at, awaited_ranks);
+    table.write_rows(cause.get(), "cause", H5T_NATIVE_UINT32, at, causes);
+    at += piece.size();
+  });
   if (!format::write_string_dataset(analysis, "causes", waits.causes))
     throw std::runtime_error("cannot write the analysis's causes");
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
-#include <vector>
+#include <span>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -23,12 +23,47 @@ constexpr std::uint32_t kWaitsTrack = 0;
 constexpr std::uint32_t kWaitedForTrack = 1;
 constexpr std::uint32_t kCriticalTrack = 2;
 
-struct Pending {
-  std::uint64_t time;
-  int order;  // at one time: slice ends, then instants, then slice begins
-  PacketSequence::Event event;
-  std::uint64_t flow;
-  bool terminating;
+// Bytes encoded before they go to the file: a job's waits may not fit in memory.
+constexpr std::size_t kFlushBytes = std::size_t{8} << 20;
+
+// The analysis's packets, appended to the trace a few MiB at a time. Events go out track by
+// track, each track's in time order (at one time: a slice's end, an instant, the next
+// slice's begin); trace readers order a trace's events by time themselves.
+class AnalysisPackets {
+ public:
+  explicit AnalysisPackets(const std::string& path)
+      : file_(std::fopen(path.c_str(), "ab")), sequence_(memory_, kAnalysisSequence) {}
+  AnalysisPackets(const AnalysisPackets&) = delete;
+  AnalysisPackets& operator=(const AnalysisPackets&) = delete;
+  ~AnalysisPackets() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  PacketSequence& sequence() { return sequence_; }
+  void event(const PacketSequence::Event& event) {
+    sequence_.write_event(event);
+    if (memory_.memory().size() >= kFlushBytes) flush();
+  }
+  // False once a write failed.
+  bool flush() {
+    const std::span<const std::uint8_t> bytes = memory_.memory();
+    if (file_ == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+      written_ = false;
+    memory_.clear();
+    return written_;
+  }
+  bool close() {
+    flush();
+    if (file_ != nullptr && std::fclose(file_) != 0) written_ = false;
+    file_ = nullptr;
+    return written_;
+  }
+
+ private:
+  std::FILE* file_;
+  PacketFile memory_;
+  PacketSequence sequence_;
+  bool written_ = true;
 };
 
 }  // namespace
@@ -36,80 +71,17 @@ struct Pending {
 bool append_analysis_to_perfetto(const std::string& path, const WaitStateReport& waits,
                                  const CriticalPath& path_of_job, std::string& error) {
   if (waits.edges.empty() && path_of_job.empty()) return true;
-  PacketFile memory;
-  PacketSequence sequence(memory, kAnalysisSequence);
-  std::set<std::pair<std::int32_t, std::uint32_t>> tracks;
-  std::vector<Pending> events;
+  AnalysisPackets out(path);
+  PacketSequence& sequence = out.sequence();
   const std::uint64_t category = sequence.category("analysis");
-  std::uint64_t flows = 0;
-  auto slice = [&](std::uint64_t track, std::uint64_t name, std::uint64_t from, std::uint64_t to,
-                   std::uint64_t flow, bool terminating) {
-    events.push_back({from,
-                      2,
-                      {PacketSequence::EventType::kSliceBegin, from, track, category, name},
-                      flow,
-                      terminating});
-    events.push_back({to, 0, {PacketSequence::EventType::kSliceEnd, to, track}, 0, false});
-  };
-  // A rank's waits, on one track: they must not overlap there (threads of one rank may
-  // wait at once), so a later one starts where the one before ended.
-  std::vector<const WaitStateReport::Edge*> edges;
-  for (const WaitStateReport::Edge& edge : waits.edges) edges.push_back(&edge);
-  std::sort(edges.begin(), edges.end(), [](const auto* a, const auto* b) {
-    return std::tie(a->waiting, a->from) < std::tie(b->waiting, b->from);
-  });
-  std::map<std::int32_t, std::uint64_t> free_from;
-  for (const WaitStateReport::Edge* edge : edges) {
-    std::uint64_t& free = free_from[edge->waiting];
-    const std::uint64_t from = std::max(edge->from, free);
-    if (edge->to <= from) continue;
-    free = edge->to;
-    const std::uint64_t flow = analysis_flow_id(flows++);
-    tracks.insert({edge->waiting, kWaitsTrack});
-    tracks.insert({edge->awaited, kWaitedForTrack});
-    slice(analysis_uuid(edge->waiting, kWaitsTrack),
-          sequence.event_name(
-              fmt::format("{} for rank {}", wait_pattern_name(edge->pattern), edge->awaited)),
-          from, edge->to, flow, false);
-    events.push_back({edge->to,
-                      1,
-                      {PacketSequence::EventType::kInstant, edge->to,
-                       analysis_uuid(edge->awaited, kWaitedForTrack), category,
-                       sequence.event_name(waits.causes.at(edge->cause))},
-                      flow,
-                      true});
-  }
-  // The critical path in time order (its stretches come latest first), a flow from each
-  // stretch to the next.
   const auto& stretches = path_of_job.stretches;
-  const std::uint64_t critical_name = sequence.event_name("critical path");
-  std::uint64_t previous_flow = 0;
-  for (std::size_t i = stretches.size(); i-- > 0;) {
-    const CriticalPath::Stretch& stretch = stretches[i];
-    if (stretch.to <= stretch.from) continue;
-    tracks.insert({stretch.rank, kCriticalTrack});
-    const std::uint64_t track = analysis_uuid(stretch.rank, kCriticalTrack);
-    const bool has_next = i > 0;
-    const std::uint64_t next_flow = has_next ? analysis_flow_id(flows++) : 0;
-    // The begin ends the flow from the stretch before; the end starts the one to the next
-    // (an instant at the end carries it, the slice's end cannot).
-    events.push_back(
-        {stretch.from,
-         2,
-         {PacketSequence::EventType::kSliceBegin, stretch.from, track, category, critical_name},
-         previous_flow,
-         true});
-    events.push_back(
-        {stretch.to, 0, {PacketSequence::EventType::kSliceEnd, stretch.to, track}, 0, false});
-    if (has_next)
-      events.push_back({stretch.to,
-                        1,
-                        {PacketSequence::EventType::kInstant, stretch.to, track, category,
-                         sequence.event_name("to the next stretch")},
-                        next_flow,
-                        false});
-    previous_flow = next_flow;
-  }
+  // The tracks first: every rank's that has a wait, is waited for or is on the path.
+  std::set<std::pair<std::int32_t, std::uint32_t>> tracks;
+  for (const std::int32_t rank : waits.edges.waiting_ranks()) tracks.insert({rank, kWaitsTrack});
+  for (const std::int32_t rank : waits.edges.awaited_ranks())
+    tracks.insert({rank, kWaitedForTrack});
+  for (const CriticalPath::Stretch& stretch : stretches)
+    if (stretch.to > stretch.from) tracks.insert({stretch.rank, kCriticalTrack});
   for (const auto& [rank, kind] : tracks) {
     pb::TrackDescriptor descriptor;
     descriptor.set_uuid(analysis_uuid(rank, kind));
@@ -119,25 +91,67 @@ bool append_analysis_to_perfetto(const std::string& path, const WaitStateReport&
                                                   : "critical path");
     sequence.write_message(kTrackDescriptorField, descriptor);
   }
-  std::stable_sort(events.begin(), events.end(), [](const Pending& a, const Pending& b) {
-    return a.time != b.time ? a.time < b.time : a.order < b.order;
-  });
-  for (Pending& pending : events) {
-    if (pending.flow != 0) {
-      if (pending.terminating)
-        pending.event.terminating_flows = std::span(&pending.flow, 1);
-      else
-        pending.event.flows = std::span(&pending.flow, 1);
+  std::uint64_t flows = 0;
+  // A rank's waits, on one track: they must not overlap there (threads of one rank may
+  // wait at once), so a later one starts where the one before ended. The edges come by
+  // waiting rank and time.
+  std::int32_t rank = 0;
+  std::uint64_t free_from = 0;
+  bool first_edge = true;
+  waits.edges.for_each_piece([&](std::span<const WaitEdge> piece) {
+    for (const WaitEdge& edge : piece) {
+      if (first_edge || edge.waiting != rank) {
+        rank = edge.waiting;
+        free_from = 0;
+        first_edge = false;
+      }
+      const std::uint64_t from = std::max(edge.from, free_from);
+      if (edge.to <= from) continue;
+      free_from = edge.to;
+      std::uint64_t flow = analysis_flow_id(flows++);
+      const std::uint64_t track = analysis_uuid(edge.waiting, kWaitsTrack);
+      PacketSequence::Event begin{
+          PacketSequence::EventType::kSliceBegin, from, track, category,
+          sequence.event_name(
+              fmt::format("{} for rank {}", wait_pattern_name(edge.pattern), edge.awaited))};
+      begin.flows = std::span(&flow, 1);
+      out.event(begin);
+      out.event({PacketSequence::EventType::kSliceEnd, edge.to, track});
+      PacketSequence::Event instant{PacketSequence::EventType::kInstant, edge.to,
+                                    analysis_uuid(edge.awaited, kWaitedForTrack), category,
+                                    sequence.event_name(waits.causes.at(edge.cause))};
+      instant.terminating_flows = std::span(&flow, 1);
+      out.event(instant);
     }
-    sequence.write_event(pending.event);
+  });
+  // The critical path in time order (its stretches come latest first), a flow from each
+  // stretch to the next.
+  std::uint64_t previous_flow = 0;
+  for (std::size_t i = stretches.size(); i-- > 0;) {
+    const CriticalPath::Stretch& stretch = stretches[i];
+    if (stretch.to <= stretch.from) continue;
+    const std::uint64_t track = analysis_uuid(stretch.rank, kCriticalTrack);
+    std::uint64_t next_flow = i > 0 ? analysis_flow_id(flows++) : 0;
+    // The begin ends the flow from the stretch before; the end starts the one to the next
+    // (an instant at the end carries it, the slice's end cannot).
+    PacketSequence::Event begin{PacketSequence::EventType::kSliceBegin, stretch.from, track,
+                                category, sequence.event_name("critical path")};
+    if (previous_flow != 0) begin.terminating_flows = std::span(&previous_flow, 1);
+    out.event(begin);
+    out.event({PacketSequence::EventType::kSliceEnd, stretch.to, track});
+    if (i > 0) {
+      PacketSequence::Event instant{PacketSequence::EventType::kInstant, stretch.to, track,
+                                    category, sequence.event_name("to the next stretch")};
+      instant.flows = std::span(&next_flow, 1);
+      out.event(instant);
+    }
+    previous_flow = next_flow;
   }
-  const std::span<const std::uint8_t> bytes = memory.memory();
-  std::FILE* file = std::fopen(path.c_str(), "ab");
-  bool written =
-      file != nullptr && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  if (file != nullptr && std::fclose(file) != 0) written = false;
-  if (!written) error = fmt::format("cannot write {}", path);
-  return written;
+  if (!out.close()) {
+    error = fmt::format("cannot write {}", path);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace rocprof::merge

@@ -552,11 +552,13 @@ TEST(WatchWorkers, WaitInputsSpilledPastTheBudgetAnalyseAsHeldOnes) {
     EXPECT_EQ(found->second.count, totals.count);
     EXPECT_EQ(found->second.total_ns, totals.total_ns);
   }
-  ASSERT_EQ(waits.edges.size(), held_waits.edges.size());
-  for (std::size_t i = 0; i < waits.edges.size(); ++i)
+  const std::vector<WaitEdge> edges = waits.edges.all();
+  const std::vector<WaitEdge> held_edges = held_waits.edges.all();
+  ASSERT_EQ(edges.size(), held_edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i)
     EXPECT_EQ(
-        std::tie(waits.edges[i].waiting, waits.edges[i].from, waits.edges[i].to),
-        std::tie(held_waits.edges[i].waiting, held_waits.edges[i].from, held_waits.edges[i].to));
+        std::tie(edges[i].waiting, edges[i].from, edges[i].to, edges[i].cause),
+        std::tie(held_edges[i].waiting, held_edges[i].from, held_edges[i].to, held_edges[i].cause));
   EXPECT_EQ(path.length_ns, held_path.length_ns);
   EXPECT_EQ(path.by_activity, held_path.by_activity);
   fs::remove_all(dir);

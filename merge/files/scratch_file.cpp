@@ -1,4 +1,4 @@
-#include "merge/analysis/end_spill.hpp"
+#include "merge/files/scratch_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@ std::string error_text(int code) { return std::system_category().message(code); 
 
 }  // namespace
 
-EndSpill::EndSpill(const std::string& directory, std::size_t budget) : budget_(budget) {
+ScratchFile::ScratchFile(const std::string& directory) {
   std::string path =
       (directory.empty() ? std::string(".") : directory) + "/.rocprof-merge-analysis-XXXXXX";
   fd_ = ::mkostemp(path.data(), O_CLOEXEC);
@@ -27,11 +27,11 @@ EndSpill::EndSpill(const std::string& directory, std::size_t budget) : budget_(b
   ::unlink(path.c_str());  // gone with its descriptor, however the merge ends
 }
 
-EndSpill::~EndSpill() {
+ScratchFile::~ScratchFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::uint64_t EndSpill::write(std::span<const std::byte> bytes) {
+std::uint64_t ScratchFile::append(std::span<const std::byte> bytes) {
   const std::uint64_t offset = end_.fetch_add(bytes.size(), std::memory_order_relaxed);
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -46,7 +46,7 @@ std::uint64_t EndSpill::write(std::span<const std::byte> bytes) {
   return offset;
 }
 
-void EndSpill::read(std::uint64_t offset, std::span<std::byte> bytes) const {
+void ScratchFile::read(std::uint64_t offset, std::span<std::byte> bytes) const {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t got =
