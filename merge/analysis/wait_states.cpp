@@ -13,8 +13,8 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "merge/analysis/process_edges.hpp"
 #include "merge/analysis/rank_doings.hpp"
+#include "merge/analysis/waiting_rank_runs.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/exchange/bytes.hpp"
 
@@ -245,7 +245,8 @@ class Analysis {
         ends_(mine.size()),
         calls_(mine.size()),
         scratch_(scratch_of(mine)),
-        edges_(scratch_, round_bytes_) {
+        edges_(scratch_, round_bytes_),
+        candidates_kept_(scratch_, round_bytes_) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 
@@ -268,6 +269,7 @@ class Analysis {
       finish_collectives(
           exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
       blame_found(settled_);
+      keep_candidates();
     }
     for (RankWaitInput& rank : mine_) {
       std::vector<MessageEnd>().swap(rank.messages);
@@ -276,7 +278,7 @@ class Analysis {
       rank.spilled_collectives.clear();
       rank.spill.reset();
     }
-    blame_found(candidates_);
+    blame_candidates();
     return gathered();
   }
 
@@ -528,6 +530,44 @@ class Analysis {
     for_each_item<FoundWait>(exchange_.all_to_all(found.take()),
                              [&](const FoundWait& wait) { waits.push_back(wait); });
     blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+  }
+
+  // The late-sender candidates found this round, kept by the waiting rank's process (past
+  // the budget in its scratch file) until every round has found its calls' messages.
+  void keep_candidates() {
+    for_each_item<FoundWait>(exchange_.all_to_all(candidates_.take()),
+                             [&](const FoundWait& wait) { candidates_kept_.add(wait); });
+  }
+
+  // Each receiving call's latest sender blamed, a range of waiting ranks at a time (a call's
+  // candidates are all of its rank's): every process takes as many ranges as the one with
+  // the most.
+  void blame_candidates() {
+    std::vector<std::int32_t> ranges;  // range r: waiting ranks [ranges[r], ranges[r + 1])
+    std::uint64_t in_range = 0;
+    // A range's candidates are copied about three times on their way (kept, with call paths).
+    const std::uint64_t budget = std::max<std::uint64_t>(round_bytes_ / kRoundWorkingSet, 1);
+    for (const auto& [rank, count] : candidates_kept_.counts()) {
+      const std::uint64_t bytes = count * sizeof(FoundWait);
+      if (ranges.empty() || (in_range > 0 && in_range + bytes > budget)) {
+        ranges.push_back(rank);
+        in_range = 0;
+      }
+      in_range += bytes;
+    }
+    if (!ranges.empty()) ranges.push_back(candidates_kept_.counts().rbegin()->first + 1);
+    std::uint64_t most = 0;
+    ByteWriter out;
+    out.put<std::uint64_t>(ranges.empty() ? 0 : ranges.size() - 1);
+    for (const std::vector<std::byte>& part : all_gather(exchange_, out.take())) {
+      ByteReader in(part);
+      most = std::max(most, in.get<std::uint64_t>());
+    }
+    for (std::uint64_t r = 0; r < most; ++r) {
+      std::vector<FoundWait> waits;
+      if (r + 1 < ranges.size()) waits = candidates_kept_.take(ranges[r], ranges[r + 1]);
+      blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+    }
   }
 
   // The sends that came to this process, each met with its receive (of one of this
@@ -816,9 +856,10 @@ class Analysis {
   // To the waiting rank's process: waits found in this round, and late-sender candidates.
   Outgoing<FoundWait> settled_{processes_};
   Outgoing<FoundWait> candidates_{processes_};
-  std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
-  ProcessEdges edges_;                    // of this process's awaited ranks' waits
-  WaitStateReport report_;                // this process's awaited ranks' waits (but their edges)
+  std::shared_ptr<ScratchFile> scratch_;        // null: the analysis holds everything
+  ProcessEdges edges_;                          // of this process's awaited ranks' waits
+  WaitingRankRuns<FoundWait> candidates_kept_;  // of this process's waiting ranks
+  WaitStateReport report_;  // this process's awaited ranks' waits (but their edges)
   std::uint64_t mismatched_ = 0;
   std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
   std::uint64_t job_collective_calls_ = 0;  // of every process's ranks

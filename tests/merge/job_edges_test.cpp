@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "merge/analysis/job_edges.hpp"
-#include "merge/analysis/process_edges.hpp"
+#include "merge/analysis/waiting_rank_runs.hpp"
 #include "merge/files/scratch_file.hpp"
 #include "tests/tools/test_dir.hpp"
 
