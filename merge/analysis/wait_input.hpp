@@ -67,15 +67,16 @@ struct CollectiveCall {
 
 // The slice of a message end: its stream's (both ends of a message share it), and of a
 // collective call: its instance's, which shares it with the communicator's instances
-// numbered close to it (kCollectivePage of them), so that a round of the analysis holds
-// whole runs of instances (wait_states.cpp).
-inline constexpr std::uint32_t kCollectivePage = 1024;
+// numbered close to it (kCollectiveRun of them), so that a round of the analysis holds
+// short runs of instances. Runs are short so that a job of few instances (a few thousand
+// per communicator) still spreads its calls over every slice: rounds then hold a share of
+// them each, not all of them in the few rounds of few long runs.
+inline constexpr std::uint32_t kCollectiveRun = 16;
 inline std::uint32_t slice_of(const MessageEnd& end) noexcept {
   return slice_of_key(end.flow >> 32);
 }
 inline std::uint32_t slice_of(const CollectiveCall& call) noexcept {
-  return slice_of_key(call.communicator +
-                      (call.sequence / kCollectivePage) * 0x9e3779b97f4a7c15ULL);
+  return slice_of_key(call.communicator + (call.sequence / kCollectiveRun) * 0x9e3779b97f4a7c15ULL);
 }
 
 struct RankWaitInput {

@@ -21,8 +21,8 @@
 namespace rocprof::merge {
 namespace {
 
-constexpr std::size_t kPageParts = kCollectivePage;  // InstanceTable's page
-constexpr std::uint64_t kRoundWorkingSet = 3;        // a round's memory / its items' bytes
+constexpr std::size_t kPageParts = 1024;       // InstanceTable's page
+constexpr std::uint64_t kRoundWorkingSet = 3;  // a round's memory / its items' bytes
 
 // A send as it travels to the process of the rank it went to, where its receive is: its rank
 // and its function as an index into the job's function names (the same on every process).
@@ -112,9 +112,10 @@ void add_part(InstancePart& part, const InstancePart& other) {
 // Collective instances by communicator and number: a communicator's instances are numbered
 // from 0 on each rank, so each communicator's are an array (a hash look-up per call was most
 // of adding them up), of every `stride`-th number where a process holds every stride-th
-// (instance_process), in pages made as instances come: a round of the analysis holds some
-// pages' instances only (slice_of(CollectiveCall)), and its table only those pages. An entry
-// of no calls is none.
+// (instance_process), in pages made as instances come, each as long as its highest
+// instance so far: a round of the analysis holds some runs of instances only
+// (slice_of(CollectiveCall)), and its table only the pages they fall in. An entry of no calls
+// is none.
 class InstanceTable {
  public:
   // `most` bounds the entries per communicator (damage past it is refused, not allocated).
