@@ -1,13 +1,17 @@
 #include "merge/summary/watch_workers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 namespace rocprof::merge {
 namespace {
 
-// Rows per block: large enough that passing a block on costs little per row.
+// Rows per block: large enough that passing a block on costs little per row, fewer when
+// many ranks fill blocks at once (each has one filling), down to kLeastBlockRows.
 constexpr std::size_t kBlockRows = 4096;
+constexpr std::size_t kLeastBlockRows = 256;
+constexpr std::size_t kFillingRows = std::size_t{1} << 18;  // of every rank together
 // Rows on their way per worker before the reading thread waits.
 constexpr std::size_t kRowsPerWorker = std::size_t{1} << 16;
 
@@ -67,6 +71,7 @@ class WatchWorkers::Strand {
 class WatchWorkers::Feed {
  public:
   Feed(WatchWorkers& workers, std::vector<Target> targets) : workers_(workers) {
+    workers_.feeds_.fetch_add(1, std::memory_order_relaxed);
     for (Target& target : targets) {
       before_first_.push_back(std::move(target.before_first));
       strands_.push_back(std::make_shared<Strand>(std::move(target.watcher)));
@@ -91,10 +96,18 @@ class WatchWorkers::Feed {
       filling_ = std::vector<T>();
     }
     auto& block = std::get<std::vector<T>>(filling_);
-    if (block.capacity() == 0) block.reserve(kBlockRows);
+    if (block.capacity() == 0) {
+      block_rows_ = std::clamp(kFillingRows / workers_.feeds_.load(std::memory_order_relaxed),
+                               kLeastBlockRows, kBlockRows);
+      block.reserve(block_rows_);
+    }
     block.insert(block.end(), rows.begin(), rows.end());
-    if (block.size() >= kBlockRows) pass_on();
+    if (block.size() >= block_rows_) pass_on();
   }
+
+  ~Feed() { workers_.feeds_.fetch_sub(1, std::memory_order_relaxed); }
+  Feed(const Feed&) = delete;
+  Feed& operator=(const Feed&) = delete;
 
   void pass_on() {
     const std::size_t count = std::visit([](const auto& block) { return block.size(); }, filling_);
@@ -112,6 +125,7 @@ class WatchWorkers::Feed {
   std::vector<std::shared_ptr<Strand>> strands_;
   std::array<bool, 5> seen_{};
   Rows filling_;
+  std::size_t block_rows_ = kBlockRows;  // of the block filling
 };
 
 WatchWorkers::WatchWorkers(unsigned threads) : most_in_flight_(kRowsPerWorker * threads) {

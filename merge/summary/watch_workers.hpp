@@ -10,6 +10,7 @@
 // is passed on, for what the watcher makes lazily from the file.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -70,7 +71,8 @@ class WatchWorkers {
   void work();
   static void watch(const AlignedRank::Watcher& watcher, const Rows& rows);
 
-  std::size_t most_in_flight_;  // rows
+  std::size_t most_in_flight_;         // rows
+  std::atomic<std::size_t> feeds_{0};  // ranks' feeds alive, each filling a block
   std::mutex mutex_;
   std::condition_variable runnable_changed_;
   std::condition_variable blocks_done_;
