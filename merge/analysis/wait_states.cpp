@@ -1,6 +1,7 @@
 #include "merge/analysis/wait_states.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -21,8 +22,8 @@
 namespace rocprof::merge {
 namespace {
 
-constexpr std::size_t kPageParts = 1024;       // InstanceTable's page
-constexpr std::uint64_t kRoundWorkingSet = 3;  // a round's memory / its items' bytes
+constexpr std::size_t kPageParts = kCollectiveRun;  // InstanceTable's page
+constexpr std::uint64_t kRoundWorkingSet = 3;       // a round's memory / its items' bytes
 
 // A send as it travels to the process of the rank it went to, where its receive is: its rank
 // and its function as an index into the job's function names (the same on every process).
@@ -109,60 +110,56 @@ void add_part(InstancePart& part, const InstancePart& other) {
   }
 }
 
-// Collective instances by communicator and number: a communicator's instances are numbered
-// from 0 on each rank, so each communicator's are an array (a hash look-up per call was most
-// of adding them up), of every `stride`-th number where a process holds every stride-th
-// (instance_process), in pages made as instances come, each as long as its highest
-// instance so far: a round of the analysis holds some runs of instances only
-// (slice_of(CollectiveCall)), and its table only the pages they fall in. An entry of no calls
-// is none.
+// Collective instances by communicator and number, of every `stride`-th number where a
+// process holds every stride-th (instance_process), in pages of kPageParts consecutive
+// entries made as instances come: a round of the analysis holds some runs of instances only
+// (slice_of(CollectiveCall)), and its table only the pages they fall in, whatever the
+// communicator's highest number. Pages are found by hash, but a rank's calls come in order,
+// so most calls find theirs in the last one used. An entry of no calls is none.
 class InstanceTable {
  public:
-  // `most` bounds the entries per communicator (damage past it is refused, not allocated).
+  // `most` bounds a communicator's entries (damage past it is refused, not allocated).
   InstanceTable(std::size_t most, std::size_t stride) : most_(most), stride_(stride) {}
   InstancePart& at(std::uint64_t communicator, std::uint32_t sequence) {
-    if (last_ == nullptr || communicator != last_communicator_) {
-      last_communicator_ = communicator;
-      last_ = &by_communicator_[communicator];
-    }
     const std::size_t index = sequence / stride_;
     if (index >= most_)
       throw std::runtime_error("a merge process sent a damaged collective instance");
-    const std::size_t page = index / kPageParts;
-    if (page >= last_->size()) last_->resize(page + 1);
-    Page& parts = (*last_)[page];
-    // A page grows as far as its instances go: a communicator of few instances stays small.
-    if (index % kPageParts >= parts.size())
-      parts.resize(index % kPageParts + 1, empty_part(communicator, 0, 0, CollectiveKind::kNone));
-    InstancePart& part = parts[index % kPageParts];
+    const PageKey key{communicator, index / kPageParts};
+    if (last_ == nullptr || key != last_key_) {
+      auto& page = pages_[key];
+      if (!page) {
+        page = std::make_unique<Page>();
+        page->fill(empty_part(communicator, 0, 0, CollectiveKind::kNone));
+      }
+      last_key_ = key;
+      last_ = page.get();
+    }
+    InstancePart& part = (*last_)[index % kPageParts];
     part.sequence = sequence;
     return part;
   }
   const InstancePart* find(std::uint64_t communicator, std::uint32_t sequence) const {
-    const auto found = by_communicator_.find(communicator);
     const std::size_t index = sequence / stride_;
-    const std::size_t page = index / kPageParts;
-    if (found == by_communicator_.end() || page >= found->second.size() ||
-        index % kPageParts >= found->second[page].size())
-      return nullptr;
-    const InstancePart& part = found->second[page][index % kPageParts];
+    const auto found = pages_.find(PageKey{communicator, index / kPageParts});
+    if (found == pages_.end()) return nullptr;
+    const InstancePart& part = (*found->second)[index % kPageParts];
     return part.calls == 0 ? nullptr : &part;
   }
   template <typename Visit>
   void for_each(Visit visit) const {
-    for (const auto& [communicator, pages] : by_communicator_)
-      for (const Page& parts : pages)
-        for (const InstancePart& part : parts)
-          if (part.calls > 0) visit(part);
+    for (const auto& [key, page] : pages_)
+      for (const InstancePart& part : *page)
+        if (part.calls > 0) visit(part);
   }
 
  private:
-  using Page = std::vector<InstancePart>;
+  using Page = std::array<InstancePart, kPageParts>;
+  using PageKey = std::pair<std::uint64_t, std::size_t>;  // communicator, page
   std::size_t most_;
   std::size_t stride_;
-  absl::flat_hash_map<std::uint64_t, std::vector<Page>> by_communicator_;
-  std::uint64_t last_communicator_ = 0;
-  std::vector<Page>* last_ = nullptr;
+  absl::flat_hash_map<PageKey, std::unique_ptr<Page>> pages_;
+  PageKey last_key_{};
+  Page* last_ = nullptr;
 };
 
 // A wait found where its calls met, on its way to the waiting rank's process (its call path)
