@@ -1,10 +1,12 @@
 // rocprof-merge: turns a traced job's rank files into one timeline on the reference rank's
 // clock, and prints a summary. Usage: rocprof-merge DIR|FILES... -o OUTPUT [options]
 #include <hdf5.h>
+#include <malloc.h>
 #include <CLI/CLI.hpp>
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -16,6 +18,13 @@
 #include "merge/input/check_helpers.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/pipeline/merge_pipeline.hpp"
+
+namespace {
+
+// The allocator's arenas of a merge process (see main).
+constexpr int kMallocArenas = 4;
+
+}  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{
@@ -121,6 +130,11 @@ int main(int argc, char** argv) {
   // dying of SIGXFSZ: the failure is then reported, and the staged output removed, as for a
   // full disk.
   std::signal(SIGXFSZ, SIG_IGN);
+  // glibc gives each thread that allocates at once an arena of its own, up to 8 per CPU, and
+  // keeps what an arena freed: a merge of one process on many CPUs (reading, watching and
+  // analysing threads) held hundreds of MiB that way. A few arenas cost no time measured
+  // (docs/PERFORMANCE.md); MALLOC_ARENA_MAX, when set, still decides.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
   // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
   // command line of its own.
   if ((argc == 2 || argc == 3) && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)
