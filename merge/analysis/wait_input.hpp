@@ -132,7 +132,10 @@ class WaitInputGatherer {
     return std::max(kLeastDoingsPerRank, kDoingsPerProcess / std::max<std::size_t>(ranks, 1));
   }
   // How many ends and calls a rank's gatherer takes on between two looks at the process's
-  // budget: what the ranks hold unchecked stays within a quarter of it.
+  // budget: what the ranks hold unchecked stays within a quarter of it. Over the budget, a
+  // gatherer spills once it holds kSpillShare steps (a rank's share of the budget), so the
+  // ranks together may hold up to about twice the budget before their blocks go.
+  static constexpr std::size_t kSpillShare = 4;
   static std::size_t spill_step(std::size_t budget, std::size_t ranks) {
     return std::clamp<std::size_t>(
         budget / (4 * sizeof(MessageEnd) * std::max<std::size_t>(ranks, 1)), 256, 65536);
