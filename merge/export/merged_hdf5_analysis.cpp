@@ -1,14 +1,19 @@
 #include "merge/export/merged_hdf5_analysis.hpp"
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <exception>
 #include <span>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,7 +44,7 @@ class ColumnGroup {
     return *this;
   }
 
-  // A column of `count` rows to be written a piece at a time (write_rows).
+  // A column of `count` rows, written after (write_rows, or its chunks stored whole).
   Handle empty_column(const char* name, hid_t type, hsize_t count) {
     const hsize_t unlimited = H5S_UNLIMITED;
     const Handle space(H5Screate_simple(1, &count, &unlimited));
@@ -131,46 +136,122 @@ void write_waits(hid_t analysis, const WaitStateReport& waits) {
       .column("total_ns", H5T_NATIVE_DOUBLE, totals);
 }
 
+// A column's chunks deflated on several threads and stored as they are (H5Dwrite_chunk):
+// the same bytes HDF5's deflate filter makes, which every reader inflates, without a job's
+// hundreds of millions of waits going through one thread's deflate.
+class DeflatedColumns {
+ public:
+  DeflatedColumns(std::vector<hid_t> datasets, std::vector<std::size_t> sizes, hsize_t chunk_rows)
+      : datasets_(std::move(datasets)), sizes_(std::move(sizes)), chunk_rows_(chunk_rows) {}
+
+  // Rows [first, first + rows) of each column (`columns[c]`, sizes_[c] bytes a row), where
+  // `first` is a multiple of the chunk and `rows` whole chunks but for the last.
+  void write(hsize_t first, hsize_t rows, const std::vector<std::vector<std::byte>>& columns) {
+    const auto chunks = static_cast<std::size_t>((rows + chunk_rows_ - 1) / chunk_rows_);
+    const std::size_t jobs = chunks * datasets_.size();
+    std::vector<std::vector<Bytef>> stored(jobs);
+    const auto deflate = [&](std::size_t job) {
+      const std::size_t column = job % datasets_.size();
+      const std::size_t chunk = job / datasets_.size();
+      const std::size_t bytes = static_cast<std::size_t>(chunk_rows_) * sizes_[column];
+      std::vector<Bytef> whole(bytes, 0);  // a last chunk is stored whole, zeros past the rows
+      const std::size_t from = chunk * bytes;
+      std::memcpy(whole.data(), columns[column].data() + from,
+                  std::min(bytes, columns[column].size() - from));
+      uLongf size = compressBound(static_cast<uLong>(bytes));
+      stored[job].resize(size);
+      if (compress2(stored[job].data(), &size, whole.data(), static_cast<uLong>(bytes), 1) != Z_OK)
+        throw std::runtime_error("cannot compress the wait instances");
+      stored[job].resize(size);
+    };
+    std::vector<std::thread> threads;
+    std::vector<std::exception_ptr> failures(threads_);
+    for (unsigned t = 0; t < threads_; ++t)
+      threads.emplace_back([&, t] {
+        try {
+          for (std::size_t job = t; job < jobs; job += threads_) deflate(job);
+        } catch (...) {
+          failures[t] = std::current_exception();
+        }
+      });
+    for (std::thread& thread : threads) thread.join();
+    for (const std::exception_ptr& failure : failures)
+      if (failure) std::rethrow_exception(failure);
+    for (std::size_t job = 0; job < jobs; ++job) {
+      const hsize_t at = first + (job / datasets_.size()) * chunk_rows_;
+      if (H5Dwrite_chunk(datasets_[job % datasets_.size()], H5P_DEFAULT, 0, &at, stored[job].size(),
+                         stored[job].data()) < 0)
+        throw std::runtime_error("cannot write the wait instances");
+    }
+  }
+
+ private:
+  std::vector<hid_t> datasets_;
+  std::vector<std::size_t> sizes_;
+  hsize_t chunk_rows_;
+  unsigned threads_ = std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+};
+
+template <typename T>
+void put_row(std::vector<std::byte>& column, std::size_t row, T value) {
+  std::memcpy(column.data() + row * sizeof(T), &value, sizeof(T));
+}
+
 // Each wait on its own, by waiting rank and time; `cause` indexes the `causes` dataset. The
 // edges are read a piece at a time (a job's may not fit in memory).
 void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
   const hsize_t rows = waits.edges.size();
   const Handle pattern = pattern_type();
   ColumnGroup table(analysis, "wait_instances");
-  const Handle rank = table.empty_column("rank", H5T_NATIVE_INT32, rows);
-  const Handle begin = table.empty_column("begin_ns", H5T_NATIVE_UINT64, rows);
-  const Handle end = table.empty_column("end_ns", H5T_NATIVE_UINT64, rows);
-  const Handle kind = table.empty_column("pattern", pattern.get(), rows);
-  const Handle awaited = table.empty_column("awaited_rank", H5T_NATIVE_INT32, rows);
-  const Handle cause = table.empty_column("cause", H5T_NATIVE_UINT32, rows);
-  std::vector<std::int32_t> ranks, awaited_ranks;
-  std::vector<std::uint64_t> begins, ends;
-  std::vector<std::uint8_t> patterns;
-  std::vector<std::uint32_t> causes;
-  hsize_t at = 0;
+  const std::vector<Handle> datasets = [&] {
+    std::vector<Handle> made;
+    made.push_back(table.empty_column("rank", H5T_NATIVE_INT32, rows));
+    made.push_back(table.empty_column("begin_ns", H5T_NATIVE_UINT64, rows));
+    made.push_back(table.empty_column("end_ns", H5T_NATIVE_UINT64, rows));
+    made.push_back(table.empty_column("pattern", pattern.get(), rows));
+    made.push_back(table.empty_column("awaited_rank", H5T_NATIVE_INT32, rows));
+    made.push_back(table.empty_column("cause", H5T_NATIVE_UINT32, rows));
+    return made;
+  }();
+  if (rows == 0) return;
+  const std::vector<std::size_t> sizes{4, 8, 8, 1, 4, 4};
+  hsize_t chunk_rows = 0;
+  {
+    const Handle properties(H5Dget_create_plist(datasets[0].get()));
+    if (!properties.valid() || H5Pget_chunk(properties.get(), 1, &chunk_rows) != 1)
+      throw std::runtime_error("cannot read the wait instances' chunk");
+  }
+  std::vector<hid_t> ids;
+  for (const Handle& dataset : datasets) ids.push_back(dataset.get());
+  DeflatedColumns deflated(ids, sizes, chunk_rows);
+  // Rows gather into whole chunks (the pieces read back need not be), a few per thread.
+  const std::size_t batch = static_cast<std::size_t>(chunk_rows) * 32;
+  std::vector<std::vector<std::byte>> columns(sizes.size());
+  for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(batch * sizes[c]);
+  hsize_t first = 0;
+  std::size_t filled = 0;
+  const auto flush = [&] {
+    for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(filled * sizes[c]);
+    deflated.write(first, filled, columns);
+    for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(batch * sizes[c]);
+    first += filled;
+    filled = 0;
+  };
   waits.edges.for_each_piece([&](std::span<const WaitEdge> piece) {
-    ranks.clear();
-    awaited_ranks.clear();
-    begins.clear();
-    ends.clear();
-    patterns.clear();
-    causes.clear();
     for (const WaitEdge& edge : piece) {
-      ranks.push_back(edge.waiting);
-      begins.push_back(edge.from);
-      ends.push_back(edge.to);
-      patterns.push_back(static_cast<std::uint8_t>(edge.pattern));
-      awaited_ranks.push_back(edge.awaited);
-      causes.push_back(edge.cause);
+      put_row(columns[0], filled, edge.waiting);
+      put_row(columns[1], filled, edge.from);
+      put_row(columns[2], filled, edge.to);
+      put_row(columns[3], filled, static_cast<std::uint8_t>(edge.pattern));
+      put_row(columns[4], filled, edge.awaited);
+      put_row(columns[5], filled, edge.cause);
+      if (++filled == batch) flush();
     }
-    table.write_rows(rank.get(), "rank", H5T_NATIVE_INT32, at, ranks);
-    table.write_rows(begin.get(), "begin_ns", H5T_NATIVE_UINT64, at, begins);
-    table.write_rows(end.get(), "end_ns", H5T_NATIVE_UINT64, at, ends);
-    table.write_rows(kind.get(), "pattern", pattern.get(), at, patterns);
-    table.write_rows(awaited.get(), "awaited_rank", H5T_NATIVE_INT32, at, awaited_ranks);
-    table.write_rows(cause.get(), "cause", H5T_NATIVE_UINT32, at, causes);
-    at += piece.size();
   });
+  if (filled > 0) flush();
+}
+
+void write_causes(hid_t analysis, const WaitStateReport& waits) {
   if (!format::write_string_dataset(analysis, "causes", waits.causes))
     throw std::runtime_error("cannot write the analysis's causes");
 }
@@ -270,6 +351,7 @@ bool add_analysis_to_merged_hdf5(const std::string& path, const JobAnalysis& ana
         }
         write_waits(group.get(), *analysis.waits);
         write_wait_instances(group.get(), *analysis.waits);
+        write_causes(group.get(), *analysis.waits);
         write_critical_path(group.get(), *analysis.critical_path);
       }
       if (analysis.imbalance != nullptr) write_imbalance(group.get(), *analysis.imbalance);
