@@ -824,12 +824,14 @@ class Analysis {
       causes.insert(one.causes.begin(), one.causes.end());
     }
     names.assign(causes.begin(), causes.end());
-    // A range closes before the rank that would take it past round_bytes_ (a rank's edges
-    // stay in one range).
+    // A range closes before the rank that would take it past a third of round_bytes_ (the
+    // first process holds a range about three times on its way: sent, received, ordered);
+    // a rank's edges stay in one range.
+    const std::uint64_t budget = std::max<std::uint64_t>(round_bytes_ / kRoundWorkingSet, 1);
     std::uint64_t in_range = 0;
     for (const auto& [rank, count] : counts) {
       const std::uint64_t bytes = count * sizeof(WaitEdge);
-      if (ranges.empty() || (in_range > 0 && in_range + bytes > round_bytes_)) {
+      if (ranges.empty() || (in_range > 0 && in_range + bytes > budget)) {
         ranges.push_back(rank);
         in_range = 0;
       }

@@ -27,17 +27,22 @@ class SpilledArray {
 
   // Throws std::runtime_error on a write error.
   void append(std::span<const T> items) {
-    held_.insert(held_.end(), items.begin(), items.end());
-    size_ += items.size();
-    if (file_ && held_.size() * sizeof(T) >= memory_) write_out();
+    if (file_ && (held_.size() + items.size()) * sizeof(T) >= memory_) {
+      // Past the memory: what is held, then `items` from where they are (not copied in).
+      write_out(held_);
+      held_.clear();
+      write_out(items);
+    } else {
+      held_.insert(held_.end(), items.begin(), items.end());
+    }
   }
-  std::uint64_t size() const noexcept { return size_; }
+  std::uint64_t size() const noexcept { return written_ + held_.size(); }
   bool spilled() const noexcept { return !pieces_.empty(); }
 
   // Items [first, first + out.size()) into `out`. Throws std::runtime_error on a read error.
   void read(std::uint64_t first, std::span<T> out) const {
     std::size_t done = 0;
-    const std::uint64_t held_first = size_ - held_.size();
+    const std::uint64_t held_first = written_;
     while (done < out.size()) {
       const std::uint64_t at = first + done;
       if (at >= held_first) {
@@ -61,7 +66,7 @@ class SpilledArray {
   template <typename Visit>
   void for_each_piece(std::size_t step, Visit visit) const {
     step = std::max<std::size_t>(step, 1);
-    const std::uint64_t held_first = size_ - held_.size();
+    const std::uint64_t held_first = written_;
     std::vector<T> buffer;
     for (std::uint64_t at = 0; at < held_first; at += buffer.size()) {
       buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(step, held_first - at)));
@@ -79,17 +84,19 @@ class SpilledArray {
     std::uint64_t count;
   };
 
-  void write_out() {
-    const std::uint64_t offset = file_->append(std::as_bytes(std::span(held_)));
-    pieces_.push_back({size_ - held_.size(), offset, held_.size()});
-    held_.clear();  // its memory is kept for the next piece
+  // Appends `items` as the next piece (after every item written so far).
+  void write_out(std::span<const T> items) {
+    if (items.empty()) return;
+    const std::uint64_t offset = file_->append(std::as_bytes(items));
+    pieces_.push_back({written_, offset, items.size()});
+    written_ += items.size();
   }
 
   std::shared_ptr<ScratchFile> file_;
   std::size_t memory_ = 0;
   std::vector<Piece> pieces_;
-  std::vector<T> held_;  // the last items, not written out
-  std::uint64_t size_ = 0;
+  std::vector<T> held_;        // the last items, not written out
+  std::uint64_t written_ = 0;  // items in pieces
 };
 
 }  // namespace rocprof::merge
