@@ -178,6 +178,25 @@ struct FoundWait {
   std::uint8_t candidate;
 };
 
+// Ranks cut into ranges of consecutive ranks whose items (`counts` per rank, `item_bytes`
+// each) take at most `budget` bytes, but for a rank past it alone: range r is ranks
+// [ranges[r], ranges[r + 1]). None for no ranks.
+std::vector<std::int32_t> rank_ranges(const std::map<std::int32_t, std::uint64_t>& counts,
+                                      std::size_t item_bytes, std::uint64_t budget) {
+  std::vector<std::int32_t> ranges;
+  std::uint64_t in_range = 0;
+  for (const auto& [rank, count] : counts) {
+    const std::uint64_t bytes = count * item_bytes;
+    if (ranges.empty() || (in_range > 0 && in_range + bytes > budget)) {
+      ranges.push_back(rank);
+      in_range = 0;
+    }
+    in_range += bytes;
+  }
+  if (!counts.empty()) ranges.push_back(counts.rbegin()->first + 1);
+  return ranges;
+}
+
 // Which process pairs the calls of `key` (a flow id, a collective instance): spread evenly.
 std::size_t process_of(std::uint64_t key, std::size_t processes) {
   key ^= key >> 33;
@@ -541,19 +560,9 @@ class Analysis {
   // candidates are all of its rank's): every process takes as many ranges as the one with
   // the most.
   void blame_candidates() {
-    std::vector<std::int32_t> ranges;  // range r: waiting ranks [ranges[r], ranges[r + 1])
-    std::uint64_t in_range = 0;
     // A range's candidates are copied about three times on their way (kept, with call paths).
-    const std::uint64_t budget = std::max<std::uint64_t>(round_bytes_ / kRoundWorkingSet, 1);
-    for (const auto& [rank, count] : candidates_kept_.counts()) {
-      const std::uint64_t bytes = count * sizeof(FoundWait);
-      if (ranges.empty() || (in_range > 0 && in_range + bytes > budget)) {
-        ranges.push_back(rank);
-        in_range = 0;
-      }
-      in_range += bytes;
-    }
-    if (!ranges.empty()) ranges.push_back(candidates_kept_.counts().rbegin()->first + 1);
+    const std::vector<std::int32_t> ranges =
+        rank_ranges(candidates_kept_.counts(), sizeof(FoundWait), round_bytes_ / kRoundWorkingSet);
     std::uint64_t most = 0;
     ByteWriter out;
     out.put<std::uint64_t>(ranges.empty() ? 0 : ranges.size() - 1);
@@ -824,20 +833,8 @@ class Analysis {
       causes.insert(one.causes.begin(), one.causes.end());
     }
     names.assign(causes.begin(), causes.end());
-    // A range closes before the rank that would take it past a third of round_bytes_ (the
-    // first process holds a range about three times on its way: sent, received, ordered);
-    // a rank's edges stay in one range.
-    const std::uint64_t budget = std::max<std::uint64_t>(round_bytes_ / kRoundWorkingSet, 1);
-    std::uint64_t in_range = 0;
-    for (const auto& [rank, count] : counts) {
-      const std::uint64_t bytes = count * sizeof(WaitEdge);
-      if (ranges.empty() || (in_range > 0 && in_range + bytes > budget)) {
-        ranges.push_back(rank);
-        in_range = 0;
-      }
-      in_range += bytes;
-    }
-    if (!counts.empty()) ranges.push_back(counts.rbegin()->first + 1);
+    // The first process holds a range about three times on its way: sent, received, ordered.
+    ranges = rank_ranges(counts, sizeof(WaitEdge), round_bytes_ / kRoundWorkingSet);
     return job;
   }
 
