@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   // keeps what an arena freed: a merge of one process on many CPUs (reading, watching and
   // analysing threads) held hundreds of MiB that way. A few arenas cost no time measured
   // (docs/PERFORMANCE.md); MALLOC_ARENA_MAX, when set, still decides.
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr)  // NOLINT(concurrency-mt-unsafe): no threads yet
+    mallopt(M_ARENA_MAX, kMallocArenas);           // NOLINT(concurrency-mt-unsafe)
   // A check helper of another rocprof-merge (merge/input/check_helpers.hpp): no MPI, no
   // command line of its own.
   if ((argc == 2 || argc == 3) && std::string_view(argv[1]) == rocprof::merge::kCheckHelperArgument)

@@ -221,8 +221,9 @@ void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
     if (!properties.valid() || H5Pget_chunk(properties.get(), 1, &chunk_rows) != 1)
       throw std::runtime_error("cannot read the wait instances' chunk");
   }
-  std::vector<hid_t> ids;
-  for (const Handle& dataset : datasets) ids.push_back(dataset.get());
+  std::vector<hid_t> ids(datasets.size());
+  std::transform(datasets.begin(), datasets.end(), ids.begin(),
+                 [](const Handle& dataset) { return dataset.get(); });
   DeflatedColumns deflated(ids, sizes, chunk_rows);
   // Rows gather into whole chunks (the pieces read back need not be), a few per thread.
   const std::size_t batch = static_cast<std::size_t>(chunk_rows) * 32;
