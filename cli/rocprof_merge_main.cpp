@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   // glibc gives each thread that allocates at once an arena of its own, up to 8 per CPU, and
   // keeps what an arena freed: a merge of one process on many CPUs (reading, watching and
-  // analysing threads) held hundreds of MiB that way. A few arenas cost no time measured
+  // analysing threads) held much memory that way. A few arenas cost no time measured
   // (docs/PERFORMANCE.md); MALLOC_ARENA_MAX, when set, still decides.
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr)  // NOLINT(concurrency-mt-unsafe): no threads yet
     mallopt(M_ARENA_MAX, kMallocArenas);           // NOLINT(concurrency-mt-unsafe)

@@ -27,11 +27,17 @@ void JobEdges::append(std::span<const WaitEdge> edges) {
     for (std::size_t i = 0; i < arrivals.size(); i += kMarkStep)
       of_rank.marks.push_back(arrivals[i].to);
     by_rank_.push_back(std::move(of_rank));
-    waiting_.insert(rank);
     arrivals_.append(arrivals);
     begin = end;
   }
   edges_.append(edges);
+}
+
+std::vector<std::int32_t> JobEdges::waiting_ranks() const {
+  std::vector<std::int32_t> ranks;
+  ranks.reserve(by_rank_.size());
+  for (const RankArrivals& of_rank : by_rank_) ranks.push_back(of_rank.rank);
+  return ranks;
 }
 
 std::vector<WaitEdge> JobEdges::all() const {

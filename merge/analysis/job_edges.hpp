@@ -42,8 +42,8 @@ class JobEdges {
   }
   std::vector<WaitEdge> all() const;  // every edge, in order (tests, small jobs)
 
-  // Ranks that waited, and ranks waited for.
-  const std::set<std::int32_t>& waiting_ranks() const noexcept { return waiting_; }
+  // Ranks that waited (in order), and ranks waited for.
+  std::vector<std::int32_t> waiting_ranks() const;
   const std::set<std::int32_t>& awaited_ranks() const noexcept { return awaited_; }
 
   // A wait's end as the critical path steps over it: where it ended and whom it waited for.
@@ -69,7 +69,6 @@ class JobEdges {
   SpilledArray<WaitEdge> edges_;
   SpilledArray<Arrival> arrivals_;     // by waiting rank, then time
   std::vector<RankArrivals> by_rank_;  // by rank
-  std::set<std::int32_t> waiting_;
   std::set<std::int32_t> awaited_;
   // The block of arrivals last read by latest_before (a walk stays on a rank for a while).
   mutable std::uint64_t cached_first_ = ~std::uint64_t{0};

@@ -151,9 +151,9 @@ void WaitInputGatherer::Messages::took_on() {
   if (bytes <= held_) return;
   const std::size_t more = bytes - held_;
   held_ = bytes;
-  // Over the budget, a gatherer spills once it holds its share of it (four steps): one that
-  // spilled whatever it held at each look wrote blocks of a few hundred items, and a job of
-  // 1 G records kept hundreds of MiB of their slice tables (SpilledBlock, 0.5 KiB each).
+  // Over the budget, a gatherer spills once it holds its share of it (kSpillShare steps):
+  // one that spilled whatever it held at each look wrote tiny blocks, and a large job kept
+  // a slice table (SpilledBlock) per block until the analysis.
   if (spill_->hold(more) && held_ >= kSpillShare * step_ * sizeof(MessageEnd)) spill_all();
 }
 

@@ -777,11 +777,9 @@ class Analysis {
       if (!first) continue;
       std::vector<WaitEdge> range;
       for (std::vector<std::byte>& part : parts) {
-        if (part.size() % sizeof(WaitEdge) != 0)
-          throw std::runtime_error("a merge process sent damaged wait edges");
-        const std::size_t at = range.size();
-        range.resize(at + part.size() / sizeof(WaitEdge));
-        std::memcpy(range.data() + at, part.data(), part.size());
+        const std::size_t count = items_in<WaitEdge>(part);
+        for (std::size_t i = 0; i < count; ++i)
+          range.push_back(item_at<WaitEdge>(part.data() + i * sizeof(WaitEdge)));
         std::vector<std::byte>().swap(part);
       }
       for (const WaitEdge& edge : range)

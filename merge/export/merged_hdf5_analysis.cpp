@@ -137,8 +137,8 @@ void write_waits(hid_t analysis, const WaitStateReport& waits) {
 }
 
 // A column's chunks deflated on several threads and stored as they are (H5Dwrite_chunk):
-// the same bytes HDF5's deflate filter makes, which every reader inflates, without a job's
-// hundreds of millions of waits going through one thread's deflate.
+// the same bytes HDF5's deflate filter makes, which every reader inflates, without all of a
+// large job's waits going through one thread's deflate.
 class DeflatedColumns {
  public:
   DeflatedColumns(std::vector<hid_t> datasets, std::vector<std::size_t> sizes, hsize_t chunk_rows)
@@ -157,7 +157,7 @@ class DeflatedColumns {
       std::vector<Bytef> whole(bytes, 0);  // a last chunk is stored whole, zeros past the rows
       const std::size_t from = chunk * bytes;
       std::memcpy(whole.data(), columns[column].data() + from,
-                  std::min(bytes, columns[column].size() - from));
+                  std::min<std::size_t>(bytes, rows * sizes_[column] - from));
       uLongf size = compressBound(static_cast<uLong>(bytes));
       stored[job].resize(size);
       if (compress2(stored[job].data(), &size, whole.data(), static_cast<uLong>(bytes), 1) != Z_OK)
@@ -232,9 +232,7 @@ void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
   hsize_t first = 0;
   std::size_t filled = 0;
   const auto flush = [&] {
-    for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(filled * sizes[c]);
     deflated.write(first, filled, columns);
-    for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(batch * sizes[c]);
     first += filled;
     filled = 0;
   };
