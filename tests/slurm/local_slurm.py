@@ -63,6 +63,11 @@ class LocalSlurm:
         for sub in ("state", "spool"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         open(os.path.join(self.dir, "plugstack.conf"), "w").close()
+        # PMIx makes a directory per step named by job and step id, under /tmp by default; job ids
+        # start at 1 in every fresh Slurm, so a directory left by an earlier run would fail the step.
+        os.makedirs(os.path.join(self.dir, "pmix"), exist_ok=True)
+        with open(os.path.join(self.dir, "mpi.conf"), "w") as f:
+            f.write(f"PMIxCliTmpDirBase={self.dir}/pmix\n")
         with open(self.conf, "w") as f:
             f.write(CONFIG.format(dir=self.dir, ctld_port=self.ctld_port, d_port=self.d_port))
         log = open(os.path.join(self.dir, "daemons.out"), "w")
@@ -78,13 +83,19 @@ class LocalSlurm:
             if any(p.poll() is not None for p in self.processes):
                 break
             time.sleep(0.3)
+        logs = self.log_tails()
+        self.stop()
+        raise RuntimeError("the local Slurm did not become idle:\n" + logs)
+
+    def log_tails(self, chars=2000):
+        """The end of each daemon's log, for a failure message."""
         logs = ""
         for name in ("slurmctld.log", "slurmd.log", "daemons.out"):
             path = os.path.join(self.dir, name)
             if os.path.exists(path):
-                logs += f"--- {name}\n" + open(path).read()[-2000:]
-        self.stop()
-        raise RuntimeError("the local Slurm did not become idle:\n" + logs)
+                with open(path, errors="replace") as f:
+                    logs += f"--- {name}\n" + f.read()[-chars:]
+        return logs
 
     def stop(self):
         for process in self.processes:

@@ -69,7 +69,15 @@ class SlurmTest(unittest.TestCase):
     def job_output(self, pattern):
         names = [n for n in os.listdir(self.dir) if re.fullmatch(pattern, n)]
         self.assertEqual(len(names), 1, os.listdir(self.dir))
-        return open(os.path.join(self.dir, names[0])).read()
+        with open(os.path.join(self.dir, names[0])) as f:
+            return f.read()
+
+    def assert_job_said(self, text, pattern):
+        """text is in the job's output; if not, the daemons' logs say why the step failed."""
+        output = self.job_output(pattern)
+        if text not in output:
+            self.fail(f"{text!r} not in the job's output:\n{output}\n{self.slurm.log_tails()}")
+        return output
 
     def test_srun_four_ranks(self):
         result = self.slurm.run("srun", "-n", "4", "--mpi=pmix", "--immediate=60",
@@ -83,8 +91,7 @@ class SlurmTest(unittest.TestCase):
     def test_single_node_job_script(self):
         result, job = self.sbatch(os.path.join(JOBSCRIPTS, "single_node.sbatch"))
         self.assertEqual(result.returncode, 0, result.stderr)
-        output = self.job_output(r"rocprof-mpi-single-\d+\.out")
-        self.assertIn("jacobi: 4 ranks", output)
+        output = self.assert_job_said("jacobi: 4 ranks", r"rocprof-mpi-single-\d+\.out")
         self.assertIn(f"rocprof-merge traces/{job}", output)
         self.check_rank_files(os.path.join(self.dir, "traces", job), range(4), job_id=job)
 
@@ -98,14 +105,14 @@ class SlurmTest(unittest.TestCase):
             f.write(text)
         result, job = self.sbatch(script, env={"APP": f"{JACOBI} 128 50"})
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("jacobi: 4 ranks, 128x128", self.job_output(r"rocprof-mpi-gpu-\d+\.out"))
+        self.assert_job_said("jacobi: 4 ranks, 128x128", r"rocprof-mpi-gpu-\d+\.out")
         self.check_rank_files(os.path.join(self.dir, "traces", job), range(4), job_id=job)
 
     def test_subset_job_script(self):
         result, job = self.sbatch(os.path.join(JOBSCRIPTS, "subset_ranks.sbatch"),
                                   env={"RANKS": "0,4-7"})
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("jacobi: 8 ranks", self.job_output(r"rocprof-mpi-subset-\d+\.out"))
+        self.assert_job_said("jacobi: 8 ranks", r"rocprof-mpi-subset-\d+\.out")
         self.check_rank_files(os.path.join(self.dir, "traces", job), [0, 4, 5, 6, 7])
 
     def test_merge_job_script_after_a_traced_job(self):
