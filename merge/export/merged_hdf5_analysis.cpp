@@ -1,14 +1,14 @@
 #include "merge/export/merged_hdf5_analysis.hpp"
 
 #include <hdf5.h>
-#include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <exception>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <thread>
@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/compression.hpp"
 #include "lib/format/hdf5_util.hpp"
 
 namespace rocprof::merge {
@@ -26,10 +27,11 @@ namespace {
 using format::Handle;
 
 constexpr hsize_t kChunkRows = 16384;
+// Deflate, which every HDF5 library has (the rank tables' zstd needs a plugin to read).
+constexpr format::Compression kCompression{format::Codec::kDeflate, 1};
 
 // A table as the merged file keeps its tables: a group with a dataset per column, every
-// column as long as the others; chunked and compressed with deflate, which every HDF5
-// library has.
+// column as long as the others; chunked, shuffled and deflated (kCompression).
 class ColumnGroup {
  public:
   ColumnGroup(hid_t parent, const std::string& name) : name_(name) {
@@ -50,8 +52,9 @@ class ColumnGroup {
     const Handle space(H5Screate_simple(1, &count, &unlimited));
     const Handle properties(H5Pcreate(H5P_DATASET_CREATE));
     const hsize_t chunk = std::clamp<hsize_t>(count, 1, kChunkRows);
-    H5Pset_chunk(properties.get(), 1, &chunk);
-    H5Pset_deflate(properties.get(), 1);
+    if (H5Pset_chunk(properties.get(), 1, &chunk) < 0 ||
+        !format::add_filters(properties.get(), kCompression, H5Tget_size(type)))
+      throw std::runtime_error(fmt::format("cannot write the column {}/{}", name_, name));
     Handle dataset(H5Dcreate2(group_.get(), name, type, space.get(), H5P_DEFAULT, properties.get(),
                               H5P_DEFAULT));
     if (!dataset.valid())
@@ -136,40 +139,39 @@ void write_waits(hid_t analysis, const WaitStateReport& waits) {
       .column("total_ns", H5T_NATIVE_DOUBLE, totals);
 }
 
-// A column's chunks deflated on several threads and stored as they are (H5Dwrite_chunk):
-// the same bytes HDF5's deflate filter makes, which every reader inflates, without all of a
-// large job's waits going through one thread's deflate.
-class DeflatedColumns {
+// The wait instances' chunks encoded on several threads by the format's own encoder (shuffle,
+// then deflate: what the columns' filters say) and stored as they are (H5Dwrite_chunk), so that
+// a large job's waits do not all go through one thread's deflate.
+class EdgeChunks {
  public:
-  DeflatedColumns(std::vector<hid_t> datasets, std::vector<std::size_t> sizes, hsize_t chunk_rows)
-      : datasets_(std::move(datasets)), sizes_(std::move(sizes)), chunk_rows_(chunk_rows) {}
+  EdgeChunks(std::vector<hid_t> datasets, hsize_t chunk_rows)
+      : datasets_(std::move(datasets)), chunk_rows_(chunk_rows) {
+    for (unsigned t = 0; t < threads_; ++t)
+      encoders_.push_back(std::make_unique<format::ChunkEncoder>(kCompression));
+  }
 
-  // Rows [first, first + rows) of each column (`columns[c]`, sizes_[c] bytes a row), where
-  // `first` is a multiple of the chunk and `rows` whole chunks but for the last.
-  void write(hsize_t first, hsize_t rows, const std::vector<std::vector<std::byte>>& columns) {
-    const auto chunks = static_cast<std::size_t>((rows + chunk_rows_ - 1) / chunk_rows_);
-    const std::size_t jobs = chunks * datasets_.size();
-    std::vector<std::vector<Bytef>> stored(jobs);
-    const auto deflate = [&](std::size_t job) {
-      const std::size_t column = job % datasets_.size();
-      const std::size_t chunk = job / datasets_.size();
-      const std::size_t bytes = static_cast<std::size_t>(chunk_rows_) * sizes_[column];
-      std::vector<Bytef> whole(bytes, 0);  // a last chunk is stored whole, zeros past the rows
-      const std::size_t from = chunk * bytes;
-      std::memcpy(whole.data(), columns[column].data() + from,
-                  std::min<std::size_t>(bytes, rows * sizes_[column] - from));
-      uLongf size = compressBound(static_cast<uLong>(bytes));
-      stored[job].resize(size);
-      if (compress2(stored[job].data(), &size, whole.data(), static_cast<uLong>(bytes), 1) != Z_OK)
-        throw std::runtime_error("cannot compress the wait instances");
-      stored[job].resize(size);
+  // `edges` as rows [first, first + edges.size()), `first` a multiple of the chunk.
+  void write(hsize_t first, std::span<const WaitEdge> edges) {
+    const std::size_t rows = chunk_rows_;
+    const std::size_t chunks = (edges.size() + rows - 1) / rows;
+    std::vector<std::vector<std::vector<std::byte>>> stored(chunks);
+    const auto encode = [&](format::ChunkEncoder& encoder, std::size_t chunk) {
+      const std::size_t from = chunk * rows;
+      encoder.split_columns(reinterpret_cast<const std::byte*>(edges.data() + from),
+                            sizeof(WaitEdge), kFields, std::min(rows, edges.size() - from), rows);
+      for (std::size_t field = 0; field < kFields.size(); ++field) {
+        const std::span<const std::byte> bytes = encoder.encoded(field);
+        if (bytes.empty()) throw std::runtime_error("cannot compress the wait instances");
+        stored[chunk].emplace_back(bytes.begin(), bytes.end());
+      }
     };
     std::vector<std::thread> threads;
     std::vector<std::exception_ptr> failures(threads_);
     for (unsigned t = 0; t < threads_; ++t)
       threads.emplace_back([&, t] {
         try {
-          for (std::size_t job = t; job < jobs; job += threads_) deflate(job);
+          for (std::size_t chunk = t; chunk < chunks; chunk += threads_)
+            encode(*encoders_[t], chunk);
         } catch (...) {
           failures[t] = std::current_exception();
         }
@@ -177,25 +179,32 @@ class DeflatedColumns {
     for (std::thread& thread : threads) thread.join();
     for (const std::exception_ptr& failure : failures)
       if (failure) std::rethrow_exception(failure);
-    for (std::size_t job = 0; job < jobs; ++job) {
-      const hsize_t at = first + (job / datasets_.size()) * chunk_rows_;
-      if (H5Dwrite_chunk(datasets_[job % datasets_.size()], H5P_DEFAULT, 0, &at, stored[job].size(),
-                         stored[job].data()) < 0)
-        throw std::runtime_error("cannot write the wait instances");
-    }
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+      for (std::size_t field = 0; field < kFields.size(); ++field) {
+        const hsize_t at = first + chunk * chunk_rows_;
+        const std::vector<std::byte>& bytes = stored[chunk][field];
+        if (H5Dwrite_chunk(datasets_[field], H5P_DEFAULT, 0, &at, bytes.size(), bytes.data()) < 0)
+          throw std::runtime_error("cannot write the wait instances");
+      }
   }
+
+  // The columns in the order of the datasets: rank, begin_ns, end_ns, pattern, awaited_rank,
+  // cause.
+  static constexpr std::array<format::ChunkEncoder::Field, 6> kFields{{
+      {offsetof(WaitEdge, waiting), sizeof(WaitEdge::waiting)},
+      {offsetof(WaitEdge, from), sizeof(WaitEdge::from)},
+      {offsetof(WaitEdge, to), sizeof(WaitEdge::to)},
+      {offsetof(WaitEdge, pattern), sizeof(WaitEdge::pattern)},
+      {offsetof(WaitEdge, awaited), sizeof(WaitEdge::awaited)},
+      {offsetof(WaitEdge, cause), sizeof(WaitEdge::cause)},
+  }};
 
  private:
   std::vector<hid_t> datasets_;
-  std::vector<std::size_t> sizes_;
   hsize_t chunk_rows_;
   unsigned threads_ = std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+  std::vector<std::unique_ptr<format::ChunkEncoder>> encoders_;
 };
-
-template <typename T>
-void put_row(std::vector<std::byte>& column, std::size_t row, T value) {
-  std::memcpy(column.data() + row * sizeof(T), &value, sizeof(T));
-}
 
 // Each wait on its own, by waiting rank and time; `cause` indexes the `causes` dataset. The
 // edges are read a piece at a time (a job's may not fit in memory).
@@ -214,7 +223,6 @@ void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
     return made;
   }();
   if (rows == 0) return;
-  const std::vector<std::size_t> sizes{4, 8, 8, 1, 4, 4};
   hsize_t chunk_rows = 0;
   {
     const Handle properties(H5Dget_create_plist(datasets[0].get()));
@@ -224,30 +232,23 @@ void write_wait_instances(hid_t analysis, const WaitStateReport& waits) {
   std::vector<hid_t> ids(datasets.size());
   std::transform(datasets.begin(), datasets.end(), ids.begin(),
                  [](const Handle& dataset) { return dataset.get(); });
-  DeflatedColumns deflated(ids, sizes, chunk_rows);
-  // Rows gather into whole chunks (the pieces read back need not be), a few per thread.
-  const std::size_t batch = static_cast<std::size_t>(chunk_rows) * 32;
-  std::vector<std::vector<std::byte>> columns(sizes.size());
-  for (std::size_t c = 0; c < sizes.size(); ++c) columns[c].resize(batch * sizes[c]);
+  EdgeChunks chunks(ids, chunk_rows);
+  // Edges gather into whole chunks (the pieces read back need not be), a few per thread.
+  std::vector<WaitEdge> batch;
+  batch.reserve(static_cast<std::size_t>(chunk_rows) * 32);
   hsize_t first = 0;
-  std::size_t filled = 0;
   const auto flush = [&] {
-    deflated.write(first, filled, columns);
-    first += filled;
-    filled = 0;
+    chunks.write(first, batch);
+    first += batch.size();
+    batch.clear();
   };
   waits.edges.for_each_piece([&](std::span<const WaitEdge> piece) {
     for (const WaitEdge& edge : piece) {
-      put_row(columns[0], filled, edge.waiting);
-      put_row(columns[1], filled, edge.from);
-      put_row(columns[2], filled, edge.to);
-      put_row(columns[3], filled, static_cast<std::uint8_t>(edge.pattern));
-      put_row(columns[4], filled, edge.awaited);
-      put_row(columns[5], filled, edge.cause);
-      if (++filled == batch) flush();
+      batch.push_back(edge);
+      if (batch.size() == batch.capacity()) flush();
     }
   });
-  if (filled > 0) flush();
+  if (!batch.empty()) flush();
 }
 
 void write_causes(hid_t analysis, const WaitStateReport& waits) {
