@@ -113,8 +113,12 @@ std::string pattern_name(WaitPattern pattern) { return std::string(wait_pattern_
 
 // Per pattern, waiting rank, call path, function, awaited rank and cause (the CSV's rows).
 void write_waits(hid_t analysis, const WaitStateReport& waits) {
-  std::vector<std::string> patterns, call_paths, functions, causes;
-  std::vector<std::int32_t> ranks, awaited;
+  std::vector<std::string> patterns;
+  std::vector<std::string> call_paths;
+  std::vector<std::string> functions;
+  std::vector<std::string> causes;
+  std::vector<std::int32_t> ranks;
+  std::vector<std::int32_t> awaited;
   std::vector<std::uint64_t> counts;
   std::vector<double> totals;
   for (const auto& [key, sum] : waits.waits) {
@@ -258,12 +262,14 @@ void write_causes(hid_t analysis, const WaitStateReport& waits) {
 
 void write_critical_path(hid_t analysis, const CriticalPath& path) {
   std::vector<std::int32_t> ranks;
-  std::vector<std::uint64_t> begins, ends;
+  std::vector<std::uint64_t> begins;
+  std::vector<std::uint64_t> ends;
   // The path is found latest first; written in time order.
-  for (auto stretch = path.stretches.rbegin(); stretch != path.stretches.rend(); ++stretch) {
-    ranks.push_back(stretch->rank);
-    begins.push_back(stretch->from);
-    ends.push_back(stretch->to);
+  for (std::size_t i = path.stretches.size(); i-- > 0;) {
+    const CriticalPath::Stretch& stretch = path.stretches[i];
+    ranks.push_back(stretch.rank);
+    begins.push_back(stretch.from);
+    ends.push_back(stretch.to);
   }
   ColumnGroup(analysis, "critical_path")
       .column("rank", H5T_NATIVE_INT32, ranks)
@@ -271,7 +277,8 @@ void write_critical_path(hid_t analysis, const CriticalPath& path) {
       .column("end_ns", H5T_NATIVE_UINT64, ends);
 
   std::vector<std::string> names;
-  std::vector<double> totals, shares;
+  std::vector<double> totals;
+  std::vector<double> shares;
   for (const auto& [name, ns] : path.activities()) {
     names.push_back(name);
     totals.push_back(ns);
@@ -285,11 +292,15 @@ void write_critical_path(hid_t analysis, const CriticalPath& path) {
 
 void write_imbalance(hid_t analysis, const std::vector<RegionImbalance>& regions) {
   std::vector<std::string> names;
-  std::vector<std::uint64_t> ranks, instances;
-  std::vector<double> means, maxima, ratios;
+  std::vector<std::uint64_t> ranks;
+  std::vector<std::uint64_t> instances;
+  std::vector<double> means;
+  std::vector<double> maxima;
+  std::vector<double> ratios;
   std::vector<std::int32_t> max_ranks;
   std::vector<std::string> bucket_names;
-  std::vector<std::uint64_t> firsts, lasts;
+  std::vector<std::uint64_t> firsts;
+  std::vector<std::uint64_t> lasts;
   std::vector<double> bucket_ratios;
   for (const RegionImbalance& r : regions) {
     names.push_back(r.name);
@@ -334,7 +345,7 @@ bool add_analysis_to_merged_hdf5(const std::string& path, const JobAnalysis& ana
       const Handle group(H5Gcreate2(file.get(), "analysis", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
       if (!group.valid()) throw std::runtime_error("cannot create its analysis group");
       const bool waits = analysis.waits != nullptr && analysis.critical_path != nullptr;
-      format::write_attribute(group.get(), "wait_states_analysed", std::uint32_t{waits ? 1u : 0u});
+      format::write_attribute(group.get(), "wait_states_analysed", std::uint32_t{waits ? 1U : 0U});
       if (waits) {
         format::write_attribute(group.get(), "mismatched_collectives",
                                 analysis.waits->mismatched_collectives);
