@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <barrier>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -20,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/end_spill.hpp"
 #include "merge/analysis/thread_exchange.hpp"
@@ -611,6 +615,100 @@ TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
   // Nothing is left in the directory: the spill is unlinked as soon as it is made.
   EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
+}
+
+// An exchange between threads whose first process sees, in its `damaged_call`-th exchange (from
+// 1), the part of process 1 changed by `damage`. Counts the first process's exchanges.
+class DamagingExchange final : public AnalysisExchange {
+ public:
+  DamagingExchange(ThreadExchange::Meeting& meeting, std::size_t index, std::size_t damaged_call,
+                   std::function<void(std::vector<std::byte>&)> damage)
+      : inner_(meeting, index), damaged_call_(damaged_call), damage_(std::move(damage)) {}
+  std::size_t processes() const override { return inner_.processes(); }
+  std::size_t index() const override { return inner_.index(); }
+  std::vector<std::vector<std::byte>> all_to_all(
+      std::vector<std::vector<std::byte>> parts) const override {
+    std::vector<std::vector<std::byte>> received = inner_.all_to_all(std::move(parts));
+    if (index() == 0 && ++calls_ == damaged_call_) damage_(received.at(1));
+    return received;
+  }
+  std::size_t calls() const { return calls_; }
+
+ private:
+  ThreadExchange inner_;
+  std::size_t damaged_call_;
+  std::function<void(std::vector<std::byte>&)> damage_;
+  mutable std::size_t calls_ = 0;
+};
+
+// The analysis of `job` by three processes, the first's `damaged_call`-th exchange damaged;
+// returns how many exchanges the first made and what it threw ("" if nothing).
+std::pair<std::size_t, std::string> analysed_with_damage(
+    const std::vector<Rank>& job, std::size_t damaged_call,
+    const std::function<void(std::vector<std::byte>&)>& damage) {
+  constexpr std::size_t kProcesses = 3;
+  ThreadExchange::Meeting meeting(kProcesses);
+  std::pair<std::size_t, std::string> result;
+  std::vector<std::thread> threads;
+  for (std::size_t p = 0; p < kProcesses; ++p)
+    threads.emplace_back([&, p] {
+      std::vector<RankWaitInput> mine;
+      for (std::size_t r = p * job.size() / kProcesses; r < (p + 1) * job.size() / kProcesses; ++r)
+        mine.push_back(job[r].input());
+      const DamagingExchange exchange(meeting, p, damaged_call, damage);
+      try {
+        analyse_wait_states(mine, exchange);
+      } catch (const std::exception& error) {
+        if (p == 0) result.second = error.what();
+      }
+      if (p == 0) result.first = exchange.calls();
+    });
+  for (std::thread& thread : threads) thread.join();
+  return result;
+}
+
+TEST(WaitStates, DamagedEdgesFromAnotherProcessAreRefused) {
+  // The edges come last, a range of waiting ranks at a time: the first process's last
+  // exchange holds process 1's edges. Each kind of damage its checks can see, at a seeded
+  // random edge: refused with a message, never sized for, read past or written out.
+  for (const std::uint32_t seed : {1U, 2U, 3U, 4U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    const std::size_t calls = analysed_with_damage(job, 0, {}).first;
+    ASSERT_GT(calls, 1U);
+    std::mt19937 random(seed);
+    const auto at_random_edge = [&random](std::vector<std::byte>& part, std::size_t offset,
+                                          auto value) {
+      ASSERT_GE(part.size(), sizeof(WaitEdge));
+      const std::size_t edge = random() % (part.size() / sizeof(WaitEdge));
+      std::memcpy(part.data() + edge * sizeof(WaitEdge) + offset, &value, sizeof(value));
+    };
+    const std::vector<std::pair<std::string, std::function<void(std::vector<std::byte>&)>>> damages{
+        {"a cause past the names",
+         [&](std::vector<std::byte>& part) {
+           at_random_edge(part, offsetof(WaitEdge, cause), std::uint32_t{1U << 30U});
+         }},
+        {"an unknown pattern",
+         [&](std::vector<std::byte>& part) {
+           at_random_edge(part, offsetof(WaitEdge, pattern), std::uint8_t{200});
+         }},
+        {"a waiting rank outside its range",
+         [&](std::vector<std::byte>& part) {
+           at_random_edge(part, offsetof(WaitEdge, waiting), std::int32_t{-7});
+         }},
+        {"a part cut inside an edge",
+         [&](std::vector<std::byte>& part) {
+           ASSERT_GE(part.size(), sizeof(WaitEdge));
+           part.resize(part.size() - 1 - random() % (sizeof(WaitEdge) - 1));
+         }},
+    };
+    for (const auto& [what, damage] : damages) {
+      const auto [damaged_calls, error] = analysed_with_damage(job, calls, damage);
+      EXPECT_EQ(damaged_calls, calls) << what;
+      EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": '" << error << "'";
+    }
+    // Undamaged, the same job is analysed without complaint.
+    EXPECT_EQ(analysed_with_damage(job, calls, [](std::vector<std::byte>&) {}).second, "");
+  }
 }
 
 TEST(WaitStates, AReportTravelsBetweenProcessesWhole) {
