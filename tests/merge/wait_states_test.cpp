@@ -605,9 +605,13 @@ TEST(WaitStates, SpilledEndsTakenInRoundsFindTheSameWaitsAndPath) {
         // What the processes' ranks had spilled, told by the first process.
         EXPECT_EQ(found.first.spilled_bytes, spill->spilled_bytes()) << how;
         // As many rounds as slices for 1 byte, more than one for 2000, one for the default.
-        if (round_bytes == 1) EXPECT_EQ(found.first.rounds, kEndSlices) << how;
-        if (round_bytes == 2000) EXPECT_GT(found.first.rounds, 1U) << how;
-        if (round_bytes == kAnalysisMemory) EXPECT_EQ(found.first.rounds, 1U) << how;
+        if (round_bytes == 1) {
+          EXPECT_EQ(found.first.rounds, kEndSlices) << how;
+        } else if (round_bytes == 2000) {
+          EXPECT_GT(found.first.rounds, 1U) << how;
+        } else {
+          EXPECT_EQ(found.first.rounds, 1U) << how;
+        }
         // Past a small budget the job's edges, too, went to the spill file and came back.
         EXPECT_EQ(found.first.edges.spilled(), round_bytes != kAnalysisMemory) << how;
       }
