@@ -1,6 +1,7 @@
 #include "merge/analysis/critical_path.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include <fmt/format.h>
@@ -45,12 +46,15 @@ std::vector<CriticalPath::Stretch> walk_critical_path(const JobEdges& edges, con
 CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
                                 const WaitStateReport& waits, const RankSpans& spans,
                                 const AnalysisExchange& exchange, const TimeWindow& window) {
+  using Clock = std::chrono::steady_clock;
+  const auto began = Clock::now();
   std::vector<std::byte> walked;
   if (exchange.index() == 0) {
     ByteWriter out;
     out.put_vector(walk_critical_path(waits.edges, spans, window));
     walked = out.take();
   }
+  const auto walked_at = Clock::now();
   const std::vector<std::byte> broadcast = broadcast_from_first(exchange, walked);
   ByteReader stretches_in(broadcast);
   const auto stretches = stretches_in.get_vector<CriticalPath::Stretch>();
@@ -89,6 +93,8 @@ CriticalPath find_critical_path(const std::vector<RankWaitInput>& mine,
     }
   }
   path.stretches = stretches;
+  path.walking_s = std::chrono::duration<double>(walked_at - began).count();
+  path.attributing_s = std::chrono::duration<double>(Clock::now() - walked_at).count();
   path.window = window.text;
   if (!window.whole()) {
     path.window_begin_ns = window.begin_ns;

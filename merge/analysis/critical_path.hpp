@@ -34,6 +34,9 @@ struct CriticalPath {
   std::string window;  // the window it was walked in (--window), "" for the whole run
   std::uint64_t window_begin_ns = 0;  // the window on the merged clock, when there is one
   std::uint64_t window_end_ns = 0;
+  // How long the first process took to walk it and to have it shared out, in seconds.
+  double walking_s = 0;
+  double attributing_s = 0;
 
   bool empty() const noexcept { return stretches.empty(); }
   // by_activity, largest first.

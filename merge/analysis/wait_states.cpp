@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -236,6 +237,12 @@ std::size_t items_in(const std::vector<std::byte>& part) {
     throw std::runtime_error("a merge process sent a damaged analysis message");
   return part.size() / sizeof(T);
 }
+
+// For --timings.
+double seconds_between(std::chrono::steady_clock::time_point from,
+                       std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
 template <typename T>
 T item_at(const std::byte* at) {
   T item;
@@ -268,6 +275,7 @@ class Analysis {
   }
 
   WaitStateReport run() {
+    const auto began = std::chrono::steady_clock::now();
     rounds_ = share_ranks_and_functions();
     const std::uint32_t rounds = rounds_;
     // The ends and calls a range of slices at a time, so that a process holds about
@@ -295,8 +303,14 @@ class Analysis {
       rank.spilled_collectives.clear();
       rank.spill.reset();
     }
+    const auto found = std::chrono::steady_clock::now();
     blame_candidates();
-    return gathered();
+    const auto blamed = std::chrono::steady_clock::now();
+    WaitStateReport job = gathered();
+    job.seconds = {.finding = seconds_between(began, found),
+                   .late_senders = seconds_between(found, blamed),
+                   .gathering = seconds_between(blamed, std::chrono::steady_clock::now())};
+    return job;
   }
 
  private:

@@ -57,6 +57,12 @@ struct WaitStateReport {
   std::uint32_t rounds = 1;
   // Bytes of ends and calls that every process together had spilled (not exchanged).
   std::uint64_t spilled_bytes = 0;
+  // How long the first process's steps took, in seconds (not exchanged): for --timings.
+  struct StepSeconds {
+    double finding = 0;       // the rounds: ends paired, collectives added up, waits blamed
+    double late_senders = 0;  // receives of several messages blamed after the last round
+    double gathering = 0;     // totals, causes and edges gathered on the first process
+  } seconds;
 
   bool empty() const noexcept { return waits.empty(); }
   std::array<WaitTotals, kWaitPatterns> by_pattern() const;

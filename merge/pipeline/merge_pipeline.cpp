@@ -164,6 +164,22 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
     fmt::print(stderr, "rocprof-merge: warning: {}\n", summary.window_problem());
 }
 
+// --timings: the analysis's steps as the first process timed them.
+std::string analysis_steps(const Summary& summary) {
+  const WaitStateReport& waits = summary.wait_states();
+  const CriticalPath& path = summary.critical_path();
+  const std::string rounds =
+      waits.rounds > 1 ? fmt::format(" in {} rounds ({:.1f} MiB of them spilled)", waits.rounds,
+                                     static_cast<double>(waits.spilled_bytes) / (1 << 20))
+                       : std::string(" in 1 round");
+  return fmt::format(
+      "the analysis's steps on the first process: {:.3f} s finding waits{}, {:.3f} s blaming "
+      "the receives of several messages, {:.3f} s gathering {} wait edges, {:.3f} s walking "
+      "the critical path, {:.3f} s sharing it out",
+      waits.seconds.finding, rounds, waits.seconds.late_senders, waits.seconds.gathering,
+      waits.edges.size(), path.walking_s, path.attributing_s);
+}
+
 }  // namespace
 
 MergePipeline::MergePipeline(MergeOptions options, bool command_line_read)
@@ -449,12 +465,7 @@ bool MergePipeline::write_first_process_outputs(Run& run) {
     for (std::size_t i = run.shared_phases; i < all.size(); ++i)
       run.timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
                                               group.size() > 1 ? " (first process only)" : ""));
-    if (options_.analyse && summary.wait_states().rounds > 1)
-      run.timing_report.push_back(fmt::format(
-          "the analysis took its message ends and collective calls in {} rounds ({:.1f} MiB "
-          "of them spilled)",
-          summary.wait_states().rounds,
-          static_cast<double>(summary.wait_states().spilled_bytes) / (1 << 20)));
+    if (options_.analyse) run.timing_report.push_back(analysis_steps(summary));
   }
   if (!run.quiet)
     fmt::print("rocprof-merge: {} ranks, {} events -> {}{}\n", run.job->ranks.size(), run.events,

@@ -5,6 +5,7 @@ process or several merge; a real traced run's waits fit inside its MPI time."""
 import collections
 import csv
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -268,12 +269,18 @@ class WaitStatesTest(unittest.TestCase):
 
         held, told = merged("held")
         self.assertNotIn("rounds", told)
+        steps = r"the analysis's steps on the first process: [0-9.]+ s finding waits in 1 round, " \
+            r"[0-9.]+ s blaming the receives of several messages, [0-9.]+ s gathering (\d+) wait " \
+            r"edges, [0-9.]+ s walking the critical path, [0-9.]+ s sharing it out"
+        edges = int(re.search(steps, told).group(1))
+        self.assertGreater(edges, 0)
         self.assertEqual(len(read_csv(os.path.join(self.dir, "held_waits.csv"))), 4)
         self.assertIn("wait at NxN", held["h5"])
         for processes in (1, 3):
             spilled, told = merged(f"spilled{processes}", "1", processes)
             self.assertRegex(told, r"in \d+ rounds \([0-9.]+ MiB of them spilled\)")
             self.assertNotRegex(told, r"\(0\.0 MiB of them spilled")
+            self.assertIn(f"gathering {edges} wait edges", told)
             for what in held:
                 self.assertTrue(spilled[what] == held[what], (what, processes))
         # A budget that is not a number of MiB stops the merge before any work.
