@@ -37,6 +37,7 @@ class ByteWriter {
     put<std::uint64_t>(bytes.size());
     bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   }
+  void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
   std::vector<std::byte> take() { return std::move(bytes_); }
 
  private:

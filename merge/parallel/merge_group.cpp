@@ -160,6 +160,7 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
   // (merge/parallel/process_manager_link.hpp).
   send_without_delay_to_process_manager();
   sending_thread_ = wanted == MPI_THREAD_MULTIPLE && provided >= MPI_THREAD_MULTIPLE;
+  any_thread_ = provided >= MPI_THREAD_SERIALIZED;
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   MPI_Comm node = MPI_COMM_NULL;

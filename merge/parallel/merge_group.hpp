@@ -75,6 +75,10 @@ class MergeGroup {
   // the exporters (whose functions call this group's; it must outlive the share).
   MergeShare share(const std::vector<std::uint64_t>& weights);
 
+  // Whether the collectives below may be called from any thread (one at a time): MPI gave
+  // at least MPI_THREAD_SERIALIZED, or there is no MPI. Else only from the main thread.
+  bool any_thread_may_exchange() const noexcept { return !mpi_ || any_thread_; }
+
   // Every process's bytes, in process order (the same everywhere).
   std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
   // Every process's bytes to the first process, one at a time in process order: `take` runs
@@ -123,6 +127,7 @@ class MergeGroup {
   bool mpi_ = false;
   double start_seconds_ = 0;
   bool sending_thread_ = false;  // MPI_THREAD_MULTIPLE: a thread of its own sends to the leader
+  bool any_thread_ = false;      // MPI_THREAD_SERIALIZED or more
 };
 
 // Where process `index` writes its part of `output` before the parts are joined: beside the

@@ -142,7 +142,7 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 
 // The summary: each process its ranks' (watched while the sink read them); the first adds up
 // everyone's, one process's part at a time (the others keep only their own). Then the
-// analysis, spread over the processes (a lone one over `cpus` threads): each keeps its
+// analysis, spread over the processes and each one's `cpus` threads: each keeps its
 // ranks' inputs to the end.
 void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
             PhaseReport& report, unsigned cpus, const std::optional<WindowSpec>& window) {
@@ -159,7 +159,10 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
   if (!summary.gathers_wait_states()) return;
   report.clear();
   report.phase("analysing wait states and the critical path");
-  summary.analyse(std::move(mine), GroupExchange(group), cpus, window);
+  // The analysis's threads exchange over MPI from whichever thread comes last: on one thread
+  // if MPI allows only the main one.
+  summary.analyse(std::move(mine), GroupExchange(group), group.any_thread_may_exchange() ? cpus : 1,
+                  window);
   if (group.leader() && !summary.window_problem().empty())
     fmt::print(stderr, "rocprof-merge: warning: {}\n", summary.window_problem());
 }

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "lib/format/records.hpp"
-#include "merge/analysis/thread_exchange.hpp"
+#include "merge/analysis/nested_exchange.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
@@ -405,17 +405,17 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
   const RankSpans spans = rank_spans();
   std::uint64_t job_begin = ~std::uint64_t{0};
   for (const auto& [rank, span] : spans) job_begin = std::min(job_begin, span.first);
-  // One analysis: over the merge's processes, or over this one's threads.
+  // Each of this process's threads analyses a block of its ranks as a merge process of its
+  // own (nested_exchange.hpp); the process's budget is shared among them.
+  threads = std::max<std::size_t>(std::min(threads, mine.size()), 1);
+  NestedExchange::Meeting meeting(exchange, threads);
+  const std::size_t budget = analysis_memory_ / threads;
   const auto analyse_part = [&](std::vector<RankWaitInput>& part, const AnalysisExchange& over,
                                 bool keep) {
     std::string problem;
     const TimeWindow in =
         window ? resolve_window(*window, part, job_begin, over, problem) : TimeWindow{};
-    // A merge of one process shares its budget among its threads.
-    WaitStateReport waits = analyse_wait_states(
-        part, over, in,
-        exchange.processes() > 1 ? analysis_memory_
-                                 : analysis_memory_ / std::max<std::size_t>(threads, 1));
+    WaitStateReport waits = analyse_wait_states(part, over, in, budget);
     CriticalPath path =
         find_critical_path(part, waits, over.index() == 0 ? spans : RankSpans{}, over, in);
     if (keep) {
@@ -424,17 +424,13 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
       window_problem_ = std::move(problem);
     }
   };
-  threads = std::min(threads, mine.size());
-  if (exchange.processes() > 1 || threads < 2) {
-    analyse_part(mine, exchange, true);
-    return;
-  }
-  // A merge of one process: its ranks in blocks, each analysed on a thread as if by a merge
-  // process of its own.
   std::vector<std::vector<RankWaitInput>> blocks(threads);
   for (std::size_t i = 0; i < mine.size(); ++i)
     blocks[i * threads / mine.size()].push_back(std::move(mine[i]));
-  ThreadExchange::Meeting meeting(threads);
+  if (threads == 1) {
+    analyse_part(blocks[0], NestedExchange(meeting, 0), true);
+    return;
+  }
   std::mutex failing;
   std::exception_ptr failure;
   std::vector<std::thread> workers;
@@ -442,14 +438,14 @@ void Summary::analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& e
   for (std::size_t t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
       try {
-        analyse_part(blocks[t], ThreadExchange(meeting, t), t == 0);
+        analyse_part(blocks[t], NestedExchange(meeting, t), t == 0);
       } catch (...) {
         // The others go on without this thread (its parts empty) rather than wait for it.
         {
           const std::lock_guard lock(failing);
           if (!failure) failure = std::current_exception();
         }
-        meeting.barrier.arrive_and_drop();
+        meeting.leave();
       }
     });
   for (std::thread& worker : workers) worker.join();

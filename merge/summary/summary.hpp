@@ -100,7 +100,7 @@ class Summary {
   std::vector<RankWaitInput> take_wait_inputs();
   // Collective over the merge's processes, after the summaries were added up: the wait
   // states and the critical path from each process's `mine`; the first process keeps them.
-  // A merge of one process analyses on up to `threads` threads.
+  // Each merge process analyses on up to `threads` threads (at most one per rank).
   // Within `window` if one is given (its problem, a region it could not find, told by
   // window_problem() on the first process).
   void analyse(std::vector<RankWaitInput> mine, const AnalysisExchange& exchange,

@@ -22,14 +22,16 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/end_spill.hpp"
-#include "merge/analysis/thread_exchange.hpp"
+#include "merge/analysis/nested_exchange.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "tests/tools/test_dir.hpp"
+#include "tests/tools/thread_exchange.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -488,6 +490,51 @@ std::pair<WaitStateReport, CriticalPath> analysed_by(
   return result;
 }
 
+// What merge processes of `threads[p]` analysis threads each find (NestedExchange over
+// processes simulated by threads), each process holding a block of the ranks and each of its
+// threads a block of those; rounds of about `round_bytes` a thread.
+std::pair<WaitStateReport, CriticalPath> analysed_by_threads(
+    const std::vector<Rank>& job, const std::vector<std::size_t>& threads,
+    std::size_t round_bytes) {
+  RankSpans spans;
+  for (const Rank& rank : job) {
+    std::uint64_t first = UINT64_MAX;
+    std::uint64_t last = 0;
+    for (const Doing& doing : rank.input().doings) {
+      first = std::min(first, doing.begin_ns);
+      last = std::max(last, doing.end_ns);
+    }
+    spans[rank.input().rank] = {first, last};
+  }
+  const std::size_t processes = threads.size();
+  ThreadExchange::Meeting outer_meeting(processes);
+  std::pair<WaitStateReport, CriticalPath> result;
+  std::vector<std::thread> process_threads;
+  for (std::size_t p = 0; p < processes; ++p)
+    process_threads.emplace_back([&, p] {
+      const std::size_t first = p * job.size() / processes;
+      const std::size_t count = (p + 1) * job.size() / processes - first;
+      const ThreadExchange outer(outer_meeting, p);
+      NestedExchange::Meeting meeting(outer, threads[p]);
+      std::vector<std::thread> workers;
+      for (std::size_t t = 0; t < threads[p]; ++t)
+        workers.emplace_back([&, t] {
+          std::vector<RankWaitInput> mine;
+          for (std::size_t r = first + t * count / threads[p];
+               r < first + (t + 1) * count / threads[p]; ++r)
+            mine.push_back(job[r].input());
+          const NestedExchange exchange(meeting, t);
+          WaitStateReport waits = analyse_wait_states(mine, exchange, {}, round_bytes);
+          CriticalPath path = find_critical_path(
+              mine, waits, exchange.index() == 0 ? spans : RankSpans{}, exchange);
+          if (exchange.index() == 0) result = {std::move(waits), std::move(path)};
+        });
+      for (std::thread& worker : workers) worker.join();
+    });
+  for (std::thread& thread : process_threads) thread.join();
+  return result;
+}
+
 void expect_same(const std::pair<WaitStateReport, CriticalPath>& expected,
                  const std::pair<WaitStateReport, CriticalPath>& found, const std::string& how) {
   const auto& [waits, path] = expected;
@@ -712,6 +759,25 @@ TEST(WaitStates, DamagedEdgesFromAnotherProcessAreRefused) {
     }
     // Undamaged, the same job is analysed without complaint.
     EXPECT_EQ(analysed_with_damage(job, calls, [](std::vector<std::byte>&) {}).second, "");
+  }
+}
+
+TEST(WaitStates, ProcessesOfSeveralThreadsFindTheSameWaitsAndPath) {
+  // Each merge process analyses on its own number of threads, in one round or many.
+  for (const std::uint32_t seed : {1U, 2U, 3U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    const auto expected = analysed_by(job, 1);
+    ASSERT_GT(expected.first.edges.size(), 100U);
+    for (const auto& threads : std::vector<std::vector<std::size_t>>{{2}, {1, 3, 2}, {3, 3}})
+      for (const std::size_t round_bytes : {std::size_t{2000}, kAnalysisMemory}) {
+        const auto found = analysed_by_threads(job, threads, round_bytes);
+        expect_same(expected, found,
+                    fmt::format("seed {}, threads {}, rounds of {} bytes", seed,
+                                fmt::join(threads, "/"), round_bytes));
+        if (round_bytes == 2000) {
+          EXPECT_GT(found.first.rounds, 1U);
+        }
+      }
   }
 }
 

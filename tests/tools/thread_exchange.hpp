@@ -1,6 +1,5 @@
-// The analysis's exchange between threads of one process: a merge of one process analyses
-// its ranks on several threads as if each were a merge process of its own, and tests run
-// several "processes" so. Each all_to_all meets at a barrier.
+// Merge processes simulated by threads, for tests of the analysis: each thread is a process
+// of its own, and each all_to_all meets at a barrier.
 #pragma once
 
 #include <barrier>
