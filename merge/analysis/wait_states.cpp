@@ -179,6 +179,29 @@ struct FoundWait {
   std::uint8_t candidate;
 };
 
+// A wait on its way to be blamed, with the number of its call path among its part's.
+struct PathedWait {
+  FoundWait wait;
+  std::uint32_t call_path;
+};
+
+// A WaitStateReport::Key with the call path and cause as numbers, for adding up before the
+// names are looked up.
+struct NumberedWaitKey {
+  WaitPattern pattern;
+  std::int32_t waiting;
+  std::uint32_t call_path;
+  std::uint16_t function;
+  std::int32_t awaited;
+  std::uint32_t cause;
+  bool operator==(const NumberedWaitKey&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H hash, const NumberedWaitKey& key) {
+    return H::combine(std::move(hash), key.pattern, key.waiting, key.call_path, key.function,
+                      key.awaited, key.cause);
+  }
+};
+
 // Ranks cut into ranges of consecutive ranks whose items (`counts` per rank, `item_bytes`
 // each) take at most `budget` bytes, but for a rank past it alone: range r is ranks
 // [ranges[r], ranges[r + 1]). None for no ranks.
@@ -558,9 +581,14 @@ class Analysis {
   // awaited rank's for their causes.
   void blame_found(Outgoing<FoundWait>& found) {
     std::vector<FoundWait> waits;
-    for_each_item<FoundWait>(exchange_.all_to_all(found.take()),
-                             [&](const FoundWait& wait) { waits.push_back(wait); });
-    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+    {
+      const std::vector<std::vector<std::byte>> parts = exchange_.all_to_all(found.take());
+      std::size_t count = 0;
+      for (const std::vector<std::byte>& part : parts) count += items_in<FoundWait>(part);
+      waits.reserve(count);
+      for_each_item<FoundWait>(parts, [&](const FoundWait& wait) { waits.push_back(wait); });
+    }
+    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
   }
 
   // The late-sender candidates found this round, kept by the waiting rank's process (past
@@ -587,7 +615,7 @@ class Analysis {
     for (std::uint64_t r = 0; r < most; ++r) {
       std::vector<FoundWait> waits;
       if (r + 1 < ranges.size()) waits = candidates_kept_.take(ranges[r], ranges[r + 1]);
-      blame(exchange_.all_to_all(with_call_paths(latest_senders_only(waits))));
+      blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
     }
   }
 
@@ -662,29 +690,30 @@ class Analysis {
 
   // A receiving call (an MPI_Waitall of several receives) waits for its latest sender only,
   // from its begin to that send's begin, no later than its end.
-  static std::vector<FoundWait> latest_senders_only(const std::vector<FoundWait>& waits) {
-    std::vector<FoundWait> kept;
+  // In place: the waits are as many as the round's calls.
+  static std::vector<FoundWait> latest_senders_only(std::vector<FoundWait> waits) {
     absl::flat_hash_map<std::tuple<std::int32_t, std::uint32_t, std::uint64_t>, std::size_t>
         calls;  // (rank, thread, begin) -> kept
-    for (const FoundWait& wait : waits) {
-      if (wait.candidate == 0) {
-        kept.push_back(wait);
-        continue;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < waits.size(); ++i) {
+      const FoundWait wait = waits[i];
+      if (wait.candidate != 0) {
+        const auto [entry, added] =
+            calls.try_emplace({wait.waiting, wait.thread_id, wait.call_begin}, kept);
+        if (!added) {
+          FoundWait& latest = waits[entry->second];
+          if (std::tie(wait.to, latest.awaited) > std::tie(latest.to, wait.awaited)) latest = wait;
+          continue;
+        }
       }
-      const auto [entry, added] =
-          calls.try_emplace({wait.waiting, wait.thread_id, wait.call_begin}, kept.size());
-      if (added) {
-        kept.push_back(wait);
-        continue;
-      }
-      FoundWait& latest = kept[entry->second];
-      if (std::tie(wait.to, latest.awaited) > std::tie(latest.to, wait.awaited)) latest = wait;
+      waits[kept++] = wait;
     }
-    std::erase_if(kept, [](FoundWait& wait) {
+    waits.resize(kept);
+    std::erase_if(waits, [](FoundWait& wait) {
       if (wait.candidate != 0) wait.to = std::min(wait.call_end, wait.to);
       return wait.to <= wait.from;
     });
-    return kept;
+    return waits;
   }
 
   const RankDoings& doings_of(std::int32_t rank) {
@@ -693,43 +722,85 @@ class Analysis {
     return *doings_[index];
   }
 
-  // Each wait with the waiting call's regions, to the awaited rank's process.
+  // Each wait with the waiting call's regions, to the awaited rank's process: per process the
+  // call paths its waits name, each once, then the waits with their path's number.
   std::vector<std::vector<std::byte>> with_call_paths(const std::vector<FoundWait>& waits) {
     doings_.resize(mine_.size());
-    std::vector<ByteWriter> out(processes_);
+    struct Outgoing {
+      absl::flat_hash_map<std::string, std::uint32_t> numbers;
+      std::vector<std::string> paths;
+      std::vector<PathedWait> waits;
+    };
+    std::vector<Outgoing> out(processes_);
     for (FoundWait wait : waits) {
       wait.from = std::max(wait.from, window_.begin_ns);
       wait.to = std::min(wait.to, window_.end_ns);
       if (wait.to <= wait.from) continue;  // outside the window
-      ByteWriter& to = out[owner(wait.awaited)];
-      to.put(wait);
-      to.put_string(doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin));
+      Outgoing& to = out[owner(wait.awaited)];
+      std::string path = doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin);
+      const auto [entry, added] =
+          to.numbers.try_emplace(path, static_cast<std::uint32_t>(to.paths.size()));
+      if (added) to.paths.push_back(std::move(path));
+      to.waits.push_back({wait, entry->second});
     }
     std::vector<std::vector<std::byte>> parts;
     parts.reserve(out.size());
-    for (ByteWriter& writer : out) parts.push_back(writer.take());
+    for (Outgoing& to : out) {
+      ByteWriter writer;
+      std::size_t bytes = 2 * sizeof(std::uint64_t) + to.waits.size() * sizeof(PathedWait);
+      for (const std::string& path : to.paths) bytes += sizeof(std::uint64_t) + path.size();
+      writer.reserve(bytes);
+      writer.put<std::uint64_t>(to.paths.size());
+      for (const std::string& path : to.paths) writer.put_string(path);
+      writer.put_bytes(std::as_bytes(std::span(to.waits)));
+      to = Outgoing{};
+      parts.push_back(writer.take());
+    }
     return parts;
   }
 
-  // Each wait blamed on what its awaited rank (one of this process's) was doing then.
+  // Each wait blamed on what its awaited rank (one of this process's) was doing then. The
+  // totals are added up by numbers (call path, cause) first, and by names once per part.
   void blame(const std::vector<std::vector<std::byte>>& parts) {
-    absl::flat_hash_map<std::string, std::uint32_t> causes;
     for (const std::vector<std::byte>& part : parts) {
+      if (part.empty()) continue;  // from a thread that failed
       ByteReader in(part);
-      while (!in.done()) {
-        const auto wait = in.get<FoundWait>();
-        std::string call_path = in.get_string();
-        std::string cause = doings_of(wait.awaited).cause(wait.from, wait.to);
-        const auto [entry, added] =
-            causes.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
-        if (added) report_.causes.push_back(cause);
-        edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, entry->second});
-        WaitStateReport::Key key{wait.pattern,         wait.waiting,
-                                 std::move(call_path), functions_.at(wait.function),
-                                 wait.awaited,         std::move(cause)};
-        report_.waits[std::move(key)].add(static_cast<double>(wait.to - wait.from));
+      const auto path_count = in.get<std::uint64_t>();
+      if (path_count > part.size())
+        throw std::runtime_error("a merge process sent a damaged analysis message");
+      std::vector<std::string> paths;
+      paths.reserve(path_count);
+      for (std::uint64_t i = 0; i < path_count; ++i) paths.push_back(in.get_string());
+      const std::span<const std::byte> waits = in.get_bytes();
+      if (waits.size() % sizeof(PathedWait) != 0 || !in.done())
+        throw std::runtime_error("a merge process sent a damaged analysis message");
+      absl::flat_hash_map<NumberedWaitKey, WaitTotals> totals;
+      for (std::size_t i = 0; i < waits.size() / sizeof(PathedWait); ++i) {
+        const auto [wait, call_path] = item_at<PathedWait>(waits.data() + i * sizeof(PathedWait));
+        if (call_path >= paths.size() || wait.function >= functions_.size())
+          throw std::runtime_error("a merge process sent a damaged analysis message");
+        const std::uint32_t cause = cause_number(doings_of(wait.awaited).cause(wait.from, wait.to));
+        edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, cause});
+        totals[NumberedWaitKey{wait.pattern, wait.waiting, call_path, wait.function, wait.awaited,
+                               cause}]
+            .add(static_cast<double>(wait.to - wait.from));
+      }
+      for (const auto& [key, sum] : totals) {
+        WaitTotals& into = report_.waits[WaitStateReport::Key{
+            key.pattern, key.waiting, paths[key.call_path], functions_[key.function], key.awaited,
+            report_.causes[key.cause]}];
+        into.count += sum.count;
+        into.total_ns += sum.total_ns;
       }
     }
+  }
+
+  // A cause's number in report_.causes (added the first time).
+  std::uint32_t cause_number(const std::string& cause) {
+    const auto [entry, added] =
+        cause_numbers_.try_emplace(cause, static_cast<std::uint32_t>(report_.causes.size()));
+    if (added) report_.causes.push_back(cause);
+    return entry->second;
   }
 
   // Where this process's analysis writes what outgrows its memory: the spill file its ranks'
@@ -865,8 +936,9 @@ class Analysis {
   // To the waiting rank's process: waits found in this round, and late-sender candidates.
   Outgoing<FoundWait> settled_{processes_};
   Outgoing<FoundWait> candidates_{processes_};
-  std::shared_ptr<ScratchFile> scratch_;        // null: the analysis holds everything
-  ProcessEdges edges_;                          // of this process's awaited ranks' waits
+  std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
+  ProcessEdges edges_;                    // of this process's awaited ranks' waits
+  absl::flat_hash_map<std::string, std::uint32_t> cause_numbers_;  // into report_.causes
   WaitingRankRuns<FoundWait> candidates_kept_;  // of this process's waiting ranks
   WaitStateReport report_;  // this process's awaited ranks' waits (but their edges)
   std::uint64_t mismatched_ = 0;
