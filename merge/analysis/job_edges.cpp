@@ -19,7 +19,9 @@ void JobEdges::append(std::span<const WaitEdge> edges) {
     arrivals.clear();
     for (; end < edges.size() && edges[end].waiting == rank; ++end) {
       arrivals.push_back({edges[end].to, edges[end].awaited, rank});
-      awaited_.insert(edges[end].awaited);
+      // A rank's waits mostly await the same few ranks in turn: the set sees each run once.
+      if (end == begin || edges[end].awaited != edges[end - 1].awaited)
+        awaited_.insert(edges[end].awaited);
     }
     std::stable_sort(arrivals.begin(), arrivals.end(),
                      [](const Arrival& a, const Arrival& b) { return a.to < b.to; });

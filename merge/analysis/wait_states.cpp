@@ -853,28 +853,16 @@ class Analysis {
     std::vector<std::int64_t> used(names.size(), -1);  // by name: its number in job.causes
     if (first) job.edges = JobEdges(scratch_, round_bytes_);
     for (std::size_t r = 0; r + 1 < ranges.size(); ++r) {
+      // Each process orders its part; the first merges the ordered parts.
       std::vector<WaitEdge> mine = edges_.take(ranges[r], ranges[r + 1]);
       for (WaitEdge& edge : mine) edge.cause = by_name.at(edge.cause);
+      std::sort(mine.begin(), mine.end(), edge_order);
       const std::span<const std::byte> bytes = std::as_bytes(std::span(mine));
       std::vector<std::vector<std::byte>> parts =
           gather_to_first(exchange_, {bytes.begin(), bytes.end()});
       std::vector<WaitEdge>().swap(mine);
       if (!first) continue;
-      std::vector<WaitEdge> range;
-      for (std::vector<std::byte>& part : parts) {
-        const std::size_t count = items_in<WaitEdge>(part);
-        for (std::size_t i = 0; i < count; ++i)
-          range.push_back(item_at<WaitEdge>(part.data() + i * sizeof(WaitEdge)));
-        std::vector<std::byte>().swap(part);
-      }
-      for (const WaitEdge& edge : range)
-        if (edge.cause >= names.size() || static_cast<int>(edge.pattern) >= kWaitPatterns ||
-            edge.waiting < ranges[r] || edge.waiting >= ranges[r + 1])
-          throw std::runtime_error("a merge process sent damaged wait edges");
-      std::sort(range.begin(), range.end(), [](const WaitEdge& a, const WaitEdge& b) {
-        return std::tie(a.waiting, a.from, a.to, a.awaited, a.pattern, a.cause) <
-               std::tie(b.waiting, b.from, b.to, b.awaited, b.pattern, b.cause);
-      });
+      std::vector<WaitEdge> range = merged_edges(parts, names.size(), ranges[r], ranges[r + 1]);
       for (WaitEdge& edge : range) {
         std::int64_t& number = used[edge.cause];
         if (number < 0) {
@@ -886,6 +874,57 @@ class Analysis {
       job.edges.append(range);
     }
     return job;
+  }
+
+  // The edges' one order: by waiting rank and time, then the cause's rank among the names.
+  static bool edge_order(const WaitEdge& a, const WaitEdge& b) {
+    return std::tie(a.waiting, a.from, a.to, a.awaited, a.pattern, a.cause) <
+           std::tie(b.waiting, b.from, b.to, b.awaited, b.pattern, b.cause);
+  }
+
+  // The processes' ordered parts of the edges of waiting ranks [first, last), merged into
+  // their one order (each part freed once read); damage (a part out of order, a cause past
+  // the `causes` names, an unknown pattern, a rank outside the range) is thrown.
+  static std::vector<WaitEdge> merged_edges(std::vector<std::vector<std::byte>>& parts,
+                                            std::size_t causes, std::int32_t first,
+                                            std::int32_t last) {
+    struct Cursor {
+      const std::vector<std::byte>* part;
+      std::size_t next;
+      std::size_t count;
+      WaitEdge edge;
+    };
+    std::vector<Cursor> cursors;
+    std::size_t total = 0;
+    for (const std::vector<std::byte>& part : parts) {
+      const std::size_t count = items_in<WaitEdge>(part);
+      total += count;
+      if (count > 0) cursors.push_back({&part, 1, count, item_at<WaitEdge>(part.data())});
+    }
+    // A heap of the parts by their next edge, the earliest on top.
+    const auto later = [](const Cursor& a, const Cursor& b) { return edge_order(b.edge, a.edge); };
+    std::make_heap(cursors.begin(), cursors.end(), later);
+    std::vector<WaitEdge> merged;
+    merged.reserve(total);
+    while (!cursors.empty()) {
+      std::pop_heap(cursors.begin(), cursors.end(), later);
+      Cursor& cursor = cursors.back();
+      const WaitEdge& edge = cursor.edge;
+      if (edge.cause >= causes || static_cast<int>(edge.pattern) >= kWaitPatterns ||
+          edge.waiting < first || edge.waiting >= last)
+        throw std::runtime_error("a merge process sent damaged wait edges");
+      merged.push_back(edge);
+      if (cursor.next == cursor.count) {
+        cursors.pop_back();
+        continue;
+      }
+      cursor.edge = item_at<WaitEdge>(cursor.part->data() + cursor.next++ * sizeof(WaitEdge));
+      if (edge_order(cursor.edge, merged.back()))
+        throw std::runtime_error("a merge process sent damaged wait edges");
+      std::push_heap(cursors.begin(), cursors.end(), later);
+    }
+    for (std::vector<std::byte>& part : parts) std::vector<std::byte>().swap(part);
+    return merged;
   }
 
   // On the first process: every process's totals added up, every cause's name (sorted) and
