@@ -536,7 +536,9 @@ class MergeTest(unittest.TestCase):
             with open(serial, "rb") as a, open(out, "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
             # --timings: every process's seconds per phase, starting MPI included.
-            lines = [l for l in result.stderr.splitlines() if " s " in l]
+            # The analysis's steps (one line after the phases) are the first process's.
+            lines = [l for l in result.stderr.splitlines()
+                     if " s " in l and "steps on the first process" not in l]
             self.assertTrue(lines[0].endswith(")") and "starting MPI (each process:" in lines[0],
                             result.stderr)
             self.assertTrue(any("checking rank files (each process:" in l for l in lines))
@@ -561,7 +563,11 @@ class MergeTest(unittest.TestCase):
                             "--no-summary")
         wall = time.monotonic() - began
         self.assertEqual(result.returncode, 0, result.stderr)
-        lines = [l.split(" s ", 1) for l in result.stderr.splitlines() if " s " in l]
+        steps = [l for l in result.stderr.splitlines() if "the analysis's steps" in l]
+        self.assertEqual(len(steps), 1, result.stderr)
+        self.assertIn("gathering", steps[0])
+        lines = [l.split(" s ", 1) for l in result.stderr.splitlines()
+                 if " s " in l and l not in steps]
         phases = [name for _, name in lines]
         for name in ("checking rank files", "analysing wait states and the critical path",
                      "writing the HTML report", "adding the analysis to the timeline",
