@@ -141,11 +141,10 @@ void tell_inputs(const CheckedJob& checked, const MergeGroup& group, bool quiet)
 }
 
 // The summary: each process its ranks' (watched while the sink read them); the first adds up
-// everyone's, one process's part at a time (the others keep only their own). Then the
-// analysis, spread over the processes and each one's `cpus` threads: each keeps its
-// ranks' inputs to the end.
-void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, const MergeGroup& group,
-            PhaseReport& report, unsigned cpus, const std::optional<WindowSpec>& window) {
+// everyone's, one process's part at a time (the others keep only their own). Returns this
+// process's ranks' inputs to the analysis (none if it is off).
+std::vector<RankWaitInput> add_up(Summary& summary, const std::vector<const AlignedRank*>& block,
+                                  const MergeGroup& group) {
   for (const AlignedRank* rank : block) rank->watch({});
   summary.end_watch();
   std::vector<RankWaitInput> mine = summary.take_wait_inputs();
@@ -156,15 +155,7 @@ void add_up(Summary& summary, const std::vector<const AlignedRank*>& block, cons
                            [&total](const std::vector<std::byte>& part) { total.merge(part); });
     if (group.leader()) summary = std::move(total);
   }
-  if (!summary.gathers_wait_states()) return;
-  report.clear();
-  report.phase("analysing wait states and the critical path");
-  // The analysis's threads exchange over MPI from whichever thread comes last: on one thread
-  // if MPI allows only the main one.
-  summary.analyse(std::move(mine), GroupExchange(group), group.any_thread_may_exchange() ? cpus : 1,
-                  window);
-  if (group.leader() && !summary.window_problem().empty())
-    fmt::print(stderr, "rocprof-merge: warning: {}\n", summary.window_problem());
+  return mine;
 }
 
 // --timings: the analysis's steps as the first process timed them.
@@ -234,7 +225,9 @@ struct MergePipeline::Run {
   std::vector<const AlignedRank*> block;  // this process's ranks
   // emit.
   std::uint64_t events = 0;
-  // summarise: the phases every process timed, for --timings.
+  // summarise: this process's ranks' inputs to the analysis.
+  std::vector<RankWaitInput> wait_inputs;
+  // analyse: the phases every process timed, for --timings.
   std::vector<std::string> timing_report;
   std::size_t shared_phases = 0;
 };
@@ -248,7 +241,8 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     align(run);                                       // clock models; the summary watches
     if (!match_and_correct(run)) return 1;            // messages matched, times corrected
     if (!emit(run)) return 1;                         // the output written, by the sink
-    summarise(run);                                   // the summary and the analysis
+    summarise(run);                                   // the summary, on the first process
+    analyse(run);                                     // wait states, critical path
     if (!group.leader()) return 0;                    // the rest is the first process's
     if (!write_first_process_outputs(run)) return 1;  // summary, CSV, report, commit
   } catch (const InputError& error) {
@@ -390,9 +384,23 @@ bool MergePipeline::emit(Run& run) {
 }
 
 void MergePipeline::summarise(Run& run) {
-  if (run.want_summary) {
-    run.report.phase("summarising");
-    add_up(run.summary, run.block, run.group, run.report, run.cpus, window_);
+  if (!run.want_summary) return;
+  run.report.phase("summarising");
+  run.wait_inputs = add_up(run.summary, run.block, run.group);
+  run.report.clear();
+}
+
+// Spread over the processes and each one's `cpus` threads: each keeps its ranks' inputs to
+// the end; the first process keeps what they found, in the summary.
+void MergePipeline::analyse(Run& run) {
+  if (run.want_summary && run.summary.gathers_wait_states()) {
+    run.report.phase("analysing wait states and the critical path");
+    // The threads exchange over MPI from whichever comes last: one thread if MPI allows only
+    // the main one.
+    const std::size_t threads = run.group.any_thread_may_exchange() ? run.cpus : 1;
+    run.summary.analyse(std::move(run.wait_inputs), GroupExchange(run.group), threads, window_);
+    if (run.group.leader() && !run.summary.window_problem().empty())
+      fmt::print(stderr, "rocprof-merge: warning: {}\n", run.summary.window_problem());
     run.report.clear();
   }
   if (options_.timings) run.timing_report = timing_lines(run.group, run.report.timings());

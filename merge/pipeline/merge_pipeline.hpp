@@ -1,9 +1,9 @@
-// The merge as one pipeline: check -> align -> match -> correct -> emit -> summarise and
-// analyse -> the first process's outputs. Each
-// step takes what the one before produced (merge_steps.hpp); a strategy (merge_strategy.hpp)
-// spreads the steps over one process or a parallel merge's processes, and a sink
-// (merge/export/sink.hpp), chosen by the output's extension, writes the output. The front
-// end (cli/rocprof_merge_main.cpp) only reads the command line and runs this.
+// The merge as one pipeline: check -> align -> match -> correct -> emit -> summarise ->
+// analyse -> the first process's outputs. Each step takes what the one before produced
+// (merge_steps.hpp); a strategy (merge_strategy.hpp) spreads the steps over one process or a
+// parallel merge's processes, and a sink (merge/export/sink.hpp), chosen by the output's extension,
+// writes the output. The front end (cli/rocprof_merge_main.cpp) only reads the command line and
+// runs this.
 #pragma once
 
 #include <memory>
@@ -44,6 +44,7 @@ class MergePipeline {
   bool match_and_correct(Run& run);
   bool emit(Run& run);
   void summarise(Run& run);
+  void analyse(Run& run);
   bool write_first_process_outputs(Run& run);
   std::shared_ptr<EndSpill> analysis_spill(const Run& run) const;
 
