@@ -43,7 +43,7 @@ class MergePipeline {
   void align(Run& run);
   bool match_and_correct(Run& run);
   bool emit(Run& run);
-  void summarise(Run& run);
+  static void summarise(Run& run);
   void analyse(Run& run);
   bool write_first_process_outputs(Run& run);
   std::shared_ptr<EndSpill> analysis_spill(const Run& run) const;
