@@ -21,6 +21,7 @@
 #include "merge/parallel/group_exchange.hpp"
 #include "merge/pipeline/cpu_budget.hpp"
 #include "merge/pipeline/failure_text.hpp"
+#include "merge/pipeline/freed_memory.hpp"
 #include "merge/pipeline/merge_steps.hpp"
 #include "merge/pipeline/merge_strategy.hpp"
 #include "merge/pipeline/output_checks.hpp"
@@ -241,8 +242,10 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     align(run);                                       // clock models; the summary watches
     if (!match_and_correct(run)) return 1;            // messages matched, times corrected
     if (!emit(run)) return 1;                         // the output written, by the sink
+    return_freed_memory();                            // the writer's, before the analysis
     summarise(run);                                   // the summary, on the first process
     analyse(run);                                     // wait states, critical path
+    return_freed_memory();                            // the rounds', before the outputs
     if (!group.leader()) return 0;                    // the rest is the first process's
     if (!write_first_process_outputs(run)) return 1;  // summary, CSV, report, commit
   } catch (const InputError& error) {
