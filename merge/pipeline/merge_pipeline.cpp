@@ -242,8 +242,8 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     align(run);                                       // clock models; the summary watches
     if (!match_and_correct(run)) return 1;            // messages matched, times corrected
     if (!emit(run)) return 1;                         // the output written, by the sink
-    return_freed_memory();                            // the writer's, before the analysis
     summarise(run);                                   // the summary, on the first process
+    return_freed_memory();                            // the writer's, the gatherers' ends
     analyse(run);                                     // wait states, critical path
     return_freed_memory();                            // the rounds', before the outputs
     if (!group.leader()) return 0;                    // the rest is the first process's
