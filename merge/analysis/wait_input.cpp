@@ -109,6 +109,10 @@ WaitInputGatherer::WaitInputGatherer(const AlignedRank& rank, std::size_t doings
       doings_(rank, doings_budget) {}
 
 RankWaitInput WaitInputGatherer::finish() {
+  // Once the process spilled, what the rank still holds goes to the file too, as its last
+  // block (read after the others): the analysis then holds a round's ends and calls, not up
+  // to twice the budget besides.
+  if (messages_.spill_ && messages_.spill_->spilled_bytes() > 0) messages_.spill_all();
   // The halves' names one after the other: the doings' are numbered past the messages'.
   RankWaitInput input;
   input.rank = rank_;

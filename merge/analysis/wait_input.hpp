@@ -221,6 +221,8 @@ class WaitInputGatherer {
                     std::shared_ptr<EndSpill> spill = nullptr, std::size_t spill_step = 0);
   Messages& messages() noexcept { return messages_; }
   Doings& doings() noexcept { return doings_; }
+  // The rank's input, once every rank was read; what it still holds is spilled first if the
+  // process spilled anything.
   RankWaitInput finish();
 
  private:

@@ -397,21 +397,6 @@ RankSpans Summary::rank_spans() const {
 std::vector<RankWaitInput> Summary::take_wait_inputs() {
   std::vector<RankWaitInput> inputs = std::move(wait_inputs_);
   wait_inputs_.clear();
-  // Once the process spilled, the ends and calls its ranks still hold go to the file too, as
-  // each rank's last block: the analysis then holds a round's, not up to twice the budget
-  // besides.
-  if (spill_ && spill_->spilled_bytes() > 0)
-    for (RankWaitInput& input : inputs) {
-      if (!input.messages.empty())
-        input.spilled_messages.push_back(
-            spill_->spill(input.messages, [](const MessageEnd& end) { return slice_of(end); }));
-      if (!input.collectives.empty())
-        input.spilled_collectives.push_back(spill_->spill(
-            input.collectives, [](const CollectiveCall& call) { return slice_of(call); }));
-      std::vector<MessageEnd>().swap(input.messages);
-      std::vector<CollectiveCall>().swap(input.collectives);
-      if (input.spilled()) input.spill = spill_;
-    }
   return inputs;
 }
 

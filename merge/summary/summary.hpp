@@ -96,8 +96,7 @@ class Summary {
   std::uint64_t ranks() const noexcept { return ranks_; }
   // Each region's imbalance across ranks, in total and over the run.
   std::vector<RegionImbalance> region_imbalance() const;
-  // This process's ranks' wait-state inputs, handed to analyse() (the summary keeps none);
-  // once the process spilled, their ends and calls still held are spilled too.
+  // This process's ranks' wait-state inputs, handed to analyse() (the summary keeps none).
   std::vector<RankWaitInput> take_wait_inputs();
   // Collective over the merge's processes, after the summaries were added up: the wait
   // states and the critical path from each process's `mine`; the first process keeps them.
