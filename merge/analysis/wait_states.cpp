@@ -889,14 +889,14 @@ class Analysis {
                                             std::size_t causes, std::int32_t first,
                                             std::int32_t last) {
     struct Cursor {
-      const std::vector<std::byte>* part;
+      std::vector<std::byte>* part;
       std::size_t next;
       std::size_t count;
       WaitEdge edge;
     };
     std::vector<Cursor> cursors;
     std::size_t total = 0;
-    for (const std::vector<std::byte>& part : parts) {
+    for (std::vector<std::byte>& part : parts) {
       const std::size_t count = items_in<WaitEdge>(part);
       total += count;
       if (count > 0) cursors.push_back({&part, 1, count, item_at<WaitEdge>(part.data())});
@@ -915,6 +915,7 @@ class Analysis {
         throw std::runtime_error("a merge process sent damaged wait edges");
       merged.push_back(edge);
       if (cursor.next == cursor.count) {
+        std::vector<std::byte>().swap(*cursor.part);
         cursors.pop_back();
         continue;
       }
@@ -923,7 +924,6 @@ class Analysis {
         throw std::runtime_error("a merge process sent damaged wait edges");
       std::push_heap(cursors.begin(), cursors.end(), later);
     }
-    for (std::vector<std::byte>& part : parts) std::vector<std::byte>().swap(part);
     return merged;
   }
 
