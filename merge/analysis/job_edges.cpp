@@ -7,7 +7,7 @@
 namespace rocprof::merge {
 
 JobEdges::JobEdges(std::shared_ptr<ScratchFile> file, std::size_t memory)
-    : edges_(file, memory), arrivals_(std::move(file), memory / 2) {}
+    : edges_(file, memory * 2 / 3), arrivals_(std::move(file), memory / 3) {}
 
 void JobEdges::append(std::span<const WaitEdge> edges) {
   std::vector<Arrival> arrivals;

@@ -25,7 +25,8 @@ class JobEdges {
   static constexpr std::size_t kPieceEdges = std::size_t{1} << 16;
 
   JobEdges() = default;  // every edge held
-  // Past `memory` bytes (of edges, and as much of their ends), edges go to `file`.
+  // Past `memory` bytes in all (two thirds for edges, a third for their ends), they go to
+  // `file`.
   JobEdges(std::shared_ptr<ScratchFile> file, std::size_t memory);
 
   // Appends `edges`, in their order, of waiting ranks none of the edges appended before had

@@ -292,8 +292,9 @@ class Analysis {
         ends_(mine.size()),
         calls_(mine.size()),
         scratch_(scratch_of(mine)),
-        edges_(scratch_, round_bytes_),
-        candidates_kept_(scratch_, round_bytes_) {
+        // Both grow while the rounds hold their ends and calls: half the budget each.
+        edges_(scratch_, round_bytes_ / 2),
+        candidates_kept_(scratch_, round_bytes_ / 2) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
   }
 

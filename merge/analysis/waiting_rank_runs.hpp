@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -32,6 +33,9 @@ class WaitingRankRuns {
 
   // Throws std::runtime_error on a write error.
   void add(const T& item) {
+    // With a file, the held items get their budget at once: grown by doubling they would take
+    // up to twice it.
+    if (file_ && held_.capacity() == 0) held_.reserve(memory_ / sizeof(T) + 1);
     held_.push_back(item);
     held_ordered_ = false;
     ++counts_[item.waiting];
@@ -74,9 +78,33 @@ class WaitingRankRuns {
     std::uint64_t count;
   };
 
+  // In place and stable. The items are ordered as indices (a few bytes each) and then moved
+  // into place cycle by cycle: std::stable_sort of the items themselves would take a buffer
+  // of half the budget besides.
   static void order_by_waiting(std::vector<T>& items) {
-    std::stable_sort(items.begin(), items.end(),
-                     [](const T& a, const T& b) { return a.waiting < b.waiting; });
+    const auto by_waiting = [](const T& a, const T& b) { return a.waiting < b.waiting; };
+    if (items.size() > std::uint64_t{UINT32_MAX}) {
+      std::stable_sort(items.begin(), items.end(), by_waiting);
+      return;
+    }
+    std::vector<std::uint32_t> order(items.size());
+    std::iota(order.begin(), order.end(), 0U);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return by_waiting(items[a], items[b]);
+    });
+    // order[i]: the item that belongs at i. Each cycle of the permutation is walked once.
+    std::vector<bool> placed(items.size());
+    for (std::size_t start = 0; start < items.size(); ++start) {
+      if (placed[start]) continue;
+      const T first = items[start];
+      std::size_t at = start;
+      for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
+        items[at] = items[from];
+        placed[at] = true;
+      }
+      items[at] = first;
+      placed[at] = true;
+    }
   }
 
   void write_run() {

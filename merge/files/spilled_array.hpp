@@ -27,6 +27,9 @@ class SpilledArray {
 
   // Throws std::runtime_error on a write error.
   void append(std::span<const T> items) {
+    // With a file, the held items get their budget at once: grown by doubling they would take
+    // up to twice it.
+    if (file_ && held_.capacity() == 0) held_.reserve(memory_ / sizeof(T));
     if (file_ && (held_.size() + items.size()) * sizeof(T) >= memory_) {
       // Past the memory: what is held, then `items` from where they are (not copied in).
       write_out(held_);

@@ -155,3 +155,34 @@ TEST(ProcessEdges, RunsOnFileGiveEachRangeOfWaitingRanksItsEdges) {
   EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
 }
+
+TEST(ProcessEdges, ARanksEdgesComeInTheOrderTheyWereFound) {
+  // Ordered in place (runs and what is held): the blame of a late sender and the edges' one
+  // order must not depend on where the budget cut the runs.
+  const fs::path dir = rocprof::test::fresh_test_dir("process_edges_order");
+  std::mt19937_64 random(7);
+  std::vector<WaitEdge> edges(5000);
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    edges[i].waiting = static_cast<std::int32_t>(random() % 9);
+    edges[i].from = i;  // when it was found
+    edges[i].to = i + 1;
+  }
+  for (const std::size_t memory :
+       {std::size_t{0}, 37 * sizeof(WaitEdge), 1000 * sizeof(WaitEdge)}) {
+    ProcessEdges process = memory == 0
+                               ? ProcessEdges()
+                               : ProcessEdges(std::make_shared<ScratchFile>(dir.string()), memory);
+    for (const WaitEdge& edge : edges) process.add(edge);
+    for (std::int32_t rank = 0; rank < 9; ++rank) {
+      const std::vector<WaitEdge> taken = process.take(rank, rank + 1);
+      std::vector<std::uint64_t> found;
+      for (const WaitEdge& edge : edges)
+        if (edge.waiting == rank) found.push_back(edge.from);
+      ASSERT_EQ(taken.size(), found.size()) << "memory " << memory << ", rank " << rank;
+      for (std::size_t i = 0; i < taken.size(); ++i)
+        ASSERT_EQ(taken[i].from, found[i]) << "memory " << memory << ", rank " << rank;
+    }
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
