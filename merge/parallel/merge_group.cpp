@@ -333,9 +333,11 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
   MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   std::vector<std::vector<std::byte>> received(processes);
   for (std::size_t p = 0; p < processes; ++p) received[p].resize(incoming[p]);
-  // In rounds of pieces small enough that every round's counts and offsets fit MPI's ints.
+  // In rounds of pieces small enough that every round's counts and offsets fit MPI's ints,
+  // and that a round's send and receive buffers stay small beside the parts themselves (in
+  // one round they took as much again as the parts and what came back).
   const std::uint64_t piece = std::min<std::uint64_t>(
-      std::uint64_t{1} << 28,
+      std::max<std::uint64_t>(kLeastAllToAllPiece, kAllToAllRoundBytes / processes),
       static_cast<std::uint64_t>(std::numeric_limits<int>::max()) / processes);
   std::uint64_t largest = 0;
   for (std::size_t p = 0; p < processes; ++p) largest = std::max({largest, sizes[p], incoming[p]});
@@ -364,10 +366,12 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
     }
     out.resize(static_cast<std::size_t>(send_total));
     in.resize(static_cast<std::size_t>(receive_total));
-    for (std::size_t p = 0; p < processes; ++p)
+    for (std::size_t p = 0; p < processes; ++p) {
       if (send_counts[p] > 0)
         std::memcpy(out.data() + send_offsets[p], parts[p].data() + at,
                     static_cast<std::size_t>(send_counts[p]));
+      if (at + piece >= sizes[p]) std::vector<std::byte>().swap(parts[p]);  // all of it sent
+    }
     MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(),
                   receive_counts.data(), receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
     for (std::size_t p = 0; p < processes; ++p)
