@@ -25,6 +25,9 @@ namespace {
 
 constexpr std::size_t kPageParts = kCollectiveRun;  // InstanceTable's page
 constexpr std::uint64_t kRoundWorkingSet = 3;       // a round's memory / its items' bytes
+// Waits each process sends in a piece of blame_in_pieces at least: with thousands of merge
+// processes the budget's share would be a few waits, and each piece is an exchange.
+constexpr std::size_t kLeastBlamePiece = 1024;
 
 // A send as it travels to the process of the rank it went to, where its receive is: its rank
 // and its function as an index into the job's function names (the same on every process).
@@ -589,7 +592,7 @@ class Analysis {
       waits.reserve(count);
       for_each_item<FoundWait>(parts, [&](const FoundWait& wait) { waits.push_back(wait); });
     }
-    blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
+    blame_in_pieces(latest_senders_only(std::move(waits)));
   }
 
   // The late-sender candidates found this round, kept by the waiting rank's process (past
@@ -606,17 +609,37 @@ class Analysis {
     // A range's candidates are copied about three times on their way (kept, with call paths).
     const std::vector<std::int32_t> ranges =
         rank_ranges(candidates_kept_.counts(), sizeof(FoundWait), round_bytes_ / kRoundWorkingSet);
-    std::uint64_t most = 0;
+    const std::uint64_t most = most_of_all(ranges.empty() ? 0 : ranges.size() - 1);
+    for (std::uint64_t r = 0; r < most; ++r) {
+      std::vector<FoundWait> waits;
+      if (r + 1 < ranges.size()) waits = candidates_kept_.take(ranges[r], ranges[r + 1]);
+      blame_in_pieces(latest_senders_only(std::move(waits)));
+    }
+  }
+
+  // The most `count` of any process.
+  std::uint64_t most_of_all(std::uint64_t count) const {
     ByteWriter out;
-    out.put<std::uint64_t>(ranges.empty() ? 0 : ranges.size() - 1);
+    out.put<std::uint64_t>(count);
+    std::uint64_t most = 0;
     for (const std::vector<std::byte>& part : all_gather(exchange_, out.take())) {
       ByteReader in(part);
       most = std::max(most, in.get<std::uint64_t>());
     }
-    for (std::uint64_t r = 0; r < most; ++r) {
-      std::vector<FoundWait> waits;
-      if (r + 1 < ranges.size()) waits = candidates_kept_.take(ranges[r], ranges[r + 1]);
-      blame(exchange_.all_to_all(with_call_paths(latest_senders_only(std::move(waits)))));
+    return most;
+  }
+
+  // The waits blamed at their awaited ranks' processes, a piece at a time: the process of a
+  // rank everyone waits for (a late rank) would otherwise receive every process's waits of
+  // the round at once. Every process takes as many pieces as the one with the most.
+  void blame_in_pieces(const std::vector<FoundWait>& waits) {
+    const std::size_t piece = std::max<std::size_t>(
+        kLeastBlamePiece, round_bytes_ / (kRoundWorkingSet * processes_ * sizeof(PathedWait)));
+    const std::uint64_t pieces = most_of_all((waits.size() + piece - 1) / piece);
+    for (std::uint64_t p = 0; p < pieces; ++p) {
+      const std::size_t from = std::min(waits.size(), static_cast<std::size_t>(p) * piece);
+      const std::size_t to = std::min(waits.size(), from + piece);
+      blame(exchange_.all_to_all(with_call_paths(std::span(waits).subspan(from, to - from))));
     }
   }
 
@@ -725,7 +748,7 @@ class Analysis {
 
   // Each wait with the waiting call's regions, to the awaited rank's process: per process the
   // call paths its waits name, each once, then the waits with their path's number.
-  std::vector<std::vector<std::byte>> with_call_paths(const std::vector<FoundWait>& waits) {
+  std::vector<std::vector<std::byte>> with_call_paths(std::span<const FoundWait> waits) {
     doings_.resize(mine_.size());
     struct Outgoing {
       absl::flat_hash_map<std::string, std::uint32_t> numbers;
