@@ -15,6 +15,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "merge/analysis/found_wait.hpp"
 #include "merge/analysis/rank_doings.hpp"
 #include "merge/analysis/waiting_rank_runs.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -164,28 +165,6 @@ class InstanceTable {
   absl::flat_hash_map<PageKey, std::unique_ptr<Page>> pages_;
   PageKey last_key_{};
   Page* last_ = nullptr;
-};
-
-// A wait found where its calls met, on its way to the waiting rank's process (its call path)
-// and then to the awaited rank's (its cause). A late-sender candidate is one message of a
-// receiving call; the call waits only for the latest of its messages' senders.
-struct FoundWait {
-  std::uint64_t call_begin;
-  std::uint64_t call_end;
-  std::uint64_t from;
-  std::uint64_t to;  // a candidate: its send's begin
-  std::int32_t waiting;
-  std::int32_t awaited;
-  std::uint32_t thread_id;
-  std::uint16_t function;
-  WaitPattern pattern;
-  std::uint8_t candidate;
-};
-
-// A wait on its way to be blamed, with the number of its call path among its part's.
-struct PathedWait {
-  FoundWait wait;
-  std::uint32_t call_path;
 };
 
 // A WaitStateReport::Key with the call path and cause as numbers, for adding up before the
@@ -801,7 +780,11 @@ class Analysis {
       absl::flat_hash_map<NumberedWaitKey, WaitTotals> totals;
       for (std::size_t i = 0; i < waits.size() / sizeof(PathedWait); ++i) {
         const auto [wait, call_path] = item_at<PathedWait>(waits.data() + i * sizeof(PathedWait));
-        if (call_path >= paths.size() || wait.function >= functions_.size())
+        // A wait must name a call path and function of the tables, a pattern, one of this
+        // process's ranks as awaited, and end after it began.
+        if (call_path >= paths.size() || wait.function >= functions_.size() ||
+            static_cast<int>(wait.pattern) >= kWaitPatterns || !local_.contains(wait.awaited) ||
+            wait.to < wait.from)
           throw std::runtime_error("a merge process sent a damaged analysis message");
         const std::uint32_t cause = cause_number(doings_of(wait.awaited).cause(wait.from, wait.to));
         edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, cause});

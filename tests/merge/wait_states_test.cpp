@@ -12,9 +12,12 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -27,6 +30,7 @@
 #include "merge/analysis/analysis_exchange.hpp"
 #include "merge/analysis/critical_path.hpp"
 #include "merge/analysis/end_spill.hpp"
+#include "merge/analysis/found_wait.hpp"
 #include "merge/analysis/nested_exchange.hpp"
 #include "merge/analysis/wait_states.hpp"
 #include "merge/events/mpi_call_rows.hpp"
@@ -684,6 +688,7 @@ class DamagingExchange final : public AnalysisExchange {
     return received;
   }
   std::size_t calls() const { return calls_; }
+  void leave() const { inner_.leave(); }
 
  private:
   ThreadExchange inner_;
@@ -711,6 +716,7 @@ std::pair<std::size_t, std::string> analysed_with_damage(
         analyse_wait_states(mine, exchange);
       } catch (const std::exception& error) {
         if (p == 0) result.second = error.what();
+        exchange.leave();
       }
       if (p == 0) result.first = exchange.calls();
     });
@@ -759,6 +765,85 @@ TEST(WaitStates, DamagedEdgesFromAnotherProcessAreRefused) {
     }
     // Undamaged, the same job is analysed without complaint.
     EXPECT_EQ(analysed_with_damage(job, calls, [](std::vector<std::byte>&) {}).second, "");
+  }
+}
+
+// Where the waits of a blame part (found_wait.hpp) lie in it, and how many: nullopt if `part`
+// is no blame part with waits.
+std::optional<std::pair<std::size_t, std::size_t>> blamed_waits(
+    const std::vector<std::byte>& part) {
+  try {
+    ByteReader in(part);
+    const auto paths = in.get<std::uint64_t>();
+    if (paths == 0 || paths > 64) return std::nullopt;  // each wait names a path, maybe ""
+    for (std::uint64_t i = 0; i < paths; ++i) in.get_string();
+    const std::span<const std::byte> waits = in.get_bytes();
+    if (!in.done() || waits.empty() || waits.size() % sizeof(PathedWait) != 0) return std::nullopt;
+    return std::pair{static_cast<std::size_t>(waits.data() - part.data()),
+                     waits.size() / sizeof(PathedWait)};
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
+}
+
+TEST(WaitStates, DamagedBlamePartsFromAnotherProcessAreRefused) {
+  // Each wait goes to its awaited rank's process with its call path's number. Each kind of
+  // damage the checks there can see, in a seeded random one of the exchanges that carry
+  // process 1's waits to the first: refused with a message, never looked up or added up.
+  for (const std::uint32_t seed : {1U, 2U, 3U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    const std::size_t calls = analysed_with_damage(job, 0, {}).first;
+    std::vector<std::size_t> blame_calls;
+    for (std::size_t call = 1; call <= calls; ++call) {
+      bool blame = false;
+      analysed_with_damage(job, call, [&blame](std::vector<std::byte>& part) {
+        blame = blamed_waits(part).has_value();
+      });
+      if (blame) blame_calls.push_back(call);
+    }
+    ASSERT_FALSE(blame_calls.empty()) << "seed " << seed;
+    std::mt19937 random(seed);
+    // `value` over the field at `offset` of a random wait of the part.
+    const auto at_random_wait = [&random](std::vector<std::byte>& part, std::size_t offset,
+                                          auto value) {
+      const auto [first, count] = blamed_waits(part).value();
+      const std::size_t wait = first + (random() % count) * sizeof(PathedWait);
+      std::memcpy(part.data() + wait + offset, &value, sizeof(value));
+    };
+    const std::size_t wait_field = offsetof(PathedWait, wait);
+    const std::vector<std::pair<std::string, std::function<void(std::vector<std::byte>&)>>> damages{
+        {"a call-path count past the part",
+         [](std::vector<std::byte>& part) {
+           const std::uint64_t count = std::uint64_t{1} << 40U;
+           std::memcpy(part.data(), &count, sizeof(count));
+         }},
+        {"a call path past the part's",
+         [&](std::vector<std::byte>& part) {
+           at_random_wait(part, offsetof(PathedWait, call_path), std::uint32_t{70});
+         }},
+        {"a function past the job's",
+         [&](std::vector<std::byte>& part) {
+           at_random_wait(part, wait_field + offsetof(FoundWait, function), std::uint16_t{65535});
+         }},
+        {"an unknown pattern",
+         [&](std::vector<std::byte>& part) {
+           at_random_wait(part, wait_field + offsetof(FoundWait, pattern), std::uint8_t{200});
+         }},
+        {"an awaited rank of no process",
+         [&](std::vector<std::byte>& part) {
+           at_random_wait(part, wait_field + offsetof(FoundWait, awaited), std::int32_t{-5});
+         }},
+        {"a wait that ends before it began",
+         [&](std::vector<std::byte>& part) {
+           at_random_wait(part, wait_field + offsetof(FoundWait, from), ~std::uint64_t{0});
+         }},
+    };
+    for (const auto& [what, damage] : damages) {
+      const std::size_t call = blame_calls[random() % blame_calls.size()];
+      const auto [damaged_calls, error] = analysed_with_damage(job, call, damage);
+      EXPECT_EQ(damaged_calls, call) << what;
+      EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": '" << error << "'";
+    }
   }
 }
 

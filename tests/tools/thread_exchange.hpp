@@ -36,6 +36,9 @@ class ThreadExchange final : public AnalysisExchange {
     meeting_.barrier.arrive_and_wait();  // no thread writes the next round's parts before
     return received;
   }
+  // For a thread that failed: the others' exchanges go on without it (they get nothing from
+  // it), rather than wait for it for ever.
+  void leave() const { meeting_.barrier.arrive_and_drop(); }
 
  private:
   Meeting& meeting_;
