@@ -10,11 +10,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "merge/analysis/wait_edge.hpp"
 #include "merge/files/scratch_file.hpp"
@@ -37,7 +38,6 @@ class WaitingRankRuns {
     // up to twice it.
     if (file_ && held_.capacity() == 0) held_.reserve(memory_ / sizeof(T) + 1);
     held_.push_back(item);
-    held_ordered_ = false;
     ++counts_[item.waiting];
     if (file_ && held_.size() * sizeof(T) >= memory_) write_run();
   }
@@ -60,14 +60,15 @@ class WaitingRankRuns {
       file_->read(run.offset + from * sizeof(T),
                   std::as_writable_bytes(std::span(taken).subspan(at)));
     }
-    if (!held_ordered_) {
-      order_by_waiting(held_);
-      held_ordered_ = true;
-    }
-    const auto by_rank = [](const T& item, std::int32_t rank) { return item.waiting < rank; };
-    const auto begin = std::lower_bound(held_.begin(), held_.end(), first, by_rank);
-    const auto end = std::lower_bound(begin, held_.end(), last, by_rank);
-    taken.insert(taken.end(), begin, end);
+    // What is held, through its order (the items stay where they were added).
+    const std::vector<std::uint32_t>& order = held_order();
+    const auto by_rank = [this](std::uint32_t item, std::int32_t rank) {
+      return held_[item].waiting < rank;
+    };
+    const auto begin = std::lower_bound(order.begin(), order.end(), first, by_rank);
+    const auto end = std::lower_bound(begin, order.end(), last, by_rank);
+    taken.reserve(taken.size() + static_cast<std::size_t>(end - begin));
+    for (auto at = begin; at != end; ++at) taken.push_back(held_[*at]);
     return taken;
   }
 
@@ -78,49 +79,50 @@ class WaitingRankRuns {
     std::uint64_t count;
   };
 
-  // In place and stable. The items are ordered as indices (a few bytes each) and then moved
-  // into place cycle by cycle: std::stable_sort of the items themselves would take a buffer
-  // of half the budget besides.
-  static void order_by_waiting(std::vector<T>& items) {
-    const auto by_waiting = [](const T& a, const T& b) { return a.waiting < b.waiting; };
-    if (items.size() > std::uint64_t{UINT32_MAX}) {
-      std::stable_sort(items.begin(), items.end(), by_waiting);
-      return;
-    }
-    std::vector<std::uint32_t> order(items.size());
-    std::iota(order.begin(), order.end(), 0U);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return by_waiting(items[a], items[b]);
-    });
-    // order[i]: the item that belongs at i. Each cycle of the permutation is walked once.
-    std::vector<bool> placed(items.size());
-    for (std::size_t start = 0; start < items.size(); ++start) {
-      if (placed[start]) continue;
-      const T first = items[start];
-      std::size_t at = start;
-      for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
-        items[at] = items[from];
-        placed[at] = true;
-      }
-      items[at] = first;
-      placed[at] = true;
-    }
+  // The held items' indices by waiting rank, each rank's in the order they were added: counted
+  // out rank by rank (a run holds a few ranks' items, and moving the items themselves into
+  // order would take a buffer of the budget besides, or scattered reads and writes).
+  const std::vector<std::uint32_t>& held_order() {
+    if (order_.size() == held_.size()) return order_;
+    absl::flat_hash_map<std::int32_t, std::uint64_t> firsts;  // rank -> its first place
+    for (const T& item : held_) ++firsts[item.waiting];
+    std::vector<std::pair<std::int32_t, std::uint64_t>> ranks(firsts.begin(), firsts.end());
+    std::sort(ranks.begin(), ranks.end());
+    std::uint64_t place = 0;
+    for (auto& [rank, count] : ranks) firsts[rank] = std::exchange(place, place + count);
+    order_.resize(held_.size());
+    for (std::size_t i = 0; i < held_.size(); ++i)
+      order_[static_cast<std::size_t>(firsts[held_[i].waiting]++)] = static_cast<std::uint32_t>(i);
+    return order_;
   }
 
+  // What is held, as a run in the file in waiting ranks' order, a staging piece at a time.
   void write_run() {
-    order_by_waiting(held_);
-    Run run{file_->append(std::as_bytes(std::span(held_))), {}, held_.size()};
-    for (std::size_t i = 0; i < held_.size(); ++i)
-      if (i == 0 || held_[i].waiting != held_[i - 1].waiting)
-        run.starts.emplace_back(held_[i].waiting, i);
+    const std::vector<std::uint32_t>& order = held_order();
+    Run run{file_->claim(held_.size() * sizeof(T)), {}, held_.size()};
+    std::vector<T> staged;
+    staged.reserve(std::min(held_.size(), kStagedItems));
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const T& item = held_[order[i]];
+      if (run.starts.empty() || item.waiting != run.starts.back().first)
+        run.starts.emplace_back(item.waiting, i);
+      staged.push_back(item);
+      if (staged.size() == kStagedItems || i + 1 == order.size()) {
+        file_->write_at(run.offset + (i + 1 - staged.size()) * sizeof(T),
+                        std::as_bytes(std::span(staged)));
+        staged.clear();
+      }
+    }
     runs_.push_back(std::move(run));
     held_.clear();
+    order_.clear();
   }
 
+  static constexpr std::size_t kStagedItems = std::size_t{1} << 14;
   std::shared_ptr<ScratchFile> file_;
   std::size_t memory_ = 0;
   std::vector<T> held_;
-  bool held_ordered_ = false;
+  std::vector<std::uint32_t> order_;  // of held_ (held_order), while it is up to date
   std::vector<Run> runs_;
   std::map<std::int32_t, std::uint64_t> counts_;
 };

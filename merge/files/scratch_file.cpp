@@ -32,7 +32,12 @@ ScratchFile::~ScratchFile() {
 }
 
 std::uint64_t ScratchFile::append(std::span<const std::byte> bytes) {
-  const std::uint64_t offset = end_.fetch_add(bytes.size(), std::memory_order_relaxed);
+  const std::uint64_t offset = claim(bytes.size());
+  write_at(offset, bytes);
+  return offset;
+}
+
+void ScratchFile::write_at(std::uint64_t offset, std::span<const std::byte> bytes) const {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t wrote =
@@ -43,7 +48,6 @@ std::uint64_t ScratchFile::append(std::span<const std::byte> bytes) {
                                            error_text(wrote < 0 ? errno : ENOSPC)));
     done += static_cast<std::size_t>(wrote);
   }
-  return offset;
 }
 
 void ScratchFile::read(std::uint64_t offset, std::span<std::byte> bytes) const {

@@ -22,6 +22,14 @@ class ScratchFile {
   // Appends `bytes`, returns where they start; safe on several threads at once. Throws
   // std::runtime_error on a write error (a full disk).
   std::uint64_t append(std::span<const std::byte> bytes);
+  // Room for `bytes` at the end, returned as where it starts, for write_at to fill (a piece
+  // written a part at a time stays whole when other threads append meanwhile).
+  std::uint64_t claim(std::uint64_t bytes) noexcept {
+    return end_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  // Writes `bytes` at `offset` (within room claimed); safe on several threads at once. Throws
+  // std::runtime_error on a write error.
+  void write_at(std::uint64_t offset, std::span<const std::byte> bytes) const;
   // Reads exactly bytes.size() bytes from `offset`; any thread. Throws std::runtime_error on
   // a read error or a short file.
   void read(std::uint64_t offset, std::span<std::byte> bytes) const;
