@@ -827,8 +827,9 @@ class Analysis {
     ByteWriter out;
     report_.mismatched_collectives = mismatched_;
     report_.put(out);
-    out.put<std::uint64_t>(edges_.counts().size());
-    for (const auto& [rank, count] : edges_.counts()) {
+    const std::map<std::int32_t, std::uint64_t> counts = edges_.counts();
+    out.put<std::uint64_t>(counts.size());
+    for (const auto& [rank, count] : counts) {
       out.put(rank);
       out.put(count);
     }

@@ -42,7 +42,7 @@ class WaitingRankRuns {
     if (file_ && held_.size() * sizeof(T) >= memory_) write_run();
   }
   // Items per waiting rank.
-  const std::map<std::int32_t, std::uint64_t>& counts() const noexcept { return counts_; }
+  std::map<std::int32_t, std::uint64_t> counts() const { return {counts_.begin(), counts_.end()}; }
 
   // The items of waiting ranks [first, last), in no order. Throws std::runtime_error on a
   // read error.
@@ -124,7 +124,7 @@ class WaitingRankRuns {
   std::vector<T> held_;
   std::vector<std::uint32_t> order_;  // of held_ (held_order), while it is up to date
   std::vector<Run> runs_;
-  std::map<std::int32_t, std::uint64_t> counts_;
+  absl::flat_hash_map<std::int32_t, std::uint64_t> counts_;  // by waiting rank
 };
 
 // A process's share of the job's wait edges, until they go to the first process.
