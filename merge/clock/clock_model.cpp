@@ -19,8 +19,7 @@ ClockModel::ClockModel(std::span<const format::ClockSampleRow> samples) {
     }
   }
   points_ = std::move(unique);
-  // Precomputed so that aligning a timestamp multiplies rather than divides. Long double
-  // keeps ns exact over hours (64-bit mantissa).
+  // Precomputed so that aligning a timestamp multiplies rather than divides (drift_ns).
   for (std::size_t i = 0; i + 1 < points_.size(); ++i)
     points_[i].slope = static_cast<long double>(points_[i + 1].offset_ns - points_[i].offset_ns) /
                        static_cast<long double>(points_[i + 1].local_ns - points_[i].local_ns);
@@ -36,8 +35,12 @@ std::int64_t ClockModel::offset_at(std::uint64_t local_ns) const noexcept {
   if (i == points_.size()) return points_.front().offset_ns;
   if (i + 1 == points_.size()) return points_.back().offset_ns;
   const Point& a = points_[i];
-  return a.offset_ns +
-         static_cast<std::int64_t>(static_cast<long double>(local_ns - a.local_ns) * a.slope);
+  return a.offset_ns + drift_ns(local_ns - a.local_ns, a.slope);
+}
+
+[[gnu::target("sse3")]] std::int64_t drift_ns(std::uint64_t elapsed_ns,
+                                              long double slope) noexcept {
+  return static_cast<std::int64_t>(static_cast<long double>(elapsed_ns) * slope);
 }
 
 std::uint64_t ClockModel::uncertainty_at(std::uint64_t local_ns) const noexcept {

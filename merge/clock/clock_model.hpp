@@ -12,6 +12,12 @@
 
 namespace rocprof::merge {
 
+// The offset's change over `elapsed_ns` at `slope`, truncated toward zero. Long double keeps
+// ns exact over hours (64-bit mantissa); compiled for SSE3, the conversion to an integer is
+// one truncating store (fisttp) instead of switching the x87 rounding mode twice, which made
+// aligning the timestamps a third of a merge's time. The same results either way.
+[[gnu::target("sse3")]] std::int64_t drift_ns(std::uint64_t elapsed_ns, long double slope) noexcept;
+
 class ClockModel {
  public:
   ClockModel() = default;  // no samples: the identity (a rank that is its own reference)
@@ -33,9 +39,7 @@ class ClockModel {
     std::uint64_t to_reference(std::uint64_t local_ns) noexcept {
       if (!stretch_.holds(local_ns)) find(local_ns);
       const std::int64_t offset =
-          slope_ == 0 ? base_offset_
-                      : base_offset_ + static_cast<std::int64_t>(
-                                           static_cast<long double>(local_ns - base_ns_) * slope_);
+          slope_ == 0 ? base_offset_ : base_offset_ + drift_ns(local_ns - base_ns_, slope_);
       return static_cast<std::uint64_t>(static_cast<std::int64_t>(local_ns) + offset);
     }
 
