@@ -38,8 +38,7 @@ std::int64_t ClockModel::offset_at(std::uint64_t local_ns) const noexcept {
   return a.offset_ns + drift_ns(local_ns - a.local_ns, a.slope);
 }
 
-[[gnu::target("sse3")]] std::int64_t drift_ns(std::uint64_t elapsed_ns,
-                                              long double slope) noexcept {
+ROCPROF_DRIFT_TARGET std::int64_t drift_ns(std::uint64_t elapsed_ns, long double slope) noexcept {
   return static_cast<std::int64_t>(static_cast<long double>(elapsed_ns) * slope);
 }
 

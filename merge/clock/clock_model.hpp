@@ -14,9 +14,15 @@ namespace rocprof::merge {
 
 // The offset's change over `elapsed_ns` at `slope`, truncated toward zero. Long double keeps
 // ns exact over hours (64-bit mantissa); compiled for SSE3, the conversion to an integer is
-// one truncating store (fisttp) instead of switching the x87 rounding mode twice, which made
-// aligning the timestamps a third of a merge's time. The same results either way.
-[[gnu::target("sse3")]] std::int64_t drift_ns(std::uint64_t elapsed_ns, long double slope) noexcept;
+// one truncating store (fisttp) instead of switching the x87 rounding mode twice, which
+// dominated the cost of aligning timestamps. The same results either way (other CPUs: as
+// their compiler converts).
+#if defined(__x86_64__) || defined(__i386__)
+#define ROCPROF_DRIFT_TARGET [[gnu::target("sse3")]]
+#else
+#define ROCPROF_DRIFT_TARGET
+#endif
+ROCPROF_DRIFT_TARGET std::int64_t drift_ns(std::uint64_t elapsed_ns, long double slope) noexcept;
 
 class ClockModel {
  public:
