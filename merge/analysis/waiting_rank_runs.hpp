@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -84,6 +85,9 @@ class WaitingRankRuns {
   // order would take a buffer of the budget besides, or scattered reads and writes).
   const std::vector<std::uint32_t>& held_order() {
     if (order_.size() == held_.size()) return order_;
+    // Indices of 4 bytes: far more than a budget holds, or a process's share of a round.
+    if (held_.size() > std::size_t{UINT32_MAX})
+      throw std::length_error("too many analysis items held to order at once");
     absl::flat_hash_map<std::int32_t, std::uint64_t> firsts;  // rank -> its first place
     for (const T& item : held_) ++firsts[item.waiting];
     std::vector<std::pair<std::int32_t, std::uint64_t>> ranks(firsts.begin(), firsts.end());
