@@ -120,7 +120,9 @@ void add_part(InstancePart& part, const InstancePart& other) {
 // entries made as instances come: a round of the analysis holds some runs of instances only
 // (slice_of(CollectiveCall)), and its table only the pages they fall in, whatever the
 // communicator's highest number. Pages are found by hash, but a rank's calls come in order,
-// so most calls find theirs in the last one used. An entry of no calls is none.
+// so most calls find theirs in the last one used. An entry of no calls is none. The pages
+// lie in one vector: a page allocated apiece made every analysis thread of a process
+// contend for the allocator, round after round.
 class InstanceTable {
  public:
   // `most` bounds a communicator's entries (damage past it is refused, not allocated).
@@ -130,41 +132,43 @@ class InstanceTable {
     if (index >= most_)
       throw std::runtime_error("a merge process sent a damaged collective instance");
     const PageKey key{communicator, index / kPageParts};
-    if (last_ == nullptr || key != last_key_) {
-      auto& page = pages_[key];
-      if (!page) {
-        page = std::make_unique<Page>();
-        page->fill(empty_part(communicator, 0, 0, CollectiveKind::kNone));
+    if (last_ == kNoPage || key != last_key_) {
+      const auto [found, added] = page_of_.try_emplace(key, pages_.size());
+      if (added) {
+        pages_.emplace_back();
+        pages_.back().fill(empty_part(communicator, 0, 0, CollectiveKind::kNone));
       }
       last_key_ = key;
-      last_ = page.get();
+      last_ = found->second;
     }
-    InstancePart& part = (*last_)[index % kPageParts];
+    InstancePart& part = pages_[last_][index % kPageParts];
     part.sequence = sequence;
     return part;
   }
   const InstancePart* find(std::uint64_t communicator, std::uint32_t sequence) const {
     const std::size_t index = sequence / stride_;
-    const auto found = pages_.find(PageKey{communicator, index / kPageParts});
-    if (found == pages_.end()) return nullptr;
-    const InstancePart& part = (*found->second)[index % kPageParts];
+    const auto found = page_of_.find(PageKey{communicator, index / kPageParts});
+    if (found == page_of_.end()) return nullptr;
+    const InstancePart& part = pages_[found->second][index % kPageParts];
     return part.calls == 0 ? nullptr : &part;
   }
   template <typename Visit>
   void for_each(Visit visit) const {
-    for (const auto& [key, page] : pages_)
-      for (const InstancePart& part : *page)
+    for (const Page& page : pages_)
+      for (const InstancePart& part : page)
         if (part.calls > 0) visit(part);
   }
 
  private:
   using Page = std::array<InstancePart, kPageParts>;
   using PageKey = std::pair<std::uint64_t, std::size_t>;  // communicator, page
+  static constexpr std::size_t kNoPage = ~std::size_t{0};
   std::size_t most_;
   std::size_t stride_;
-  absl::flat_hash_map<PageKey, std::unique_ptr<Page>> pages_;
+  std::vector<Page> pages_;
+  absl::flat_hash_map<PageKey, std::size_t> page_of_;  // index into pages_
   PageKey last_key_{};
-  Page* last_ = nullptr;
+  std::size_t last_ = kNoPage;
 };
 
 // A WaitStateReport::Key with the call path and cause as numbers, for adding up before the
@@ -380,6 +384,11 @@ class Analysis {
       }
     }
     Outgoing<InstancePart> out(processes_);
+    std::vector<std::size_t> counts(processes_);
+    parts.for_each([&](const InstancePart& part) {
+      ++counts[instance_process(part.communicator, part.sequence)];
+    });
+    for (std::size_t p = 0; p < processes_; ++p) out.reserve(p, counts[p]);
     parts.for_each([&](const InstancePart& part) {
       out.add(instance_process(part.communicator, part.sequence), part);
     });
@@ -425,6 +434,8 @@ class Analysis {
       if (part.calls >= 2 && part.mixed != 0) ++mismatched_;  // the records contradict
     });
     Outgoing<InstancePart> back(processes_);
+    for (std::size_t p = 0; p < parts.size(); ++p)
+      back.reserve(p, items_in<InstancePart>(parts[p]));
     for (const auto& [communicator, sequence, process] : senders) {
       const InstancePart* part = whole.find(communicator, sequence);
       if (part != nullptr && part->calls >= 2 && part->mixed == 0) back.add(process, *part);
