@@ -1,6 +1,7 @@
 #include "merge/summary/summary.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -211,6 +212,7 @@ void Summary::watch_again(const AlignedRank& rank) {
 
 void Summary::watch_on_threads(unsigned threads) {
   workers_ = threads > 0 ? std::make_shared<WatchWorkers>(threads) : nullptr;
+  finish_threads_ = std::max(threads, 1U);
 }
 
 WatchWorkers& Summary::workers() const {
@@ -343,11 +345,13 @@ void Summary::end_watch() {
   for (const auto& part : watched_)
     if (part->feed_) WatchWorkers::flush(*part->feed_);
   workers().wait();
-  for (const auto& part : watched_) {
+  std::vector<RankWaitInput> inputs = finish_wait_parts();
+  for (std::size_t i = 0; i < watched_.size(); ++i) {
+    const auto& part = watched_[i];
     part->feed_.reset();
     if (part->counter_part_) part->counter_part_->finish(part->counters_);
     part->counter_part_.reset();
-    if (part->wait_part_) wait_inputs_.push_back(part->wait_part_->finish());
+    if (part->wait_part_) wait_inputs_.push_back(std::move(inputs[i]));
     part->wait_part_.reset();
     if (part->region_part_) {
       for (const auto& [key, series] : part->region_part_->series)
@@ -363,6 +367,34 @@ void Summary::end_watch() {
   }
   watched_.clear();
   watched_at_.clear();
+}
+
+std::vector<RankWaitInput> Summary::finish_wait_parts() {
+  // A rank's doings are put in order and its last ends spilled as it finishes: on as many
+  // threads as watched the rows, since one thread finishing every rank in turn was most of
+  // the summarising.
+  std::vector<RankWaitInput> inputs(watched_.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex failing;
+  std::exception_ptr failure;
+  const auto finish = [&] {
+    for (std::size_t i = next++; i < watched_.size(); i = next++) {
+      if (!watched_[i]->wait_part_) continue;
+      try {
+        inputs[i] = watched_[i]->wait_part_->finish();
+      } catch (...) {
+        const std::lock_guard lock(failing);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  const std::size_t threads = std::min<std::size_t>(finish_threads_, watched_.size());
+  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(finish);
+  finish();
+  for (std::thread& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+  return inputs;
 }
 
 void Summary::merge(Summary& part) {

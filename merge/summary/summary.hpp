@@ -138,6 +138,7 @@ class Summary {
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   std::shared_ptr<WatchWorkers> workers_;     // null: watched on the reading threads
+  unsigned finish_threads_ = 1;               // the watched ranks' inputs finish on these
   std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
@@ -150,6 +151,9 @@ class Summary {
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 
   // Sends the rank's rows to `part`.
+  // Each watched rank's analysis input, finished (by index into watched_; empty for a part
+  // that gathers none).
+  std::vector<RankWaitInput> finish_wait_parts();
   void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const;
   WatchWorkers& workers() const;
 
