@@ -37,6 +37,7 @@ namespace {
 
 constexpr int kStreamTag = 4711;  // messages to the first process
 constexpr int kGatherTag = 4712;  // gather_to_leader
+constexpr int kAllToAllTag = 4713;
 
 bool launched_as_mpi_job() {
   // Read once at start; nothing here calls setenv.
@@ -331,54 +332,38 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
   std::vector<std::uint64_t> incoming(processes);
   for (std::size_t p = 0; p < processes; ++p) sizes[p] = parts[p].size();
   MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  // Straight from each part into the vector it arrives in, a message per peer (pieces of at
+  // most kAllToAllPieceBytes, which MPI's int counts describe): staging every part through
+  // one send buffer and every arrival through one receive buffer copied all the bytes twice
+  // more, on the one thread that exchanges for the process.
+  const auto me = static_cast<std::size_t>(index_);
   std::vector<std::vector<std::byte>> received(processes);
-  for (std::size_t p = 0; p < processes; ++p) received[p].resize(incoming[p]);
-  // In rounds of pieces small enough that every round's counts and offsets fit MPI's ints,
-  // and that a round's send and receive buffers stay small beside the parts themselves (in
-  // one round they took as much again as the parts and what came back).
-  const std::uint64_t piece = std::min<std::uint64_t>(
-      std::max<std::uint64_t>(kLeastAllToAllPiece, kAllToAllRoundBytes / processes),
-      static_cast<std::uint64_t>(std::numeric_limits<int>::max()) / processes);
-  std::uint64_t largest = 0;
-  for (std::size_t p = 0; p < processes; ++p) largest = std::max({largest, sizes[p], incoming[p]});
-  std::uint64_t rounds = (largest + piece - 1) / piece;
-  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  std::vector<int> send_counts(processes);
-  std::vector<int> send_offsets(processes);
-  std::vector<int> receive_counts(processes);
-  std::vector<int> receive_offsets(processes);
-  std::vector<std::byte> out;
-  std::vector<std::byte> in;
-  for (std::uint64_t round = 0; round < rounds; ++round) {
-    const std::uint64_t at = round * piece;
-    auto slice = [&](std::uint64_t size) {
-      return static_cast<int>(size > at ? std::min(piece, size - at) : 0);
-    };
-    int send_total = 0;
-    int receive_total = 0;
-    for (std::size_t p = 0; p < processes; ++p) {
-      send_counts[p] = slice(sizes[p]);
-      send_offsets[p] = send_total;
-      send_total += send_counts[p];
-      receive_counts[p] = slice(incoming[p]);
-      receive_offsets[p] = receive_total;
-      receive_total += receive_counts[p];
+  received[me] = std::move(parts[me]);
+  std::vector<MPI_Request> requests;
+  const auto pieces = [&](std::vector<std::byte>& bytes, std::size_t peer, bool send) {
+    for (std::size_t at = 0; at < bytes.size(); at += kAllToAllPieceBytes) {
+      const int count =
+          static_cast<int>(std::min<std::size_t>(kAllToAllPieceBytes, bytes.size() - at));
+      MPI_Request& request = requests.emplace_back(MPI_REQUEST_NULL);
+      if (send)
+        MPI_Isend(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag,
+                  MPI_COMM_WORLD, &request);
+      else
+        MPI_Irecv(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag,
+                  MPI_COMM_WORLD, &request);
     }
-    out.resize(static_cast<std::size_t>(send_total));
-    in.resize(static_cast<std::size_t>(receive_total));
-    for (std::size_t p = 0; p < processes; ++p) {
-      if (send_counts[p] > 0)
-        std::memcpy(out.data() + send_offsets[p], parts[p].data() + at,
-                    static_cast<std::size_t>(send_counts[p]));
-      if (at + piece >= sizes[p]) std::vector<std::byte>().swap(parts[p]);  // all of it sent
+  };
+  for (std::size_t p = 0; p < processes; ++p)
+    if (p != me) {
+      received[p].resize(incoming[p]);
+      pieces(received[p], p, false);
     }
-    MPI_Alltoallv(out.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, in.data(),
-                  receive_counts.data(), receive_offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
-    for (std::size_t p = 0; p < processes; ++p)
-      if (receive_counts[p] > 0)
-        std::memcpy(received[p].data() + at, in.data() + receive_offsets[p],
-                    static_cast<std::size_t>(receive_counts[p]));
+  // Each process sends to the one after it first, so that not all send to the first at once.
+  for (std::size_t step = 1; step < processes; ++step) {
+    const std::size_t to = (me + step) % processes;
+    pieces(parts[to], to, true);
   }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   return received;
 }
 

@@ -93,12 +93,10 @@ class MergeGroup {
   // Every process's value, in process order.
   std::vector<std::uint64_t> all_gather(std::uint64_t value) const;
   // `parts[p]` to process p (a part per process); what each process sent this one, in
-  // process order. Any sizes (sent in rounds of pieces).
+  // process order. Any sizes: a part goes as it is, in messages of at most
+  // kAllToAllPieceBytes, with no buffer besides the parts and what comes back.
   std::vector<std::vector<std::byte>> all_to_all(std::vector<std::vector<std::byte>> parts) const;
-  // all_to_all's rounds: about this many bytes each (to and from all processes), but at least
-  // this many to and from each.
-  static constexpr std::uint64_t kAllToAllRoundBytes = std::uint64_t{32} << 20;
-  static constexpr std::uint64_t kLeastAllToAllPiece = std::uint64_t{64} << 10;
+  static constexpr std::size_t kAllToAllPieceBytes = std::size_t{16} << 20;
   // Point to point, for streaming results to the first process: a blocking send, and the
   // first process's receive of the next message from anyone (false if none is waiting and
   // `wait` is false).

@@ -1,5 +1,5 @@
 // MergeGroup::all_to_all between real merge processes (run under mpirun): parts of many sizes,
-// empty ones and ones of several rounds (past kAllToAllRoundBytes), each arriving whole at its
+// empty ones and ones of several messages (past kAllToAllPieceBytes), each arriving whole at its
 // process. Exits 1 naming the first part that did not.
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +13,8 @@ namespace {
 using rocprof::merge::MergeGroup;
 
 // The part process `from` sends process `to`: its size and bytes follow from the pair alone.
-std::vector<std::byte> part(std::size_t from, std::size_t to, std::size_t processes) {
-  const std::uint64_t round = MergeGroup::kAllToAllRoundBytes / processes;
+std::vector<std::byte> part(std::size_t from, std::size_t to) {
+  const std::uint64_t piece = MergeGroup::kAllToAllPieceBytes;
   std::size_t size = 0;
   switch ((from + 2 * to) % 4) {
     case 0:
@@ -24,10 +24,10 @@ std::vector<std::byte> part(std::size_t from, std::size_t to, std::size_t proces
       size = 1 + from * 7 + to;
       break;  // a few bytes
     case 2:
-      size = static_cast<std::size_t>(round) - 1;
-      break;  // one round, just
+      size = static_cast<std::size_t>(piece) - 1;
+      break;  // one message, just
     default:
-      size = static_cast<std::size_t>(3 * round + 12345);  // several rounds
+      size = static_cast<std::size_t>(3 * piece + 12345);  // several messages
   }
   std::vector<std::byte> bytes(size);
   std::uint64_t state = 0x9e3779b97f4a7c15ULL * (from * 131 + to + 1);
@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::vector<std::byte>> parts;
-  for (std::size_t to = 0; to < processes; ++to) parts.push_back(part(me, to, processes));
+  for (std::size_t to = 0; to < processes; ++to) parts.push_back(part(me, to));
   const std::vector<std::vector<std::byte>> received = group.all_to_all(std::move(parts));
   int failed = received.size() == processes ? 0 : 1;
   for (std::size_t from = 0; from < received.size() && failed == 0; ++from)
-    if (received[from] != part(from, me, processes)) {
+    if (received[from] != part(from, me)) {
       std::fprintf(stderr, "all_to_all_check: process %zu got a wrong part from %zu (%zu bytes)\n",
                    me, from, received[from].size());
       failed = 1;
