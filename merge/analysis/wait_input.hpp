@@ -65,18 +65,23 @@ struct CollectiveCall {
   std::uint8_t padding = 0;
 };
 
-// The slice of a message end: its stream's (both ends of a message share it), and of a
-// collective call: its instance's, which shares it with the communicator's instances
-// numbered close to it (kCollectiveRun of them), so that a round of the analysis holds
-// short runs of instances. Runs are short so that a job of few instances (a few thousand
-// per communicator) still spreads its calls over every slice: rounds then hold a share of
-// them each, not all of them in the few rounds of few long runs.
-inline constexpr std::uint32_t kCollectiveRun = 16;
+// The slice of a message end: its message's (both ends share it), and of a collective call:
+// its instance's. A message shares its slice with the messages of its stream numbered close
+// to it, an instance with the communicator's instances numbered close to it (kSliceRun of
+// them), so that every round of the analysis holds a share of every stream and
+// communicator. Slicing by stream alone put a rank's messages (few streams: its neighbours)
+// into a few rounds, so that each round waited for the few threads whose ranks it held.
+// Runs are short so that a job of few messages or instances (a few thousand per stream or
+// communicator) still spreads them over every slice.
+inline constexpr std::uint32_t kSliceRun = 16;
+inline std::uint32_t slice_of_run(std::uint64_t key, std::uint64_t number) noexcept {
+  return slice_of_key(key + (number / kSliceRun) * 0x9e3779b97f4a7c15ULL);
+}
 inline std::uint32_t slice_of(const MessageEnd& end) noexcept {
-  return slice_of_key(end.flow >> 32);
+  return slice_of_run(end.flow >> 32, end.flow & 0xffffffffU);  // stream, ordinal
 }
 inline std::uint32_t slice_of(const CollectiveCall& call) noexcept {
-  return slice_of_key(call.communicator + (call.sequence / kCollectiveRun) * 0x9e3779b97f4a7c15ULL);
+  return slice_of_run(call.communicator, call.sequence);
 }
 
 struct RankWaitInput {

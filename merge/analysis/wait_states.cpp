@@ -24,8 +24,8 @@
 namespace rocprof::merge {
 namespace {
 
-constexpr std::size_t kPageParts = kCollectiveRun;  // InstanceTable's page
-constexpr std::uint64_t kRoundWorkingSet = 3;       // a round's memory / its items' bytes
+constexpr std::size_t kPageParts = kSliceRun;  // InstanceTable's page
+constexpr std::uint64_t kRoundWorkingSet = 3;  // a round's memory / its items' bytes
 // Waits each process sends in a piece of blame_in_pieces at least: with thousands of merge
 // processes the budget's share would be a few waits, and each piece is an exchange.
 constexpr std::size_t kLeastBlamePiece = 1024;
@@ -634,8 +634,7 @@ class Analysis {
   }
 
   // The sends that came to this process, each met with its receive (of one of this
-  // process's ranks). A flow id is its stream's index and the message's ordinal there (from
-  // 0): each stream's receives are found by ordinal.
+  // process's ranks) by their flow id; of two receives of one flow (damage), the first.
   void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
     struct Receive {
       const MessageEnd* end = nullptr;
@@ -643,30 +642,14 @@ class Analysis {
     };
     std::size_t count = 0;
     for (const std::vector<MessageEnd>& ends : ends_) count += ends.size();
-    const std::size_t largest_ordinal = 2 * count + 1024;  // past it: damage, looked up apart
-    absl::flat_hash_map<std::uint64_t, std::vector<Receive>> streams;
-    absl::flat_hash_map<std::uint64_t, Receive> scattered;
+    absl::flat_hash_map<std::uint64_t, Receive> receives;
+    receives.reserve(count);
     for (std::size_t r = 0; r < mine_.size(); ++r)
-      for (const MessageEnd& end : ends_[r]) {
-        const Receive receive{&end, static_cast<std::uint32_t>(r)};
-        const std::uint64_t ordinal = end.flow & 0xffffffffU;
-        if (ordinal >= largest_ordinal) {
-          scattered.emplace(end.flow, receive);
-          continue;
-        }
-        std::vector<Receive>& receives = streams[end.flow >> 32];
-        if (ordinal >= receives.size()) receives.resize(ordinal + 1);
-        if (receives[ordinal].end == nullptr) receives[ordinal] = receive;
-      }
+      for (const MessageEnd& end : ends_[r])
+        receives.try_emplace(end.flow, Receive{&end, static_cast<std::uint32_t>(r)});
     const auto receive_of = [&](std::uint64_t flow) -> Receive {
-      const std::uint64_t ordinal = flow & 0xffffffffU;
-      if (ordinal >= largest_ordinal) {
-        const auto found = scattered.find(flow);
-        return found == scattered.end() ? Receive{} : found->second;
-      }
-      const auto stream = streams.find(flow >> 32);
-      if (stream == streams.end() || ordinal >= stream->second.size()) return {};
-      return stream->second[ordinal];
+      const auto found = receives.find(flow);
+      return found == receives.end() ? Receive{} : found->second;
     };
     for_each_item<SyncSend>(parts, [&](const SyncSend& send) {
       const Receive found_receive = receive_of(send.flow);
