@@ -327,6 +327,7 @@ void MergePipeline::align(Run& run) {
   // Added up on threads of its own: the threads that read the ranks for the output only
   // copy their rows.
   summary.watch_on_threads(watch_threads(run.cpus));
+  summary.finish_on_threads(run.cpus);
   if (run.want_summary)
     for (const AlignedRank* rank : run.job->block()) summary.watch(*rank);
 }

@@ -212,7 +212,6 @@ void Summary::watch_again(const AlignedRank& rank) {
 
 void Summary::watch_on_threads(unsigned threads) {
   workers_ = threads > 0 ? std::make_shared<WatchWorkers>(threads) : nullptr;
-  finish_threads_ = std::max(threads, 1U);
 }
 
 WatchWorkers& Summary::workers() const {
@@ -370,9 +369,8 @@ void Summary::end_watch() {
 }
 
 std::vector<RankWaitInput> Summary::finish_wait_parts() {
-  // A rank's doings are put in order and its last ends spilled as it finishes: on as many
-  // threads as watched the rows, since one thread finishing every rank in turn was most of
-  // the summarising.
+  // A rank's doings are put in order and its last ends spilled as it finishes: on several
+  // threads, since one thread finishing every rank in turn was most of the summarising.
   std::vector<RankWaitInput> inputs(watched_.size());
   std::atomic<std::size_t> next{0};
   std::mutex failing;

@@ -5,6 +5,7 @@
 // (counter_summary.hpp); the wait states (merge/analysis/wait_states.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +50,9 @@ class Summary {
   // Ranks watched from now on are added up on `threads` threads of their own, not on the
   // threads that read them (watch_workers.hpp); 0: on the reading threads.
   void watch_on_threads(unsigned threads);
+  // Once every row was watched, the ranks' analysis inputs are finished on this many threads
+  // (the readers and the sink are done by then: every CPU of the process may). At least one.
+  void finish_on_threads(unsigned threads) { finish_threads_ = std::max(threads, 1U); }
   // Reads the rank's MPI calls, ranges and device activity and adds them up.
   void add(const AlignedRank& rank);
   // The same, from the rows the rank's visitors hand out to whoever reads them next (an
@@ -138,7 +142,7 @@ class Summary {
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   std::shared_ptr<WatchWorkers> workers_;     // null: watched on the reading threads
-  unsigned finish_threads_ = 1;               // the watched ranks' inputs finish on these
+  unsigned finish_threads_ = 1;               // finish_on_threads
   std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;

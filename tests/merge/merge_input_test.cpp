@@ -488,6 +488,7 @@ TEST(WatchWorkers, SummaryAddedUpOnWorkersIsTheSummaryAddedUpInline) {
     summary.gather_wait_states(true);
     summary.expect_ranks(set.ranks().size());
     summary.watch_on_threads(threads);
+    summary.finish_on_threads(threads + 1);  // the ranks' inputs finished on 1, 2, 4 threads
     for (const RankSet::Rank& rank : set.ranks()) summary.add(AlignedRank(rank.rank, *rank.reader));
     rocprof::merge::ByteWriter inputs;
     for (const RankWaitInput& input : summary.take_wait_inputs()) input.put(inputs);
@@ -520,6 +521,7 @@ TEST(WatchWorkers, WaitInputsSpilledPastTheBudgetAnalyseAsHeldOnes) {
     summary.gather_wait_states(true);
     summary.expect_ranks(set.ranks().size());
     summary.watch_on_threads(3);
+    summary.finish_on_threads(3);  // the last ends spilled from several threads at once
     summary.spill_wait_states(spill, budget);
     std::vector<AlignedRank> ranks;
     ranks.reserve(set.ranks().size());
