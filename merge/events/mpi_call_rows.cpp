@@ -48,7 +48,7 @@ bool writes_per_request_rows(const std::string& function) {
   return kPerRequestCalls.contains(function);
 }
 
-std::uint8_t MpiFunctions::lookup(format::StringId function) {
+std::uint8_t MpiFunctions::look_up_first(format::StringId function) {
   if (function >= known_.size()) reader_.string(function);  // throws: not in the string table
   std::uint8_t& known = known_[function];
   if (known == kUnknown) {

@@ -55,7 +55,13 @@ class MpiFunctions {
   static constexpr std::uint8_t kPerRequestCall = 0x80;
   static constexpr std::uint8_t kPollingCall = 0x40;
   static constexpr std::uint8_t kKindBits = 0x3f;
-  std::uint8_t lookup(format::StringId function);
+  // Inline for the rows of a function already seen (every row but a few): the watchers ask
+  // several times per MPI call.
+  std::uint8_t lookup(format::StringId function) {
+    if (function < known_.size() && known_[function] != kUnknown) return known_[function];
+    return look_up_first(function);
+  }
+  std::uint8_t look_up_first(format::StringId function);
   const format::RankFileReader& reader_;
   std::vector<std::uint8_t> known_;
 };
