@@ -74,7 +74,9 @@ TEST(DoingList, APollingLoopPastTheBudgetIsJoinedWithEveryCallsTimeKept) {
       EXPECT_EQ(doing.lane(), kThread);
       EXPECT_EQ(doing.name, kTest);
     }
-    if (doing.kind() == DoingKind::kGpuWork) EXPECT_EQ(doing.lane(), kQueue);
+    if (doing.kind() == DoingKind::kGpuWork) {
+      EXPECT_EQ(doing.lane(), kQueue);
+    }
   }
   // The loop's time goes to MPI_Test, not to the region around it nor to nothing.
   RankWaitInput input;
