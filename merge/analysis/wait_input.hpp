@@ -129,12 +129,14 @@ struct RankWaitInput {
 // (from the MPI calls), and the doings (from every row).
 class WaitInputGatherer {
  public:
-  // The doings a merge process keeps of all its ranks together (24 bytes each), shared out
-  // among them; no rank keeps fewer than kLeastDoingsPerRank.
-  static constexpr std::size_t kDoingsPerProcess = std::size_t{1} << 23;
+  // The doings the job's ranks keep together (24 bytes each), shared out among them: a
+  // rank's share does not depend on how many merge processes there are, so that every
+  // number of processes keeps the same doings, and a process keeps at most this many of its
+  // ranks'. No rank keeps fewer than kLeastDoingsPerRank.
+  static constexpr std::size_t kDoingsPerJob = std::size_t{1} << 23;
   static constexpr std::size_t kLeastDoingsPerRank = std::size_t{1} << 12;
-  static std::size_t doings_budget(std::size_t ranks) {
-    return std::max(kLeastDoingsPerRank, kDoingsPerProcess / std::max<std::size_t>(ranks, 1));
+  static std::size_t doings_budget(std::size_t job_ranks) {
+    return std::max(kLeastDoingsPerRank, kDoingsPerJob / std::max<std::size_t>(job_ranks, 1));
   }
   // How many ends and calls a rank's gatherer takes on between two looks at the process's
   // budget: what the ranks hold unchecked stays within a quarter of it. Over the budget, a

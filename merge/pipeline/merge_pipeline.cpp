@@ -319,6 +319,7 @@ void MergePipeline::align(Run& run) {
   Summary& summary = run.summary;
   summary.gather_wait_states(options_.analyse);
   summary.expect_ranks(run.job->block().size());
+  summary.share_doings_among(run.job->all.size());
   if (options_.analyse) summary.spill_wait_states(analysis_spill(run), settings_.analysis_memory);
   // The analysis goes into the timeline too: gathered even when nothing is printed.
   run.want_summary = options_.analyse || (!options_.quiet && options_.print_summary) ||

@@ -242,8 +242,8 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
   std::shared_ptr<WaitInputGatherer> waits;
   if (analyse_waits_) {
     waits = std::make_shared<WaitInputGatherer>(
-        rank, WaitInputGatherer::doings_budget(expected_ranks_), spill_,
-        WaitInputGatherer::spill_step(analysis_memory_, expected_ranks_));
+        rank, WaitInputGatherer::doings_budget(job_ranks_ > 0 ? job_ranks_ : expected_ranks_),
+        spill_, WaitInputGatherer::spill_step(analysis_memory_, expected_ranks_));
     part->wait_part_ = waits;
   }
   auto time = std::make_shared<RankTime>(rank.rank());

@@ -37,8 +37,11 @@ class Summary {
   // Whether ranks watched from now on are gathered for the wait states (on by default).
   void gather_wait_states(bool on) { analyse_waits_ = on; }
   // How many ranks this process watches in all, for each one's share of the analysis's
-  // memory (WaitInputGatherer::doings_budget).
+  // memory for message ends (WaitInputGatherer::spill_step).
   void expect_ranks(std::size_t ranks) { expected_ranks_ = ranks; }
+  // How many ranks the job has, for each rank's share of the doings the analysis keeps
+  // (WaitInputGatherer::doings_budget); the ranks this process watches if never told.
+  void share_doings_among(std::size_t job_ranks) { job_ranks_ = job_ranks; }
   // The analysis's message ends and collective calls of ranks watched from now on: past
   // `budget` bytes they go to `spill` (null: all held in memory), and the analysis takes
   // about `budget` of them at a time (wait_states.hpp).
@@ -149,6 +152,7 @@ class Summary {
   std::string window_problem_;
   bool analyse_waits_ = true;
   std::size_t expected_ranks_ = 1;
+  std::size_t job_ranks_ = 0;  // 0: expected_ranks_
   std::shared_ptr<EndSpill> spill_;
   std::size_t analysis_memory_ = kAnalysisMemory;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched

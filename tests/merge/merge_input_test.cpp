@@ -504,6 +504,53 @@ TEST(WatchWorkers, SummaryAddedUpOnWorkersIsTheSummaryAddedUpInline) {
   fs::remove_all(dir);
 }
 
+TEST(WatchWorkers, ARanksDoingsDoNotDependOnHowManyRanksItsProcessWatches) {
+  // A rank's share of the doings follows the job's ranks: a process that watches 2 of the
+  // job's 6 ranks keeps the same doings of them as one that watches all 6, joined alike
+  // once a rank is past its share (the job is told to have so many ranks that each share is
+  // the least, and the ranks have more doings than that).
+  const fs::path dir = rocprof::test::fresh_test_dir("watch_workers_share");
+  SyntheticJob job;
+  job.directory = (dir / "job").string();
+  job.ranks = 6;
+  job.events_per_rank = 20000;
+  job.user_regions = true;
+  rocprof::test::write_synthetic_job(job);
+  const RankSet set = RankSet::open({job.directory}, {});
+  constexpr std::size_t kManyRanks = 1U << 20;
+  const auto gathered = [&](std::size_t watched, std::size_t job_ranks) {
+    Summary summary;
+    summary.gather_wait_states(true);
+    summary.expect_ranks(watched);
+    if (job_ranks > 0) summary.share_doings_among(job_ranks);
+    summary.watch_on_threads(2);
+    for (std::size_t i = 0; i < watched; ++i)
+      summary.add(AlignedRank(set.ranks()[i].rank, *set.ranks()[i].reader));
+    std::vector<RankWaitInput> inputs = summary.take_wait_inputs();
+    std::sort(inputs.begin(), inputs.end(),
+              [](const RankWaitInput& a, const RankWaitInput& b) { return a.rank < b.rank; });
+    inputs.resize(2);  // ranks 0 and 1
+    return inputs;
+  };
+  const auto bytes = [](const std::vector<RankWaitInput>& inputs) {
+    rocprof::merge::ByteWriter out;
+    for (const RankWaitInput& input : inputs) input.put(out);
+    return out.take();
+  };
+  const std::vector<RankWaitInput> of_all = gathered(6, kManyRanks);
+  const std::vector<RankWaitInput> of_two = gathered(2, kManyRanks);
+  for (const RankWaitInput& input : of_all) {
+    EXPECT_GT(input.joined_within_ns, 0U) << "rank " << input.rank << " was not past its share";
+    EXPECT_LE(input.doings.size(), WaitInputGatherer::kLeastDoingsPerRank);
+  }
+  EXPECT_TRUE(bytes(of_all) == bytes(of_two));
+  // Shared among the watched ranks only, the two would keep more of each.
+  const std::vector<RankWaitInput> alone = gathered(2, 0);
+  EXPECT_EQ(alone[0].joined_within_ns, 0U);
+  EXPECT_GT(alone[0].doings.size(), of_two[0].doings.size());
+  fs::remove_all(dir);
+}
+
 TEST(WatchWorkers, WaitInputsSpilledPastTheBudgetAnalyseAsHeldOnes) {
   // Several ranks' message ends spilled at once from the workers' threads, then taken in
   // rounds: the same waits and path as the inputs held whole.
