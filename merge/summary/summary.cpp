@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -388,7 +389,13 @@ std::vector<RankWaitInput> Summary::finish_wait_parts() {
   };
   std::vector<std::thread> helpers;
   const std::size_t threads = std::min<std::size_t>(finish_threads_, watched_.size());
-  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(finish);
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(finish);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: those started, and this one, finish the rest
+    }
+  }
   finish();
   for (std::thread& helper : helpers) helper.join();
   if (failure) std::rethrow_exception(failure);
