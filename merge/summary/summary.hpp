@@ -145,23 +145,23 @@ class Summary {
   std::shared_ptr<RankTime> time_part_;
   std::shared_ptr<WaitInputGatherer> wait_part_;
   std::shared_ptr<WatchWorkers> workers_;     // null: watched on the reading threads
-  unsigned finish_threads_ = 1;               // finish_on_threads
   std::shared_ptr<WatchWorkers::Feed> feed_;  // a watched rank's way to the workers
   mutable std::optional<WaitStateReport> wait_report_;
   mutable std::optional<CriticalPath> critical_path_;
   std::string window_problem_;
   bool analyse_waits_ = true;
   std::size_t expected_ranks_ = 1;
-  std::size_t job_ranks_ = 0;  // 0: expected_ranks_
+  std::size_t job_ranks_ = 0;    // 0: expected_ranks_
+  unsigned finish_threads_ = 1;  // finish_on_threads
   std::shared_ptr<EndSpill> spill_;
   std::size_t analysis_memory_ = kAnalysisMemory;
   std::vector<std::shared_ptr<Summary>> watched_;         // a part per rank watched
   std::map<const AlignedRank*, std::size_t> watched_at_;  // each watched rank's part
 
-  // Sends the rank's rows to `part`.
   // Each watched rank's analysis input, finished (by index into watched_; empty for a part
   // that gathers none).
   std::vector<RankWaitInput> finish_wait_parts();
+  // Sends the rank's rows to `part`.
   void install_watcher(const AlignedRank& rank, const std::shared_ptr<Summary>& part) const;
   WatchWorkers& workers() const;
 
