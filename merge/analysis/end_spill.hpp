@@ -8,6 +8,7 @@
 // writes what else outgrows its memory there too (job_edges.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -39,6 +40,25 @@ struct SpilledBlock {
   std::array<std::uint32_t, kEndSlices + 1> starts{};
   std::size_t items() const noexcept { return starts[kEndSlices]; }
 };
+
+// Orders `items` by slice, each slice's in the order they were; returns where each slice
+// begins (slice s: items [starts[s], starts[s + 1])).
+template <typename T, typename SliceOf>
+std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, SliceOf slice_of) {
+  std::array<std::uint32_t, kEndSlices + 1> starts{};
+  std::vector<std::uint32_t> slices(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    slices[i] = slice_of(items[i]);
+    ++starts[slices[i] + 1];
+  }
+  for (std::uint32_t s = 0; s < kEndSlices; ++s) starts[s + 1] += starts[s];
+  std::array<std::uint32_t, kEndSlices> next{};
+  std::copy_n(starts.begin(), kEndSlices, next.begin());
+  std::vector<T> ordered(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) ordered[next[slices[i]]++] = items[i];
+  items.swap(ordered);
+  return starts;
+}
 
 // Slices [first, last) of the job's kEndSlices, the part one round of the analysis holds.
 struct SliceRange {
@@ -72,18 +92,9 @@ class EndSpill {
   SpilledBlock spill(std::vector<T>& items, SliceOf slice_of) {
     static_assert(std::is_trivially_copyable_v<T>);
     SpilledBlock block;
-    std::vector<std::uint32_t> slices(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      slices[i] = slice_of(items[i]);
-      ++block.starts[slices[i] + 1];
-    }
-    for (std::uint32_t s = 0; s < kEndSlices; ++s) block.starts[s + 1] += block.starts[s];
-    std::array<std::uint32_t, kEndSlices> next{};
-    std::memcpy(next.data(), block.starts.data(), sizeof(next));
-    std::vector<T> ordered(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) ordered[next[slices[i]]++] = items[i];
-    block.offset = file_->append(std::as_bytes(std::span(ordered)));
-    spilled_.fetch_add(ordered.size() * sizeof(T), std::memory_order_relaxed);
+    block.starts = order_by_slice(items, slice_of);
+    block.offset = file_->append(std::as_bytes(std::span(items)));
+    spilled_.fetch_add(items.size() * sizeof(T), std::memory_order_relaxed);
     items.clear();
     return block;
   }

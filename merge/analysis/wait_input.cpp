@@ -41,17 +41,23 @@ std::size_t RankWaitInput::collective_count() const {
 
 namespace {
 
-// The items of `range`: the spilled blocks' in the order spilled, then those still held.
+// The items of `range`: the spilled blocks' in the order spilled, then those still held
+// (`starts`: where each slice of them begins, if ordered by slice).
 template <typename T>
-void items_in(SliceRange range, const std::vector<T>& held, const std::vector<SpilledBlock>& blocks,
-              const EndSpill* spill, std::vector<T>& out) {
+void items_in(SliceRange range, const std::vector<T>& held,
+              const std::array<std::uint32_t, kEndSlices + 1>* starts,
+              const std::vector<SpilledBlock>& blocks, const EndSpill* spill, std::vector<T>& out) {
   std::size_t spilled = 0;  // read in exactly: a round's vectors hold no slack
   for (const SpilledBlock& block : blocks)
     spilled += block.starts[range.last] - block.starts[range.first];
-  out.reserve(out.size() + spilled + (range.whole() ? held.size() : 0));
+  const std::size_t held_first = starts != nullptr ? (*starts)[range.first] : 0;
+  const std::size_t held_last = starts != nullptr ? (*starts)[range.last] : held.size();
+  const bool copied = starts != nullptr || range.whole();
+  out.reserve(out.size() + spilled + (copied ? held_last - held_first : 0));
   for (const SpilledBlock& block : blocks) spill->read(block, range, out);
-  if (range.whole()) {
-    out.insert(out.end(), held.begin(), held.end());
+  if (copied) {
+    out.insert(out.end(), held.begin() + static_cast<std::ptrdiff_t>(held_first),
+               held.begin() + static_cast<std::ptrdiff_t>(held_last));
     return;
   }
   for (const T& item : held)
@@ -61,11 +67,22 @@ void items_in(SliceRange range, const std::vector<T>& held, const std::vector<Sp
 }  // namespace
 
 void RankWaitInput::messages_in(SliceRange range, std::vector<MessageEnd>& out) const {
-  items_in(range, messages, spilled_messages, spill.get(), out);
+  items_in(range, messages, held_by_slice ? &held_message_starts : nullptr, spilled_messages,
+           spill.get(), out);
 }
 
 void RankWaitInput::collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const {
-  items_in(range, collectives, spilled_collectives, spill.get(), out);
+  items_in(range, collectives, held_by_slice ? &held_collective_starts : nullptr,
+           spilled_collectives, spill.get(), out);
+}
+
+void RankWaitInput::order_held_by_slice() {
+  if (held_by_slice) return;
+  held_message_starts =
+      order_by_slice(messages, [](const MessageEnd& end) { return slice_of(end); });
+  held_collective_starts =
+      order_by_slice(collectives, [](const CollectiveCall& call) { return slice_of(call); });
+  held_by_slice = true;
 }
 
 void RankWaitInput::put(ByteWriter& out) const {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -105,6 +106,10 @@ struct RankWaitInput {
   };
   std::vector<RegionLane> region_lanes;
   std::uint64_t joined_within_ns = 0;  // doings less than this apart were joined (0: none)
+  // Once order_held_by_slice ran: where each slice of `messages` and `collectives` begins.
+  bool held_by_slice = false;
+  std::array<std::uint32_t, kEndSlices + 1> held_message_starts{};
+  std::array<std::uint32_t, kEndSlices + 1> held_collective_starts{};
   // `doings` are in doing_order (the gatherer leaves them so; get() refuses others).
 
   std::size_t message_count() const;
@@ -117,6 +122,10 @@ struct RankWaitInput {
   // order gathered (appended to `out`).
   void messages_in(SliceRange range, std::vector<MessageEnd>& out) const;
   void collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const;
+  // Orders the ends and calls in memory by slice (each slice's in the order gathered), so
+  // that taking a range of slices copies it rather than looking at every one; done once,
+  // before the first round that takes part of them.
+  void order_held_by_slice();
 
   // Of one held in memory whole (spilled() false: put throws std::logic_error otherwise).
   void put(ByteWriter& out) const;

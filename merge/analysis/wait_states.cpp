@@ -17,6 +17,7 @@
 
 #include "merge/analysis/found_wait.hpp"
 #include "merge/analysis/rank_doings.hpp"
+#include "merge/analysis/receives_by_flow.hpp"
 #include "merge/analysis/waiting_rank_runs.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/exchange/bytes.hpp"
@@ -333,6 +334,7 @@ class Analysis {
         calls_[r] = std::move(rank.collectives);
         continue;
       }
+      rank.order_held_by_slice();
       rank.messages_in(range, ends_[r]);
       rank.collectives_in(range, calls_[r]);
     }
@@ -636,23 +638,9 @@ class Analysis {
   // The sends that came to this process, each met with its receive (of one of this
   // process's ranks) by their flow id; of two receives of one flow (damage), the first.
   void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
-    struct Receive {
-      const MessageEnd* end = nullptr;
-      std::uint32_t rank = 0;  // index into mine_
-    };
-    std::size_t count = 0;
-    for (const std::vector<MessageEnd>& ends : ends_) count += ends.size();
-    absl::flat_hash_map<std::uint64_t, Receive> receives;
-    receives.reserve(count);
-    for (std::size_t r = 0; r < mine_.size(); ++r)
-      for (const MessageEnd& end : ends_[r])
-        receives.try_emplace(end.flow, Receive{&end, static_cast<std::uint32_t>(r)});
-    const auto receive_of = [&](std::uint64_t flow) -> Receive {
-      const auto found = receives.find(flow);
-      return found == receives.end() ? Receive{} : found->second;
-    };
+    const ReceivesByFlow receives(ends_);
     for_each_item<SyncSend>(parts, [&](const SyncSend& send) {
-      const Receive found_receive = receive_of(send.flow);
+      const ReceivesByFlow::Receive found_receive = receives.find(send.flow);
       if (found_receive.end == nullptr) return;
       const MessageEnd& receive = *found_receive.end;
       const std::int32_t receiver = mine_[found_receive.rank].rank;
