@@ -221,6 +221,8 @@ template <typename T>
 class Outgoing {
  public:
   explicit Outgoing(std::size_t processes) : parts_(processes) {}
+  // Items added after what `parts` hold already, a part per process.
+  explicit Outgoing(std::vector<std::vector<std::byte>> parts) : parts_(std::move(parts)) {}
   // Room for `count` more items to `process`: parts grow once, not by doubling.
   void reserve(std::size_t process, std::size_t count) {
     parts_[process].reserve(parts_[process].size() + count * sizeof(T));
@@ -240,9 +242,15 @@ class Outgoing {
   std::vector<std::vector<std::byte>> parts_;
 };
 
+// What arrived from each process, or a share of it, read in place.
+using Parts = std::vector<std::span<const std::byte>>;
+Parts views_of(const std::vector<std::vector<std::byte>>& parts) {
+  return {parts.begin(), parts.end()};
+}
+
 // The items of a part, read in place.
 template <typename T>
-std::size_t items_in(const std::vector<std::byte>& part) {
+std::size_t items_in(std::span<const std::byte> part) {
   if (part.size() % sizeof(T) != 0)
     throw std::runtime_error("a merge process sent a damaged analysis message");
   return part.size() / sizeof(T);
@@ -260,8 +268,8 @@ T item_at(const std::byte* at) {
   return item;
 }
 template <typename T, typename Visit>
-void for_each_item(const std::vector<std::vector<std::byte>>& parts, Visit visit) {
-  for (const std::vector<std::byte>& part : parts) {
+void for_each_item(const Parts& parts, Visit visit) {
+  for (const std::span<const std::byte> part : parts) {
     const std::size_t count = items_in<T>(part);
     for (std::size_t i = 0; i < count; ++i) visit(item_at<T>(part.data() + i * sizeof(T)));
   }
@@ -299,13 +307,15 @@ class Analysis {
     // sender's: a receiving call waits for the latest of its messages, which may lie in other
     // rounds, so those wait for the last. Message ends and collective calls are let go once
     // used: the doings stay, for causes and call paths.
+    // Every exchange waits for every thread of every process: a round has three.
     for (std::uint32_t round = 0; round < rounds; ++round) {
       take_slices({round * kEndSlices / rounds, (round + 1) * kEndSlices / rounds});
-      pair_messages(exchange_.all_to_all(outgoing_sends()));
-      finish_collectives(
-          exchange_.all_to_all(add_up_instances(exchange_.all_to_all(instance_parts()))));
-      blame_found(settled_);
-      keep_candidates();
+      const std::vector<std::vector<std::byte>> arrived =
+          exchange_.all_to_all(outgoing_sends(instance_parts()));
+      const auto [instances, sends] = instances_and_sends(arrived);
+      pair_messages(sends);
+      finish_collectives(views_of(exchange_.all_to_all(add_up_instances(instances))));
+      blame_and_keep_found();
     }
     for (RankWaitInput& rank : mine_) {
       std::vector<MessageEnd>().swap(rank.messages);
@@ -341,9 +351,18 @@ class Analysis {
   }
 
   // Each send of this process's ranks, to the process of the rank it went to (sends to a rank
-  // no process holds have no receive to meet).
-  std::vector<std::vector<std::byte>> outgoing_sends() {
-    Outgoing<SyncSend> sends(processes_);
+  // no process holds have no receive to meet), after the instance parts for that process and
+  // their length (split again by instances_and_sends).
+  std::vector<std::vector<std::byte>> outgoing_sends(
+      const std::vector<std::vector<std::byte>>& instances) {
+    std::vector<std::vector<std::byte>> ahead(processes_);
+    for (std::size_t p = 0; p < processes_; ++p) {
+      ByteWriter header;
+      header.put<std::uint64_t>(instances[p].size());
+      ahead[p] = header.take();
+      ahead[p].insert(ahead[p].end(), instances[p].begin(), instances[p].end());
+    }
+    Outgoing<SyncSend> sends(std::move(ahead));
     const auto receiver_process = [&](const MessageEnd& end) -> std::optional<std::size_t> {
       const auto found = owner_.find(
           static_cast<std::int32_t>(static_cast<std::uint32_t>(end.posted_or_receiver)));
@@ -367,6 +386,23 @@ class Analysis {
       std::erase_if(ends, [](const MessageEnd& end) { return end.sends(); });
     }
     return sends.take();
+  }
+
+  // What each process sent by outgoing_sends: its instance parts, and its sends.
+  static std::pair<Parts, Parts> instances_and_sends(
+      const std::vector<std::vector<std::byte>>& arrived) {
+    Parts instances;
+    Parts sends;
+    for (const std::vector<std::byte>& part : arrived) {
+      ByteReader in(part);
+      const auto length = in.get<std::uint64_t>();
+      if (length > part.size() - sizeof(std::uint64_t))
+        throw std::runtime_error("a merge process sent a damaged analysis message");
+      const std::span<const std::byte> all(part);
+      instances.push_back(all.subspan(sizeof(std::uint64_t), length));
+      sends.push_back(all.subspan(sizeof(std::uint64_t) + length));
+    }
+    return {std::move(instances), std::move(sends)};
   }
 
   // This process's part of each collective instance its ranks called, to the process the
@@ -413,10 +449,9 @@ class Analysis {
 
   // The instances that hash to this process: each one's parts added up, and the whole sent
   // back to every process that sent a part.
-  std::vector<std::vector<std::byte>> add_up_instances(
-      const std::vector<std::vector<std::byte>>& parts) {
+  std::vector<std::vector<std::byte>> add_up_instances(const Parts& parts) {
     std::size_t count = 0;
-    for (const std::vector<std::byte>& part : parts) count += items_in<InstancePart>(part);
+    for (const std::span<const std::byte> part : parts) count += items_in<InstancePart>(part);
     // No communicator has more instances than the job has calls.
     InstanceTable whole(job_collective_calls_ + 1, processes_);
     // (instance, process that sent a part of it), to send the whole back to each.
@@ -446,7 +481,7 @@ class Analysis {
   }
 
   // The waits of this process's collective calls, from their instances added up.
-  void finish_collectives(const std::vector<std::vector<std::byte>>& parts) {
+  void finish_collectives(const Parts& parts) {
     InstanceTable instances(my_collective_calls_ + 1, 1);
     for_each_item<InstancePart>(parts, [&](const InstancePart& part) {
       instances.at(part.communicator, part.sequence) = part;
@@ -569,29 +604,27 @@ class Analysis {
 
   std::size_t owner(std::int32_t rank) const { return owner_.at(rank); }
 
-  void found(const FoundWait& wait) {
-    (wait.candidate != 0 ? candidates_ : settled_).add(owner(wait.waiting), wait);
-  }
+  void found(const FoundWait& wait) { found_.add(owner(wait.waiting), wait); }
 
-  // The waits found so far, to the waiting rank's process for their call paths, then to the
-  // awaited rank's for their causes.
-  void blame_found(Outgoing<FoundWait>& found) {
-    std::vector<FoundWait> waits;
+  // The waits found so far, to the waiting rank's process: those settled for their call
+  // paths, then to the awaited rank's for their causes; the late-sender candidates kept
+  // there (past the budget in its scratch file) until every round has found its calls'
+  // messages.
+  void blame_and_keep_found() {
+    std::vector<FoundWait> settled;
     {
-      const std::vector<std::vector<std::byte>> parts = exchange_.all_to_all(found.take());
+      const std::vector<std::vector<std::byte>> parts = exchange_.all_to_all(found_.take());
       std::size_t count = 0;
       for (const std::vector<std::byte>& part : parts) count += items_in<FoundWait>(part);
-      waits.reserve(count);
-      for_each_item<FoundWait>(parts, [&](const FoundWait& wait) { waits.push_back(wait); });
+      settled.reserve(count);
+      for_each_item<FoundWait>(views_of(parts), [&](const FoundWait& wait) {
+        if (wait.candidate != 0)
+          candidates_kept_.add(wait);
+        else
+          settled.push_back(wait);
+      });
     }
-    blame_in_pieces(latest_senders_only(std::move(waits)));
-  }
-
-  // The late-sender candidates found this round, kept by the waiting rank's process (past
-  // the budget in its scratch file) until every round has found its calls' messages.
-  void keep_candidates() {
-    for_each_item<FoundWait>(exchange_.all_to_all(candidates_.take()),
-                             [&](const FoundWait& wait) { candidates_kept_.add(wait); });
+    blame_in_pieces(latest_senders_only(std::move(settled)));
   }
 
   // Each receiving call's latest sender blamed, a range of waiting ranks at a time (a call's
@@ -637,7 +670,7 @@ class Analysis {
 
   // The sends that came to this process, each met with its receive (of one of this
   // process's ranks) by their flow id; of two receives of one flow (damage), the first.
-  void pair_messages(const std::vector<std::vector<std::byte>>& parts) {
+  void pair_messages(const Parts& parts) {
     const ReceivesByFlow receives(ends_);
     for_each_item<SyncSend>(parts, [&](const SyncSend& send) {
       const ReceivesByFlow::Receive found_receive = receives.find(send.flow);
@@ -963,8 +996,7 @@ class Analysis {
   std::vector<std::vector<std::int32_t>> local_functions_;  // by rank, name: -1 unknown
   std::vector<std::unique_ptr<RankDoings>> doings_;         // made at a rank's first question
   // To the waiting rank's process: waits found in this round, and late-sender candidates.
-  Outgoing<FoundWait> settled_{processes_};
-  Outgoing<FoundWait> candidates_{processes_};
+  Outgoing<FoundWait> found_{processes_};
   std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
   ProcessEdges edges_;                    // of this process's awaited ranks' waits
   absl::flat_hash_map<std::string, std::uint32_t> cause_numbers_;  // into report_.causes
