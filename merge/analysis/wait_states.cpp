@@ -876,11 +876,9 @@ class Analysis {
     std::vector<std::int64_t> used(names.size(), -1);  // by name: its number in job.causes
     if (first) job.edges = JobEdges(scratch_, round_bytes_);
     for (std::size_t r = 0; r + 1 < ranges.size(); ++r) {
-      // Each process orders a share of the range (causes by their names' rank, which every
-      // process knows); the first merges the ordered shares.
-      std::vector<WaitEdge> taken = edges_.take(ranges[r], ranges[r + 1]);
-      for (WaitEdge& edge : taken) edge.cause = by_name.at(edge.cause);
-      std::vector<WaitEdge> mine = spread_evenly(std::move(taken));
+      // Each process orders its part; the first merges the ordered parts.
+      std::vector<WaitEdge> mine = edges_.take(ranges[r], ranges[r + 1]);
+      for (WaitEdge& edge : mine) edge.cause = by_name.at(edge.cause);
       std::sort(mine.begin(), mine.end(), edge_order);
       const std::span<const std::byte> bytes = std::as_bytes(std::span(mine));
       std::vector<std::vector<std::byte>> parts =
@@ -899,27 +897,6 @@ class Analysis {
       job.edges.append(range);
     }
     return job;
-  }
-
-  // `edges` dealt out to every process in turn, and what the others dealt to this one: the
-  // edges are kept by the awaited rank's process, so that a rank every other one waited for
-  // (a late rank) leaves all of them at one process, which would order them alone.
-  std::vector<WaitEdge> spread_evenly(std::vector<WaitEdge> edges) const {
-    Outgoing<WaitEdge> dealt(processes_);
-    for (std::size_t p = 0; p < processes_; ++p) dealt.reserve(p, edges.size() / processes_ + 1);
-    std::size_t to = exchange_.index();  // the first of each part goes to a different process
-    for (const WaitEdge& edge : edges) {
-      dealt.add(to, edge);
-      if (++to == processes_) to = 0;
-    }
-    std::vector<WaitEdge>().swap(edges);
-    const std::vector<std::vector<std::byte>> parts = exchange_.all_to_all(dealt.take());
-    std::size_t count = 0;
-    for (const std::vector<std::byte>& part : parts) count += items_in<WaitEdge>(part);
-    std::vector<WaitEdge> mine;
-    mine.reserve(count);
-    for_each_item<WaitEdge>(views_of(parts), [&](const WaitEdge& edge) { mine.push_back(edge); });
-    return mine;
   }
 
   // The edges' one order: by waiting rank and time, then the cause's rank among the names.
