@@ -76,8 +76,10 @@ void DoingList::join_all() {
 
 std::vector<Doing> DoingList::take() {
   std::vector<Doing> sorted = in_doing_order(doings_, latest_of_lane_.size());
-  doings_.clear();
-  latest_of_lane_.clear();
+  // Freed, not cleared: the budget reserved stays with the list until it goes, and a process
+  // finishes every rank's list before any goes.
+  std::vector<Doing>().swap(doings_);
+  std::vector<std::size_t>().swap(latest_of_lane_);
   sorted_ = 0;
   return sorted;
 }
