@@ -876,9 +876,11 @@ class Analysis {
     std::vector<std::int64_t> used(names.size(), -1);  // by name: its number in job.causes
     if (first) job.edges = JobEdges(scratch_, round_bytes_);
     for (std::size_t r = 0; r + 1 < ranges.size(); ++r) {
-      // Each process orders its part; the first merges the ordered parts.
-      std::vector<WaitEdge> mine = edges_.take(ranges[r], ranges[r + 1]);
-      for (WaitEdge& edge : mine) edge.cause = by_name.at(edge.cause);
+      // Each process orders the edges of some of the range's waiting ranks (causes by their
+      // names' rank, which every process knows); the first merges the ordered parts.
+      std::vector<WaitEdge> taken = edges_.take(ranges[r], ranges[r + 1]);
+      for (WaitEdge& edge : taken) edge.cause = by_name.at(edge.cause);
+      std::vector<WaitEdge> mine = by_waiting_rank(std::move(taken));
       std::sort(mine.begin(), mine.end(), edge_order);
       const std::span<const std::byte> bytes = std::as_bytes(std::span(mine));
       std::vector<std::vector<std::byte>> parts =
@@ -897,6 +899,28 @@ class Analysis {
       job.edges.append(range);
     }
     return job;
+  }
+
+  // Each of `edges` to a process its waiting rank picks, and what the others sent this one.
+  // The edges are kept by the awaited rank's process: where every rank waited for one late
+  // rank, one process holds them all, and would order them alone.
+  std::vector<WaitEdge> by_waiting_rank(std::vector<WaitEdge> edges) const {
+    Outgoing<WaitEdge> dealt(processes_);
+    const auto process_of_rank = [&](const WaitEdge& edge) {
+      return static_cast<std::uint32_t>(edge.waiting) % processes_;
+    };
+    std::vector<std::size_t> counts(processes_);
+    for (const WaitEdge& edge : edges) ++counts[process_of_rank(edge)];
+    for (std::size_t p = 0; p < processes_; ++p) dealt.reserve(p, counts[p]);
+    for (const WaitEdge& edge : edges) dealt.add(process_of_rank(edge), edge);
+    std::vector<WaitEdge>().swap(edges);
+    const std::vector<std::vector<std::byte>> parts = exchange_.all_to_all(dealt.take());
+    std::size_t count = 0;
+    for (const std::vector<std::byte>& part : parts) count += items_in<WaitEdge>(part);
+    std::vector<WaitEdge> mine;
+    mine.reserve(count);
+    for_each_item<WaitEdge>(views_of(parts), [&](const WaitEdge& edge) { mine.push_back(edge); });
+    return mine;
   }
 
   // The edges' one order: by waiting rank and time, then the cause's rank among the names.
@@ -932,19 +956,27 @@ class Analysis {
     while (!cursors.empty()) {
       std::pop_heap(cursors.begin(), cursors.end(), later);
       Cursor& cursor = cursors.back();
-      const WaitEdge& edge = cursor.edge;
-      if (edge.cause >= causes || static_cast<int>(edge.pattern) >= kWaitPatterns ||
-          edge.waiting < first || edge.waiting >= last)
-        throw std::runtime_error("a merge process sent damaged wait edges");
-      merged.push_back(edge);
-      if (cursor.next == cursor.count) {
+      // The part's edges go in a run, until another part's next edge comes first (a part
+      // holds whole waiting ranks, so a run is mostly a rank's edges).
+      const WaitEdge* other = cursors.size() > 1 ? &cursors.front().edge : nullptr;
+      bool ended = false;
+      do {
+        const WaitEdge& edge = cursor.edge;
+        if (edge.cause >= causes || static_cast<int>(edge.pattern) >= kWaitPatterns ||
+            edge.waiting < first || edge.waiting >= last)
+          throw std::runtime_error("a merge process sent damaged wait edges");
+        merged.push_back(edge);
+        ended = cursor.next == cursor.count;
+        if (ended) break;
+        cursor.edge = item_at<WaitEdge>(cursor.part->data() + cursor.next++ * sizeof(WaitEdge));
+        if (edge_order(cursor.edge, merged.back()))
+          throw std::runtime_error("a merge process sent damaged wait edges");
+      } while (other == nullptr || !edge_order(*other, cursor.edge));
+      if (ended) {
         std::vector<std::byte>().swap(*cursor.part);
         cursors.pop_back();
         continue;
       }
-      cursor.edge = item_at<WaitEdge>(cursor.part->data() + cursor.next++ * sizeof(WaitEdge));
-      if (edge_order(cursor.edge, merged.back()))
-        throw std::runtime_error("a merge process sent damaged wait edges");
       std::push_heap(cursors.begin(), cursors.end(), later);
     }
     return merged;
