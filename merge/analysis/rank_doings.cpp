@@ -20,7 +20,18 @@ RankDoings::RankDoings(const RankWaitInput& input) : input_(input), doings_(inpu
     region_lanes_[region.lane] = {region.thread_id, region.level};
 }
 
-std::string RankDoings::cause(std::uint64_t from, std::uint64_t to) const {
+// Defined before its use: a template, so that each call's visitor is inlined (a
+// std::function held the visitor's references on the heap, once per wait).
+template <typename Visit>
+void RankDoings::overlapping(std::uint64_t from, std::uint64_t to, Visit visit) const {
+  for (const Lane& lane : lanes_) {
+    const auto lane_end = lane_doings(lane).second;
+    for (auto it = first_ending_after(lane, from); it != lane_end && it->begin_ns < to; ++it)
+      if (it->end_ns > from) visit(*it);
+  }
+}
+
+const Doing* RankDoings::cause_doing(std::uint64_t from, std::uint64_t to) const {
   struct Best {
     std::uint64_t overlap = 0;
     const Doing* doing = nullptr;
@@ -41,13 +52,22 @@ std::string RankDoings::cause(std::uint64_t from, std::uint64_t to) const {
   });
   for (const DoingKind kind : {DoingKind::kMpiCall, DoingKind::kGpuWork, DoingKind::kApiCall}) {
     const Best& found = best[static_cast<std::size_t>(kind)];
-    if (found.doing != nullptr && found.overlap * 2 >= wait) return named(*found.doing);
+    if (found.doing != nullptr && found.overlap * 2 >= wait) return found.doing;
   }
-  if (innermost.doing != nullptr) return named(*innermost.doing);
+  if (innermost.doing != nullptr) return innermost.doing;
   const Best* most = nullptr;
   for (const Best& found : best)
     if (found.doing != nullptr && (most == nullptr || found.overlap > most->overlap)) most = &found;
-  return most != nullptr ? named(*most->doing) : std::string(kUntracedHostWork);
+  return most != nullptr ? most->doing : nullptr;
+}
+
+std::string RankDoings::cause_name(const Doing* doing) const {
+  return doing != nullptr ? named(*doing) : std::string(kUntracedHostWork);
+}
+
+std::size_t RankDoings::named_alike(const Doing* doing) noexcept {
+  if (doing == nullptr) return 0;
+  return 1 + std::size_t{doing->name} * 2 + (doing->kind() == DoingKind::kRegion ? 1 : 0);
 }
 
 std::string RankDoings::call_path(std::uint32_t thread, std::uint64_t t) const {
@@ -81,15 +101,6 @@ std::span<const Doing>::iterator RankDoings::first_ending_after(const Lane& lane
   const std::uint64_t earliest = from - std::min(from, lane.longest_ns);
   return std::lower_bound(lane_begin, lane_end, earliest,
                           [](const Doing& doing, std::uint64_t t) { return doing.begin_ns < t; });
-}
-
-void RankDoings::overlapping(std::uint64_t from, std::uint64_t to,
-                             const std::function<void(const Doing&)>& visit) const {
-  for (const Lane& lane : lanes_) {
-    const auto lane_end = lane_doings(lane).second;
-    for (auto it = first_ending_after(lane, from); it != lane_end && it->begin_ns < to; ++it)
-      if (it->end_ns > from) visit(*it);
-  }
 }
 
 std::uint32_t RankDoings::level_of(const Doing& region) const {

@@ -23,7 +23,15 @@ class RankDoings {
   // What the rank was doing in [from, to): its host in an MPI call for at least half of it
   // (itself waiting: a chain), else GPU work in flight for half of it, else an API call, else
   // the innermost region covering half of it, else whatever overlapped it most.
-  std::string cause(std::uint64_t from, std::uint64_t to) const;
+  std::string cause(std::uint64_t from, std::uint64_t to) const {
+    return cause_name(cause_doing(from, to));
+  }
+  // The doing cause() names (null: none, host work no tracer saw), and its name: the name
+  // depends only on the doing's name and whether it is a region (named_alike).
+  const Doing* cause_doing(std::uint64_t from, std::uint64_t to) const;
+  std::string cause_name(const Doing* doing) const;
+  // A number per name a doing of this rank may have: equal for doings cause_name names alike.
+  static std::size_t named_alike(const Doing* doing) noexcept;
 
   // The regions enclosing time t on `thread`, outermost first: "solve > exchange".
   std::string call_path(std::uint32_t thread, std::uint64_t t) const;
@@ -49,8 +57,8 @@ class RankDoings {
   // The first of the lane's doings that may end after `from` (those before it end sooner).
   std::span<const Doing>::iterator first_ending_after(const Lane& lane, std::uint64_t from) const;
   // Calls `visit` with every doing overlapping [from, to).
-  void overlapping(std::uint64_t from, std::uint64_t to,
-                   const std::function<void(const Doing&)>& visit) const;
+  template <typename Visit>
+  void overlapping(std::uint64_t from, std::uint64_t to, Visit visit) const;
   std::uint32_t level_of(const Doing& region) const;
   std::string named(const Doing& doing) const;
 

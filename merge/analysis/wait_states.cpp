@@ -291,6 +291,7 @@ class Analysis {
         edges_(scratch_, round_bytes_ / 2),
         candidates_kept_(scratch_, round_bytes_ / 2) {
     for (std::size_t i = 0; i < mine.size(); ++i) local_[mine[i].rank] = i;
+    cause_numbers_by_name_.resize(mine.size());
   }
 
   WaitStateReport run() {
@@ -801,7 +802,7 @@ class Analysis {
             static_cast<int>(wait.pattern) >= kWaitPatterns || !local_.contains(wait.awaited) ||
             wait.to < wait.from)
           throw std::runtime_error("a merge process sent a damaged analysis message");
-        const std::uint32_t cause = cause_number(doings_of(wait.awaited).cause(wait.from, wait.to));
+        const std::uint32_t cause = cause_of(wait.awaited, wait.from, wait.to);
         edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, cause});
         totals[NumberedWaitKey{wait.pattern, wait.waiting, call_path, wait.function, wait.awaited,
                                cause}]
@@ -815,6 +816,18 @@ class Analysis {
         into.total_ns += sum.total_ns;
       }
     }
+  }
+
+  // The number in report_.causes of what the awaited rank (one of this process's) was doing
+  // in [from, to): named once per name of the rank's doings, not for every wait.
+  std::uint32_t cause_of(std::int32_t awaited, std::uint64_t from, std::uint64_t to) {
+    const RankDoings& doings = doings_of(awaited);
+    const Doing* doing = doings.cause_doing(from, to);
+    std::vector<std::int64_t>& numbers = cause_numbers_by_name_[local_.at(awaited)];
+    const std::size_t slot = RankDoings::named_alike(doing);
+    if (slot >= numbers.size()) numbers.resize(slot + 1, -1);
+    if (numbers[slot] < 0) numbers[slot] = cause_number(doings.cause_name(doing));
+    return static_cast<std::uint32_t>(numbers[slot]);
   }
 
   // A cause's number in report_.causes (added the first time).
@@ -1032,6 +1045,8 @@ class Analysis {
   std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
   ProcessEdges edges_;                    // of this process's awaited ranks' waits
   absl::flat_hash_map<std::string, std::uint32_t> cause_numbers_;  // into report_.causes
+  // By index into mine_, then RankDoings::named_alike: cause numbers, -1 not yet named.
+  std::vector<std::vector<std::int64_t>> cause_numbers_by_name_;
   WaitingRankRuns<FoundWait> candidates_kept_;  // of this process's waiting ranks
   WaitStateReport report_;  // this process's awaited ranks' waits (but their edges)
   std::uint64_t mismatched_ = 0;
