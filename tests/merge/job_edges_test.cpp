@@ -104,9 +104,10 @@ TEST(JobEdges, SpilledEdgesReadBackInOrderAndAnswerTheCriticalPathsSteps) {
         const auto expected = latest_by_hand(edges, rank, t);
         const auto found = store->latest_before(rank, t);
         ASSERT_EQ(found.has_value(), expected.has_value()) << "rank " << rank << " t " << t;
-        if (expected)
+        if (expected) {
           ASSERT_EQ(std::tie(found->to, found->awaited), std::tie(expected->to, expected->awaited))
               << "seed " << seed << ", rank " << rank << ", t " << t;
+        }
       }
     }
   }
