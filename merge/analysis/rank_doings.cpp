@@ -21,13 +21,14 @@ RankDoings::RankDoings(const RankWaitInput& input) : input_(input), doings_(inpu
 }
 
 // Defined before its use: a template, so that each call's visitor is inlined (a
-// std::function held the visitor's references on the heap, once per wait).
+// std::function held the visitor's references on the heap, once per wait). `visit` gets
+// each doing and its lane.
 template <typename Visit>
 void RankDoings::overlapping(std::uint64_t from, std::uint64_t to, Visit visit) const {
   for (const Lane& lane : lanes_) {
     const auto lane_end = lane_doings(lane).second;
     for (auto it = first_ending_after(lane, from); it != lane_end && it->begin_ns < to; ++it)
-      if (it->end_ns > from) visit(*it);
+      if (it->end_ns > from) visit(*it, lane);
   }
 }
 
@@ -40,12 +41,19 @@ const Doing* RankDoings::cause_doing(std::uint64_t from, std::uint64_t to) const
   std::array<Best, 4> best{};  // by DoingKind
   const std::uint64_t wait = to - from;
   Best innermost;  // the deepest region covering half the wait
-  overlapping(from, to, [&](const Doing& doing) {
+  // A lane's regions share their level: looked up once per lane.
+  const Lane* level_lane = nullptr;
+  std::uint32_t lane_level = 0;
+  overlapping(from, to, [&](const Doing& doing, const Lane& lane) {
     const std::uint64_t overlap = std::min(doing.end_ns, to) - std::max(doing.begin_ns, from);
     Best& kind = best[static_cast<std::size_t>(doing.kind())];
     if (overlap > kind.overlap) kind = {overlap, &doing, 0};
     if (doing.kind() == DoingKind::kRegion && overlap * 2 >= wait) {
-      const std::uint32_t level = level_of(doing);
+      if (level_lane != &lane) {
+        level_lane = &lane;
+        lane_level = level_of(doing);
+      }
+      const std::uint32_t level = lane_level;
       if (innermost.doing == nullptr || level > innermost.level)
         innermost = {overlap, &doing, level};
     }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -735,8 +736,8 @@ class Analysis {
     return waits;
   }
 
-  const RankDoings& doings_of(std::int32_t rank) {
-    const std::size_t index = local_.at(rank);
+  const RankDoings& doings_of(std::int32_t rank) { return doings_at(local_.at(rank)); }
+  const RankDoings& doings_at(std::size_t index) {
     if (!doings_[index]) doings_[index] = std::make_unique<RankDoings>(mine_[index]);
     return *doings_[index];
   }
@@ -794,19 +795,35 @@ class Analysis {
       if (waits.size() % sizeof(PathedWait) != 0 || !in.done())
         throw std::runtime_error("a merge process sent a damaged analysis message");
       absl::flat_hash_map<NumberedWaitKey, WaitTotals> totals;
+      // Waits come in runs of one awaited rank (often one late rank) and of one key: each
+      // looked up once per run.
+      std::optional<std::int32_t> awaited;
+      std::size_t awaited_index = 0;
+      std::optional<NumberedWaitKey> last_key;
+      WaitTotals* last_totals = nullptr;  // of last_key; valid until the next insertion
       for (std::size_t i = 0; i < waits.size() / sizeof(PathedWait); ++i) {
         const auto [wait, call_path] = item_at<PathedWait>(waits.data() + i * sizeof(PathedWait));
         // A wait must name a call path and function of the tables, a pattern, one of this
         // process's ranks as awaited, and end after it began.
         if (call_path >= paths.size() || wait.function >= functions_.size() ||
-            static_cast<int>(wait.pattern) >= kWaitPatterns || !local_.contains(wait.awaited) ||
-            wait.to < wait.from)
+            static_cast<int>(wait.pattern) >= kWaitPatterns || wait.to < wait.from)
           throw std::runtime_error("a merge process sent a damaged analysis message");
-        const std::uint32_t cause = cause_of(wait.awaited, wait.from, wait.to);
+        if (awaited != wait.awaited) {
+          const auto found = local_.find(wait.awaited);
+          if (found == local_.end())
+            throw std::runtime_error("a merge process sent a damaged analysis message");
+          awaited = wait.awaited;
+          awaited_index = found->second;
+        }
+        const std::uint32_t cause = cause_of(awaited_index, wait.from, wait.to);
         edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, cause});
-        totals[NumberedWaitKey{wait.pattern, wait.waiting, call_path, wait.function, wait.awaited,
-                               cause}]
-            .add(static_cast<double>(wait.to - wait.from));
+        const NumberedWaitKey key{wait.pattern,  wait.waiting, call_path,
+                                  wait.function, wait.awaited, cause};
+        if (last_key != key) {
+          last_totals = &totals[key];
+          last_key = key;
+        }
+        last_totals->add(static_cast<double>(wait.to - wait.from));
       }
       for (const auto& [key, sum] : totals) {
         WaitTotals& into = report_.waits[WaitStateReport::Key{
@@ -820,10 +837,10 @@ class Analysis {
 
   // The number in report_.causes of what the awaited rank (one of this process's) was doing
   // in [from, to): named once per name of the rank's doings, not for every wait.
-  std::uint32_t cause_of(std::int32_t awaited, std::uint64_t from, std::uint64_t to) {
-    const RankDoings& doings = doings_of(awaited);
+  std::uint32_t cause_of(std::size_t awaited_index, std::uint64_t from, std::uint64_t to) {
+    const RankDoings& doings = doings_at(awaited_index);
     const Doing* doing = doings.cause_doing(from, to);
-    std::vector<std::int64_t>& numbers = cause_numbers_by_name_[local_.at(awaited)];
+    std::vector<std::int64_t>& numbers = cause_numbers_by_name_[awaited_index];
     const std::size_t slot = RankDoings::named_alike(doing);
     if (slot >= numbers.size()) numbers.resize(slot + 1, -1);
     if (numbers[slot] < 0) numbers[slot] = cause_number(doings.cause_name(doing));

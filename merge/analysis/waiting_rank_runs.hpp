@@ -89,14 +89,27 @@ class WaitingRankRuns {
     if (held_.size() > std::size_t{UINT32_MAX})
       throw std::length_error("too many analysis items held to order at once");
     absl::flat_hash_map<std::int32_t, std::uint64_t> firsts;  // rank -> its first place
-    for (const T& item : held_) ++firsts[item.waiting];
+    // Items come in runs of one waiting rank: its entry is looked up once per run (an entry
+    // stays put until the next insertion, which only a new rank makes).
+    std::uint64_t* entry = nullptr;
+    std::int32_t entry_rank = 0;
+    const auto entry_of = [&](std::int32_t rank) -> std::uint64_t& {
+      if (entry == nullptr || rank != entry_rank) {
+        entry = &firsts[rank];
+        entry_rank = rank;
+      }
+      return *entry;
+    };
+    for (const T& item : held_) ++entry_of(item.waiting);
     std::vector<std::pair<std::int32_t, std::uint64_t>> ranks(firsts.begin(), firsts.end());
     std::sort(ranks.begin(), ranks.end());
     std::uint64_t place = 0;
     for (auto& [rank, count] : ranks) firsts[rank] = std::exchange(place, place + count);
+    entry = nullptr;
     order_.resize(held_.size());
     for (std::size_t i = 0; i < held_.size(); ++i)
-      order_[static_cast<std::size_t>(firsts[held_[i].waiting]++)] = static_cast<std::uint32_t>(i);
+      order_[static_cast<std::size_t>(entry_of(held_[i].waiting)++)] =
+          static_cast<std::uint32_t>(i);
     return order_;
   }
 
