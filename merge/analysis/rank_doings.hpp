@@ -22,13 +22,11 @@ class RankDoings {
 
   // What the rank was doing in [from, to): its host in an MPI call for at least half of it
   // (itself waiting: a chain), else GPU work in flight for half of it, else an API call, else
-  // the innermost region covering half of it, else whatever overlapped it most.
-  std::string cause(std::uint64_t from, std::uint64_t to) const {
-    return cause_name(cause_doing(from, to));
-  }
-  // The doing cause() names (null: none, host work no tracer saw), and its name: the name
-  // depends only on the doing's name and whether it is a region (named_alike).
+  // the innermost region covering half of it, else whatever overlapped it most; null if
+  // nothing did (host work no tracer saw).
   const Doing* cause_doing(std::uint64_t from, std::uint64_t to) const;
+  // The cause's name: it depends only on the doing's name and whether it is a region
+  // (named_alike).
   std::string cause_name(const Doing* doing) const;
   // A number per name a doing of this rank may have: equal for doings cause_name names alike.
   static std::size_t named_alike(const Doing* doing) noexcept;
