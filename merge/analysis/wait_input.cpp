@@ -41,48 +41,34 @@ std::size_t RankWaitInput::collective_count() const {
 
 namespace {
 
-// The items of `range`: the spilled blocks' in the order spilled, then those still held
-// (`starts`: where each slice of them begins, if ordered by slice).
+// The items of `range`: the spilled blocks' in the order spilled, then those still held.
+// A range short of the whole first orders the held ones by slice (once: `starts` says where
+// each slice begins), so that each range of them is then copied rather than looked for.
 template <typename T>
-void items_in(SliceRange range, const std::vector<T>& held,
-              const std::array<std::uint32_t, kEndSlices + 1>* starts,
+void items_in(SliceRange range, std::vector<T>& held,
+              std::optional<std::array<std::uint32_t, kEndSlices + 1>>& starts,
               const std::vector<SpilledBlock>& blocks, const EndSpill* spill, std::vector<T>& out) {
+  if (!range.whole() && !starts)
+    starts = order_by_slice(held, [](const T& item) { return slice_of(item); });
   std::size_t spilled = 0;  // read in exactly: a round's vectors hold no slack
   for (const SpilledBlock& block : blocks)
     spilled += block.starts[range.last] - block.starts[range.first];
-  const std::size_t held_first = starts != nullptr ? (*starts)[range.first] : 0;
-  const std::size_t held_last = starts != nullptr ? (*starts)[range.last] : held.size();
-  const bool copied = starts != nullptr || range.whole();
-  out.reserve(out.size() + spilled + (copied ? held_last - held_first : 0));
+  const std::size_t held_first = range.whole() ? 0 : (*starts)[range.first];
+  const std::size_t held_last = range.whole() ? held.size() : (*starts)[range.last];
+  out.reserve(out.size() + spilled + (held_last - held_first));
   for (const SpilledBlock& block : blocks) spill->read(block, range, out);
-  if (copied) {
-    out.insert(out.end(), held.begin() + static_cast<std::ptrdiff_t>(held_first),
-               held.begin() + static_cast<std::ptrdiff_t>(held_last));
-    return;
-  }
-  for (const T& item : held)
-    if (range.holds(slice_of(item))) out.push_back(item);
+  out.insert(out.end(), held.begin() + static_cast<std::ptrdiff_t>(held_first),
+             held.begin() + static_cast<std::ptrdiff_t>(held_last));
 }
 
 }  // namespace
 
-void RankWaitInput::messages_in(SliceRange range, std::vector<MessageEnd>& out) const {
-  items_in(range, messages, held_by_slice ? &held_message_starts : nullptr, spilled_messages,
-           spill.get(), out);
+void RankWaitInput::messages_in(SliceRange range, std::vector<MessageEnd>& out) {
+  items_in(range, messages, held_message_starts, spilled_messages, spill.get(), out);
 }
 
-void RankWaitInput::collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const {
-  items_in(range, collectives, held_by_slice ? &held_collective_starts : nullptr,
-           spilled_collectives, spill.get(), out);
-}
-
-void RankWaitInput::order_held_by_slice() {
-  if (held_by_slice) return;
-  held_message_starts =
-      order_by_slice(messages, [](const MessageEnd& end) { return slice_of(end); });
-  held_collective_starts =
-      order_by_slice(collectives, [](const CollectiveCall& call) { return slice_of(call); });
-  held_by_slice = true;
+void RankWaitInput::collectives_in(SliceRange range, std::vector<CollectiveCall>& out) {
+  items_in(range, collectives, held_collective_starts, spilled_collectives, spill.get(), out);
 }
 
 void RankWaitInput::put(ByteWriter& out) const {

@@ -106,10 +106,10 @@ struct RankWaitInput {
   };
   std::vector<RegionLane> region_lanes;
   std::uint64_t joined_within_ns = 0;  // doings less than this apart were joined (0: none)
-  // Once order_held_by_slice ran: where each slice of `messages` and `collectives` begins.
-  bool held_by_slice = false;
-  std::array<std::uint32_t, kEndSlices + 1> held_message_starts{};
-  std::array<std::uint32_t, kEndSlices + 1> held_collective_starts{};
+  // Once a part of them was taken, `messages` (`collectives`) are ordered by slice, each
+  // slice's in the order gathered: where each slice begins.
+  std::optional<std::array<std::uint32_t, kEndSlices + 1>> held_message_starts;
+  std::optional<std::array<std::uint32_t, kEndSlices + 1>> held_collective_starts;
   // `doings` are in doing_order (the gatherer leaves them so; get() refuses others).
 
   std::size_t message_count() const;
@@ -119,13 +119,10 @@ struct RankWaitInput {
     return !spilled_messages.empty() || !spilled_collectives.empty();
   }
   // The ends and calls of the slices in `range`, in memory and spilled, each slice's in the
-  // order gathered (appended to `out`).
-  void messages_in(SliceRange range, std::vector<MessageEnd>& out) const;
-  void collectives_in(SliceRange range, std::vector<CollectiveCall>& out) const;
-  // Orders the ends and calls in memory by slice (each slice's in the order gathered), so
-  // that taking a range of slices copies it rather than looking at every one; done once,
-  // before the first round that takes part of them.
-  void order_held_by_slice();
+  // order gathered (appended to `out`). The first range short of the whole orders those in
+  // memory by slice, so that each range is then copied rather than looked for.
+  void messages_in(SliceRange range, std::vector<MessageEnd>& out);
+  void collectives_in(SliceRange range, std::vector<CollectiveCall>& out);
 
   // Of one held in memory whole (spilled() false: put throws std::logic_error otherwise).
   void put(ByteWriter& out) const;

@@ -346,7 +346,6 @@ class Analysis {
         calls_[r] = std::move(rank.collectives);
         continue;
       }
-      rank.order_held_by_slice();
       rank.messages_in(range, ends_[r]);
       rank.collectives_in(range, calls_[r]);
     }

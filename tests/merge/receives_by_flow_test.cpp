@@ -2,6 +2,7 @@
 // held ends by slice, against a plain map and a plain filter over random flows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -73,6 +74,17 @@ TEST(ReceivesByFlow, NoReceivesFindNothing) {
   EXPECT_EQ(table.find(0).end, nullptr);
 }
 
+// The items of `range` among `all`, as a rank held them: each slice's in the order gathered.
+template <typename T>
+std::vector<T> by_hand(const std::vector<T>& all, SliceRange range) {
+  std::vector<T> in_range;
+  for (const T& item : all)
+    if (range.holds(slice_of(item))) in_range.push_back(item);
+  std::stable_sort(in_range.begin(), in_range.end(),
+                   [](const T& a, const T& b) { return slice_of(a) < slice_of(b); });
+  return in_range;
+}
+
 TEST(RankWaitInput, HeldEndsOrderedBySliceGiveEachRangeTheSameItemsInTheSameOrder) {
   std::mt19937_64 random(7);
   RankWaitInput input;
@@ -84,33 +96,37 @@ TEST(RankWaitInput, HeldEndsOrderedBySliceGiveEachRangeTheSameItemsInTheSameOrde
   for (std::uint32_t i = 0; i < 3000; ++i)
     input.collectives.push_back({random() % 4, i, i + 1, static_cast<std::uint32_t>(random() % 900),
                                  -1, 0, 0, CollectiveKind::kNxN});
-  const RankWaitInput unordered = input;
-  input.order_held_by_slice();
-  input.order_held_by_slice();  // once is enough: a second changes nothing
-  for (const SliceRange range : {SliceRange{0, 1}, SliceRange{3, 40}, SliceRange{100, kEndSlices},
-                                 SliceRange{0, kEndSlices}, SliceRange{64, 64}}) {
-    std::vector<MessageEnd> expected;
+  const std::vector<MessageEnd> messages = input.messages;
+  const std::vector<CollectiveCall> collectives = input.collectives;
+  // The first range orders what is held, the next ones take theirs from that order; the
+  // whole last, when all is ordered.
+  for (const SliceRange range :
+       {SliceRange{0, 1}, SliceRange{3, 40}, SliceRange{100, kEndSlices}, SliceRange{3, 40},
+        SliceRange{64, 64}, SliceRange{0, kEndSlices}}) {
     std::vector<MessageEnd> got;
-    unordered.messages_in(range, expected);
     input.messages_in(range, got);
-    // The filter keeps the gathered order; ordered, each slice's keep theirs.
-    const auto by_slice = [](const MessageEnd& a, const MessageEnd& b) {
-      return slice_of(a) < slice_of(b);
-    };
-    std::stable_sort(expected.begin(), expected.end(), by_slice);
+    const std::vector<MessageEnd> expected = by_hand(messages, range);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].begin_ns, expected[i].begin_ns);
-    std::vector<CollectiveCall> calls_expected;
     std::vector<CollectiveCall> calls_got;
-    unordered.collectives_in(range, calls_expected);
     input.collectives_in(range, calls_got);
-    std::stable_sort(
-        calls_expected.begin(), calls_expected.end(),
-        [](const CollectiveCall& a, const CollectiveCall& b) { return slice_of(a) < slice_of(b); });
+    const std::vector<CollectiveCall> calls_expected = by_hand(collectives, range);
     ASSERT_EQ(calls_got.size(), calls_expected.size());
     for (std::size_t i = 0; i < calls_got.size(); ++i)
       EXPECT_EQ(calls_got[i].begin_ns, calls_expected[i].begin_ns);
   }
+}
+
+// Taken whole in one round, the held ends keep the order they were gathered in.
+TEST(RankWaitInput, HeldEndsTakenWholeKeepTheirOrder) {
+  RankWaitInput input;
+  for (std::uint64_t i = 0; i < 300; ++i)
+    input.messages.push_back(receive_of(
+        message_flow_id(static_cast<std::uint32_t>(i % 7), static_cast<std::uint32_t>(i)), i));
+  std::vector<MessageEnd> got;
+  input.messages_in(SliceRange{}, got);
+  ASSERT_EQ(got.size(), 300U);
+  for (std::uint64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].begin_ns, i);
 }
 
 }  // namespace
