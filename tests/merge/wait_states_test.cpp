@@ -847,6 +847,44 @@ TEST(WaitStates, DamagedBlamePartsFromAnotherProcessAreRefused) {
   }
 }
 
+TEST(WaitStates, DamagedSendsAndInstancePartsFromAnotherProcessAreRefused) {
+  // A round's first exchange carries each process's collective instance parts, after their
+  // length, and then its sends: the first round's follows the exchange of ranks and functions
+  // (the second call). Each kind of damage to that framing: refused with a message, never
+  // read past.
+  for (const std::uint32_t seed : {1U, 2U, 3U}) {
+    const std::vector<Rank> job = random_job(seed, 11);
+    constexpr std::size_t kFirstRound = 2;
+    std::vector<std::byte> sent;
+    analysed_with_damage(job, kFirstRound, [&sent](std::vector<std::byte>& part) { sent = part; });
+    // The part process 1 sent process 0 is framed so: a length, its instance parts, sends.
+    ASSERT_GE(sent.size(), sizeof(std::uint64_t));
+    std::uint64_t length = 0;
+    std::memcpy(&length, sent.data(), sizeof(length));
+    ASSERT_GT(length, 0U) << "seed " << seed;
+    ASSERT_GE(sent.size(), sizeof(std::uint64_t) + length) << "seed " << seed;
+    const auto set_length = [](std::vector<std::byte>& part, std::uint64_t value) {
+      std::memcpy(part.data(), &value, sizeof(value));
+    };
+    const std::vector<std::pair<std::string, std::function<void(std::vector<std::byte>&)>>> damages{
+        {"a length past the part",
+         [&](std::vector<std::byte>& part) { set_length(part, part.size()); }},
+        {"a length of whole instance parts past the part",
+         [&](std::vector<std::byte>& part) { set_length(part, length * 4096); }},
+        {"a length far past the part",
+         [&](std::vector<std::byte>& part) { set_length(part, ~std::uint64_t{0}); }},
+        {"a length that cuts an instance part",
+         [&](std::vector<std::byte>& part) { set_length(part, length + 1); }},
+        {"a part cut inside its length", [](std::vector<std::byte>& part) { part.resize(5); }},
+    };
+    for (const auto& [what, damage] : damages) {
+      const auto [damaged_calls, error] = analysed_with_damage(job, kFirstRound, damage);
+      EXPECT_EQ(damaged_calls, kFirstRound) << what;
+      EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": '" << error << "'";
+    }
+  }
+}
+
 TEST(WaitStates, ProcessesOfSeveralThreadsFindTheSameWaitsAndPath) {
   // Each merge process analyses on its own number of threads, in one round or many.
   for (const std::uint32_t seed : {1U, 2U, 3U}) {
