@@ -88,7 +88,8 @@ int run(int argc, char** argv) {
       "the first process), ROCPROF_MERGE_CHECK_HELPERS=auto|N (processes that check rank files "
       "beside each merge process), ROCPROF_MERGE_ENCODE_HELPERS=auto|N (threads of each merge "
       "process that encode ahead), ROCPROF_MERGE_ONE_NODE_MPI=auto|off (on one node, Open MPI's "
-      "network-only layer is left out).\nExit status: 0 merged, 1 "
+      "network-only layer is left out), ROCPROF_MERGE_PROCESSES=auto|all|N (how many of the "
+      "launched processes merge: auto takes fewer for a small job).\nExit status: 0 merged, 1 "
       "bad input or a failed write, 2 bad usage or an output that cannot be written (told "
       "before any work).\nMore: docs/ROCPROF_MERGE.md");
   // The command line is read before MPI starts, so that a parallel merge can check its share

@@ -72,6 +72,13 @@ std::vector<std::uint64_t> RankSet::weights() const {
   return all;
 }
 
+std::uint64_t RankSet::records() const {
+  std::uint64_t total = 0;
+  for (const Rank& rank : ranks_)
+    for (const format::Table* table : format::all_tables()) total += rank.reader->row_count(*table);
+  return total;
+}
+
 std::vector<std::size_t> RankSet::numbered_order(const std::vector<std::string>& paths) {
   // By directory, then the number a name's stem ends in, then the name.
   auto key = [&paths](std::size_t i) {

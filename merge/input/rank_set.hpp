@@ -103,6 +103,8 @@ class RankSet {
   // call or device activity counting three (a slice with its flows and requests), any other
   // row one (two markers make one range). Parallel merges cut their blocks of ranks by it.
   std::vector<std::uint64_t> weights() const;
+  // Every rank's rows (records) together.
+  std::uint64_t records() const;
   const std::string& job_id() const noexcept { return job_id_; }
   std::int32_t job_size() const noexcept { return job_size_; }
   // One line each: what was left out and why (with --skip-bad / --allow-missing).

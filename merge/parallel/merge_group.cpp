@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -38,6 +39,11 @@ namespace {
 constexpr int kStreamTag = 4711;  // messages to the first process
 constexpr int kGatherTag = 4712;  // gather_to_leader
 constexpr int kAllToAllTag = 4713;
+
+// The processes that merge: every launched one until those left out go (MergeGroup::narrow).
+// One group per process, as MPI's own world is.
+MPI_Comm merging = MPI_COMM_WORLD;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+MPI_Comm comm() { return merging; }
 
 bool launched_as_mpi_job() {
   // Read once at start; nothing here calls setenv.
@@ -126,8 +132,8 @@ struct MergeGroup::Sends {
       // Polled, yielding the CPU between polls: a blocking send would spin on a core the merge's
       // own threads may need while the first process is busy elsewhere.
       MPI_Request request = MPI_REQUEST_NULL;
-      MPI_Isend(front.data(), static_cast<int>(front.size()), MPI_BYTE, 0, kStreamTag,
-                MPI_COMM_WORLD, &request);
+      MPI_Isend(front.data(), static_cast<int>(front.size()), MPI_BYTE, 0, kStreamTag, comm(),
+                &request);
       int sent = 0;
       while (MPI_Test(&request, &sent, MPI_STATUS_IGNORE) == MPI_SUCCESS && sent == 0)
         sched_yield();
@@ -165,12 +171,18 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &index_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   MPI_Comm node = MPI_COMM_NULL;
+  node_ = index_;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, index_, MPI_INFO_NULL, &node) ==
           MPI_SUCCESS &&
       node != MPI_COMM_NULL) {
     MPI_Comm_size(node, &on_node_);
+    MPI_Comm_rank(node, &node_place_);
+    MPI_Allreduce(&index_, &node_, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
   }
+  launched_ = size_;
+  active_place_ = index_;
+  active_count_ = size_;
   start_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
@@ -178,7 +190,62 @@ MergeGroup::MergeGroup(int* argc, char*** argv) {
 MergeGroup::~MergeGroup() {
   if (!mpi_) return;
   finish_sends();
+  if (merging != MPI_COMM_WORLD && merging != MPI_COMM_NULL) MPI_Comm_free(&merging);
   MPI_Finalize();
+}
+
+int MergeGroup::choose_active(std::uint64_t records, const MergingLimits& limits) {
+  if (!mpi_ || size_ == 1) return size_;
+  // Each process's node, place there and CPU mask, seen by all: every one computes the same.
+  struct Where {
+    std::int32_t node;
+    std::int32_t place;
+    cpu_set_t cpus;
+  };
+  Where here{node_, node_place_, {}};
+  CPU_ZERO(&here.cpus);
+  if (::sched_getaffinity(0, sizeof here.cpus, &here.cpus) != 0) CPU_SET(0, &here.cpus);
+  const auto* bytes = reinterpret_cast<const std::byte*>(&here);
+  std::vector<Where> everywhere;
+  for (const std::vector<std::byte>& process :
+       all_gather(std::vector<std::byte>(bytes, bytes + sizeof here))) {
+    if (process.size() != sizeof(Where)) throw std::logic_error("a process's place is garbled");
+    Where where{};
+    std::memcpy(&where, process.data(), sizeof where);
+    everywhere.push_back(where);
+  }
+  std::map<std::int32_t, cpu_set_t> node_cpus;
+  for (const Where& where : everywhere) {
+    auto [entry, added] = node_cpus.try_emplace(where.node, where.cpus);
+    if (!added) CPU_OR(&entry->second, &entry->second, &where.cpus);
+  }
+  std::vector<ProcessPlace> places;
+  places.reserve(everywhere.size());
+  for (const Where& where : everywhere)
+    places.push_back({static_cast<std::uint32_t>(where.node),
+                      static_cast<std::uint32_t>(where.place),
+                      static_cast<std::uint32_t>(CPU_COUNT(&where.cpus)),
+                      static_cast<std::uint32_t>(CPU_COUNT(&node_cpus[where.node]))});
+  const std::vector<std::size_t> active = active_processes(places, records, limits);
+  active_count_ = static_cast<int>(active.size());
+  const auto mine = std::find(active.begin(), active.end(), static_cast<std::size_t>(index_));
+  active_place_ = static_cast<int>(mine - active.begin());
+  // The merging processes share the node's CPUs (cpus_per_process).
+  on_node_ = static_cast<int>(std::count_if(
+      active.begin(), active.end(), [&](std::size_t i) { return everywhere[i].node == node_; }));
+  return active_count_;
+}
+
+bool MergeGroup::narrow() {
+  if (!mpi_ || active_count_ == size_) return true;
+  const bool merges = active_place_ < active_count_;
+  MPI_Comm next = MPI_COMM_NULL;
+  MPI_Comm_split(comm(), merges ? 0 : MPI_UNDEFINED, index_, &next);
+  if (!merges) return false;
+  merging = next;
+  index_ = active_place_;
+  size_ = active_count_;
+  return true;
 }
 
 std::pair<std::size_t, std::size_t> block_of(std::size_t count, std::size_t index,
@@ -231,8 +298,8 @@ std::pair<std::size_t, std::size_t> weighted_block(const std::vector<std::uint64
 
 std::pair<std::size_t, std::size_t> MergeGroup::block(
     const std::vector<std::uint64_t>& weights) const noexcept {
-  return weighted_block(weights, static_cast<std::size_t>(index_), static_cast<std::size_t>(size_),
-                        first_share_);
+  return weighted_block(weights, static_cast<std::size_t>(active_place_),
+                        static_cast<std::size_t>(active_count_), first_share_);
 }
 
 MergeShare MergeGroup::share(const std::vector<std::uint64_t>& weights) {
@@ -271,7 +338,7 @@ std::vector<std::vector<std::byte>> MergeGroup::all_gather(
   }
   std::vector<std::byte> all(total);
   MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(), counts.data(),
-                 offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+                 offsets.data(), MPI_BYTE, comm());
   std::vector<std::vector<std::byte>> parts;
   for (std::size_t i = 0; i < counts.size(); ++i)
     parts.emplace_back(all.begin() + offsets[i], all.begin() + offsets[i] + counts[i]);
@@ -290,11 +357,11 @@ void MergeGroup::gather_to_leader(
   if (!leader()) {
     auto size = static_cast<std::uint64_t>(mine.size());
     MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Isend(&size, 1, MPI_UINT64_T, 0, kGatherTag, MPI_COMM_WORLD, &request);
+    MPI_Isend(&size, 1, MPI_UINT64_T, 0, kGatherTag, comm(), &request);
     wait_idle(request);
     for (std::size_t at = 0; at < mine.size(); at += kPiece) {
       MPI_Isend(mine.data() + at, static_cast<int>(std::min(kPiece, mine.size() - at)), MPI_BYTE, 0,
-                kGatherTag, MPI_COMM_WORLD, &request);
+                kGatherTag, comm(), &request);
       wait_idle(request);
     }
     return;
@@ -303,11 +370,11 @@ void MergeGroup::gather_to_leader(
   std::vector<std::byte> part;
   for (int from = 1; from < size_; ++from) {
     std::uint64_t size = 0;
-    MPI_Recv(&size, 1, MPI_UINT64_T, from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&size, 1, MPI_UINT64_T, from, kGatherTag, comm(), MPI_STATUS_IGNORE);
     part.resize(size);
     for (std::size_t at = 0; at < part.size(); at += kPiece)
       MPI_Recv(part.data() + at, static_cast<int>(std::min(kPiece, part.size() - at)), MPI_BYTE,
-               from, kGatherTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+               from, kGatherTag, comm(), MPI_STATUS_IGNORE);
     take(part);
   }
 }
@@ -316,10 +383,10 @@ void MergeGroup::broadcast(std::vector<std::byte>& bytes) const {
   if (!mpi_ || size_ == 1) return;
   auto size = static_cast<std::uint64_t>(bytes.size());
   MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request);
+  MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, comm(), &request);
   wait_idle(request);
   bytes.resize(size);
-  MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+  MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, comm(), &request);
   wait_idle(request);
 }
 
@@ -331,7 +398,7 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
   std::vector<std::uint64_t> sizes(processes);
   std::vector<std::uint64_t> incoming(processes);
   for (std::size_t p = 0; p < processes; ++p) sizes[p] = parts[p].size();
-  MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, comm());
   // Straight from each part into the vector it arrives in, a message per peer (pieces of at
   // most kAllToAllPieceBytes, which MPI's int counts describe): staging every part through
   // one send buffer and every arrival through one receive buffer copied all the bytes twice
@@ -346,11 +413,11 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
           static_cast<int>(std::min<std::size_t>(kAllToAllPieceBytes, bytes.size() - at));
       MPI_Request& request = requests.emplace_back(MPI_REQUEST_NULL);
       if (send)
-        MPI_Isend(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag,
-                  MPI_COMM_WORLD, &request);
+        MPI_Isend(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag, comm(),
+                  &request);
       else
-        MPI_Irecv(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag,
-                  MPI_COMM_WORLD, &request);
+        MPI_Irecv(bytes.data() + at, count, MPI_BYTE, static_cast<int>(peer), kAllToAllTag, comm(),
+                  &request);
     }
   };
   for (std::size_t p = 0; p < processes; ++p)
@@ -370,7 +437,7 @@ std::vector<std::vector<std::byte>> MergeGroup::all_to_all(
 std::vector<std::uint64_t> MergeGroup::all_gather(std::uint64_t value) const {
   if (!mpi_) return {value};
   std::vector<std::uint64_t> values(static_cast<std::size_t>(size_));
-  MPI_Allgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  MPI_Allgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, comm());
   return values;
 }
 
@@ -394,8 +461,8 @@ void MergeGroup::send_to_leader(const std::vector<std::byte>& message) {
     pending.pop_front();
   }
   Sends::Pending& send = pending.emplace_back(Sends::Pending{MPI_REQUEST_NULL, message});
-  MPI_Isend(send.bytes.data(), static_cast<int>(send.bytes.size()), MPI_BYTE, 0, kStreamTag,
-            MPI_COMM_WORLD, &send.request);
+  MPI_Isend(send.bytes.data(), static_cast<int>(send.bytes.size()), MPI_BYTE, 0, kStreamTag, comm(),
+            &send.request);
 }
 
 void MergeGroup::finish_sends() {
@@ -418,23 +485,23 @@ bool MergeGroup::receive(std::vector<std::byte>& message, bool wait) const {
   if (!mpi_) return false;
   MPI_Status status;
   if (wait) {
-    MPI_Probe(MPI_ANY_SOURCE, kStreamTag, MPI_COMM_WORLD, &status);
+    MPI_Probe(MPI_ANY_SOURCE, kStreamTag, comm(), &status);
   } else {
     int waiting = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, kStreamTag, MPI_COMM_WORLD, &waiting, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, kStreamTag, comm(), &waiting, &status);
     if (waiting == 0) return false;
   }
   int bytes = 0;
   MPI_Get_count(&status, MPI_BYTE, &bytes);
   message.resize(static_cast<std::size_t>(bytes));
-  MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kStreamTag, MPI_COMM_WORLD,
+  MPI_Recv(message.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kStreamTag, comm(),
            MPI_STATUS_IGNORE);
   return true;
 }
 
 void MergeGroup::set_otf2_collectives(OTF2_Archive_struct* archive) const {
   const OTF2_ErrorCode code =
-      mpi_ ? OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL)
+      mpi_ ? OTF2_MPI_Archive_SetCollectiveCallbacks(archive, comm(), MPI_COMM_NULL)
            : OTF2_Archive_SetSerialCollectiveCallbacks(archive);
   if (code != OTF2_SUCCESS)
     throw std::runtime_error(
@@ -449,13 +516,13 @@ void MergeGroup::abort(int code) const {
 }
 
 void MergeGroup::barrier() const {
-  if (mpi_) MPI_Barrier(MPI_COMM_WORLD);
+  if (mpi_) MPI_Barrier(comm());
 }
 
 std::uint64_t MergeGroup::sum(std::uint64_t value) const {
   if (!mpi_) return value;
   std::uint64_t total = 0;
-  MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, comm());
   return total;
 }
 
@@ -463,7 +530,7 @@ bool MergeGroup::any(bool failed) const {
   if (!mpi_) return failed;
   int local = failed ? 1 : 0;
   int global = 0;
-  MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, comm());
   return global != 0;
 }
 
@@ -472,7 +539,7 @@ int MergeGroup::first_failed(bool failed) const {
   // The lowest failed index: processes that did not fail offer one past the last.
   int mine = failed ? index_ : size_;
   int first = size_;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm());
   return first == size_ ? -1 : first;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/parallel/active_processes.hpp"
 #include "merge/parallel/merge_share.hpp"
 
 namespace rocprof::merge {
@@ -64,6 +65,20 @@ class MergeGroup {
   // Seconds this process spent starting MPI (0 outside an MPI launch): a visible part of a
   // parallel merge (merge/parallel/mpi_start.hpp says why).
   double start_seconds() const noexcept { return start_seconds_; }
+
+  // Which processes merge the job, within `limits` (merge/parallel/active_processes.hpp):
+  // fewer than launched for a small job or a node whose processes share its CPUs. Collective,
+  // once the files are checked (the others checked their share) and before the blocks are
+  // cut: block() and share() then cut among the merging processes alone, and
+  // processes_on_node() counts those on this node. Returns how many merge.
+  int choose_active(std::uint64_t records, const MergingLimits& limits);
+  // The processes launched, merging or not.
+  int launched() const noexcept { return launched_; }
+  // Collective on every launched process, once no process needs those left out any more (the
+  // first one has matched the messages of every process's spill): those leave the group, and
+  // index() and size() count the merging ones from then on. False on a
+  // process that left: it takes no part in the group's work any more.
+  bool narrow();
 
   // The first process's share of the ranks, of an equal share (weighted_block): set before
   // the blocks are cut, the same on every process.
@@ -124,6 +139,13 @@ class MergeGroup {
   std::unique_ptr<Sends> sends_;
   int index_ = 0;
   int size_ = 1;
+  int launched_ = 1;
+  // Where this process is (its node's lowest index, its place there), and its place among the
+  // merging processes (active_count_ if it is not one of them).
+  int node_ = 0;
+  int node_place_ = 0;
+  int active_place_ = 0;
+  int active_count_ = 1;
   double first_share_ = 1.0;
   int on_node_ = 1;
   bool mpi_ = false;

@@ -10,6 +10,7 @@
 #include "merge/analysis/wait_states.hpp"
 #include "merge/files/block_file.hpp"
 #include "merge/input/check_helpers.hpp"
+#include "merge/parallel/active_processes.hpp"
 
 namespace rocprof::merge {
 
@@ -45,6 +46,9 @@ struct MergeSettings {
   // ROCPROF_MERGE_ANALYSIS_MEMORY (MiB): the analysis's message ends and collective calls a
   // merge process holds in memory; the rest wait in a file beside the output.
   std::size_t analysis_memory = kAnalysisMemory;
+  // ROCPROF_MERGE_PROCESSES=auto|all|N: what bounds the processes that merge (auto: the
+  // job's records and the node's CPUs; all: none; N: at most N).
+  MergingLimits merging;
   // The first misspelt setting, or "": the merge then stops before any work.
   std::string problem;
 };

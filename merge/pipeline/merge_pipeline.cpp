@@ -224,6 +224,7 @@ struct MergePipeline::Run {
   // match, correct.
   std::optional<MatchedJob> matched;
   std::vector<const AlignedRank*> block;  // this process's ranks
+  bool left = false;                      // this process does not merge (MergeGroup::narrow)
   // emit.
   std::uint64_t events = 0;
   // summarise: this process's ranks' inputs to the analysis.
@@ -241,6 +242,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     check(run);                                       // the rank files, together
     align(run);                                       // clock models; the summary watches
     if (!match_and_correct(run)) return 1;            // messages matched, times corrected
+    if (run.left) return 0;                           // a process the job did not need
     if (!emit(run)) return 1;                         // the output written, by the sink
     summarise(run);                                   // the summary, on the first process
     return_freed_memory();                            // the writer's, the gatherers' ends
@@ -292,8 +294,24 @@ void MergePipeline::check(Run& run) {
       check_helper_setting(settings_.check_helpers, run.group.processes_on_node());
   set_options.check_helpers.every_chunk = options_.skip_bad;
   run.report.phase("checking rank files");
-  run.group.set_first_share(sink_->first_process_share(run.group.size(), run.linked_parts));
-  run.checked.emplace(take_checked(run.strategy->check(options_, set_options, early_), run.group));
+  RankSet set = run.strategy->check(options_, set_options, early_);
+  // Every launched process checked its share; how many merge depends on what they found.
+  const std::uint64_t records = set.records();
+  const int merging = run.group.choose_active(records, settings_.merging);
+  if (merging < run.group.launched() && !run.quiet) {
+    const MergingLimits& limits = settings_.merging;
+    const std::string why =
+        limits.most > 0 ? fmt::format("ROCPROF_MERGE_PROCESSES={}", limits.most)
+                        : fmt::format("{:.1f} M records; at least {} M records and {} CPUs each",
+                                      static_cast<double>(records) / 1e6,
+                                      limits.records_per_process >> 20, limits.cpus_per_process);
+    fmt::print(
+        "rocprof-merge: {} of the {} processes merge this job ({}); the others stop after "
+        "the matching\n",
+        merging, run.group.launched(), why);
+  }
+  run.group.set_first_share(sink_->first_process_share(merging, run.linked_parts));
+  run.checked.emplace(take_checked(std::move(set), run.group));
   tell_inputs(*run.checked, run.group, run.quiet);
 }
 
@@ -339,6 +357,16 @@ bool MergePipeline::match_and_correct(Run& run) {
       job, run.checked->checked_here,
       {run.group, early_, *sink_, run.report, *run.staged, options_.correct_causality, run.cpus});
   if (!run.matched) return false;
+  // The processes left out of the merge helped check the files and kept their spills until
+  // the first process had matched them: they go now.
+  if (!run.group.narrow()) {
+    run.left = true;
+    return true;
+  }
+  // The parts are named by the merging processes' order.
+  run.partial.emplace(run.staged->path(), sink_->archive(), run.group.leader(),
+                      static_cast<std::size_t>(run.group.index()), options_.scratch,
+                      run.linked_parts);
   const Corrected corrected = correct_times(job, *run.matched);
   if (corrected.rebased && !run.quiet)
     fmt::print(stderr,

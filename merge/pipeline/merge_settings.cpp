@@ -52,6 +52,24 @@ std::size_t analysis_memory_asked(std::size_t fallback, std::string& problem) {
   return mib << 20;
 }
 
+// ROCPROF_MERGE_PROCESSES=auto|all|N: what bounds the processes that merge.
+MergingLimits merging_asked(std::string& problem) {
+  const char* value = std::getenv("ROCPROF_MERGE_PROCESSES");  // NOLINT(concurrency-mt-unsafe)
+  const std::string_view text = value == nullptr ? "auto" : value;
+  if (text == "auto" || text.empty()) return {};
+  if (text == "all") return {.records_per_process = 0, .cpus_per_process = 0};
+  std::size_t most = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), most);
+  if (error == std::errc{} && end == text.data() + text.size() && most > 0)
+    return {.records_per_process = 0, .cpus_per_process = 0, .most = most};
+  if (problem.empty())
+    problem = fmt::format(
+        "ROCPROF_MERGE_PROCESSES is '{}': give auto (the merge picks how many of its processes "
+        "merge, the default), all, or a number of them (1 or more)",
+        text);
+  return {};
+}
+
 }  // namespace
 
 MergeSettings merge_settings_from_environment() {
@@ -66,6 +84,7 @@ MergeSettings merge_settings_from_environment() {
   settings.encode_helpers =
       helpers_asked("ROCPROF_MERGE_ENCODE_HELPERS", "helper threads", settings.problem);
   settings.analysis_memory = analysis_memory_asked(settings.analysis_memory, settings.problem);
+  settings.merging = merging_asked(settings.problem);
   if (settings.problem.empty()) settings.problem = one_node_mpi_setting_problem();
   if (settings.problem.empty()) settings.problem = send_thread_setting_problem();
   return settings;

@@ -8,7 +8,7 @@
 namespace rocprof::merge {
 
 std::vector<std::string> timing_lines(const MergeGroup& group, PhaseTimes phases) {
-  if (group.size() > 1) phases.insert(phases.begin(), {"starting MPI", group.start_seconds()});
+  if (group.launched() > 1) phases.insert(phases.begin(), {"starting MPI", group.start_seconds()});
   // Every process's seconds, as raw doubles (the processes run the same binary).
   std::vector<std::byte> mine(phases.size() * sizeof(double));
   for (std::size_t i = 0; i < phases.size(); ++i)

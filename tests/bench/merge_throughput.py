@@ -13,7 +13,9 @@ Usage: /usr/bin/python3 tests/bench/merge_throughput.py BUILD_DIR [REPEATS] [SHA
   which keeps the analysis, on by default); --against-args those of the merge compared with:
   with no --against, this build's own, so that one binary is compared with itself under
   other options (the analysis's cost: --merge-args "--no-summary" --against-args
-  "--no-summary --no-analysis").
+  "--no-summary --no-analysis"). --against-env NAME=VALUE (repeatable) sets the
+  environment of the merge compared with alone, likewise (every launched process merging
+  against the merge's own choice: --against-env ROCPROF_MERGE_PROCESSES=all).
   --against-synthetic gives the other build's job generator: the other merge then reads the
   same shapes as that build writes them, for a build of an older rank-file format (one that
   cannot read this build's files).
@@ -65,13 +67,14 @@ def input_records(job, build):
     return total
 
 
-def run(merge, job, output, processes, merge_args=("--no-summary",)):
+def run(merge, job, output, processes, merge_args=("--no-summary",), settings=()):
     # Each merge process under /usr/bin/time, writing to a file of its own (their stderr
     # would interleave).
     times = output + ".time"
     timed = ["sh", "-c", f'exec /usr/bin/time -o "{times}.${{OMPI_COMM_WORLD_RANK:-0}}" '
              '-f "peak_kb=%M wall_s=%e" "$@"', "sh", merge, job, "-o", output, *merge_args]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.update(setting.split("=", 1) for setting in settings)
     # Unbound: each merge process runs helper threads next to its own, and mpirun's default
     # binding for two processes (a core each) would leave them one CPU between them.
     command = timed if processes == 1 else ["mpirun", "--oversubscribe", "--bind-to", "none",
@@ -107,13 +110,16 @@ def main():
     parser.add_argument("--against-args",
                         help="the options of the merge compared with (--against's, or this "
                              "build's own rocprof-merge when --against is not given)")
+    parser.add_argument("--against-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment setting of the merge compared with alone "
+                             "(repeatable): ROCPROF_MERGE_PROCESSES=all, say")
     args = parser.parse_args()
     build, repeats, shapes = args.build, args.repeats, args.shapes
     process_counts = [int(n) for n in args.procs.split(",")]
     outputs = args.outputs.split(",")
     merge = os.path.join(build, "bin", "rocprof-merge")
     synthetic = os.path.join(build, "tests", "synthetic_job")
-    if args.against_args is not None and not args.against:
+    if (args.against_args is not None or args.against_env) and not args.against:
         args.against = merge
     merges = [merge] + ([args.against] if args.against else [])
     arguments = [shlex.split(args.merge_args),
@@ -139,7 +145,8 @@ def main():
                     for m, binary in enumerate(merges):
                         output = os.path.join(tmp, "out" + ext)
                         samples[((ext, procs), m)].append(
-                            run(binary, jobs[m], output, procs, arguments[m]))
+                            run(binary, jobs[m], output, procs, arguments[m],
+                                args.against_env if m == 1 else ()))
                         os.remove(output)
             for ext, procs in configs:
                 runs = samples[((ext, procs), 0)]

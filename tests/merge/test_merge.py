@@ -495,6 +495,74 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
+    def test_a_small_job_is_merged_by_as_many_processes_as_it_needs(self):
+        # The test suite runs every merge with ROCPROF_MERGE_PROCESSES=all, so that parallel
+        # merges of small jobs stay parallel; by default (auto) a job of a few records is
+        # merged by the first process alone, the others helping check the files only.
+        job = self.synthetic("small", ranks=7, events=20000, skew=(3, 15000))
+        outputs = {}
+        for extension in (".pftrace", ".h5", ".json"):
+            outputs[extension] = os.path.join(self.dir, "serial" + extension)
+            self.assertEqual(self.merge(job, "-o", outputs[extension], "-q").returncode, 0)
+        for setting, merging in (("auto", 1), ("2", 2), ("all", 3)):
+            for extension, serial in outputs.items():
+                output = os.path.join(self.dir, f"{setting}{extension}")
+                result = self.merge_parallel(
+                    3, job, "-o", output, "--no-summary", "--timings",
+                    "--summary-csv", os.path.join(self.dir, f"{setting}{extension}"),
+                    settings=(f"ROCPROF_MERGE_PROCESSES={setting}",))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                said = f"{merging} of the 3 processes merge this job"
+                if merging < 3:
+                    self.assertEqual(result.stdout.count(said), 1, result.stdout)
+                else:
+                    self.assertNotIn("processes merge this job", result.stdout)
+                self.assertEqual("merge processes)" in result.stdout, merging > 1)
+                if merging > 1:
+                    self.assertIn(f"({merging} merge processes)", result.stdout)
+                # --timings lists MPI's start, and the phases of the merging processes alone.
+                self.assertIn("s starting MPI", result.stderr)
+                writing = [line for line in result.stderr.splitlines() if "s writing" in line]
+                self.assertEqual(len(writing), 1, result.stderr)
+                self.assertEqual(writing[0].count("each process:"), 1 if merging > 1 else 0)
+                if extension == ".h5":
+                    self.assertEqual(subprocess.run(["h5dump", "-H", output],
+                                                    capture_output=True).returncode, 0)
+                    continue
+                with open(serial, "rb") as a, open(output, "rb") as b:
+                    self.assertTrue(a.read() == b.read(), f"{setting}{extension}")
+        # The summary's tables, from every setting and output, are one.
+        for table in ("mpi", "regions", "waits"):
+            texts = set()
+            for setting in ("auto", "2", "all"):
+                for extension in outputs:
+                    with open(os.path.join(self.dir, f"{setting}{extension}_{table}.csv"),
+                              "rb") as csv:
+                        texts.add(csv.read())
+            self.assertEqual(len(texts), 1, table)
+        # The merged .h5's tables: the serial merge's, row for row, whoever merged them.
+        import h5py
+        import hdf5plugin  # noqa: F401
+        import numpy
+        h5py.h5pl.prepend(os.environ["ROCPROF_TEST_PLUGIN_DIR"].encode())
+        with h5py.File(outputs[".h5"], "r") as a:
+            for setting in ("auto", "2", "all"):
+                with h5py.File(os.path.join(self.dir, f"{setting}.h5"), "r") as b:
+                    self.assertEqual(analysis_tables(a), analysis_tables(b))
+                    for table in a:
+                        if isinstance(a[table], h5py.Group) and table != "analysis":
+                            for column in a[table]:
+                                self.assertTrue(numpy.array_equal(a[table][column][:],
+                                                                  b[table][column][:]),
+                                                f"{setting}: {table}/{column}")
+        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
+        # A setting that is neither refuses the merge before any work, on every process.
+        result = self.merge_parallel(2, job, "-o", os.path.join(self.dir, "no.json"),
+                                     settings=("ROCPROF_MERGE_PROCESSES=0",))
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stderr.count("ROCPROF_MERGE_PROCESSES is '0'"), 1, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "no.json")))
+
     def test_more_ranks_than_open_files_allowed(self):
         # Clusters often allow 1024 open files or fewer; a job has many more ranks. Serially
         # and in parallel, every output merges within a limit of 128 open files per process,
@@ -583,7 +651,7 @@ class MergeTest(unittest.TestCase):
         for text in ("srun -n K -c 4", "--bind-to none", "ROCPROF_MERGE_DIRECT_IO=auto|on|off",
                      "ROCPROF_MERGE_SEND_THREAD=auto|off", "ROCPROF_MERGE_CHECK_HELPERS=auto|N",
                      "ROCPROF_MERGE_ENCODE_HELPERS=auto|N",
-                     "ROCPROF_MERGE_ONE_NODE_MPI=auto|off",
+                     "ROCPROF_MERGE_ONE_NODE_MPI=auto|off", "ROCPROF_MERGE_PROCESSES=auto|all|N",
                      "docs/ROCPROF_MERGE.md"):
             self.assertIn(text, result.stdout)
 
