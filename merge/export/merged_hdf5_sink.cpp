@@ -34,6 +34,11 @@ class MergedHdf5Sink final : public Sink {
     if (linked_parts) return 1.0;
     return std::clamp(1.0 - (processes - 1) * kWriteCost, 0.0, 1.0);
   }
+  // The first process writes every chunk: more encoders than a few per node only queue for it
+  // (docs/PERFORMANCE.md, the merge by process count).
+  std::uint32_t cpus_per_merging_process(bool linked_parts) const noexcept override {
+    return linked_parts ? kCpusPerMergingProcess : kCpusPerSingleWriterProcess;
+  }
   bool add_analysis(const std::string& path, const JobAnalysis& analysis,
                     std::string& error) const override {
     return add_analysis_to_merged_hdf5(path, analysis, error);

@@ -15,6 +15,7 @@
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/files/block_file.hpp"
+#include "merge/parallel/active_processes.hpp"
 #include "merge/parallel/merge_share.hpp"
 
 namespace rocprof::merge {
@@ -118,6 +119,14 @@ class Sink {
     static_cast<void>(processes);
     static_cast<void>(linked_parts);
     return 1.0;
+  }
+
+  // CPUs each merging process should have where a node's processes share their CPUs
+  // (merge/parallel/active_processes.hpp): a format whose parts are written side by side
+  // gains from more processes than one whose first process writes what the others encode.
+  virtual std::uint32_t cpus_per_merging_process(bool linked_parts) const noexcept {
+    static_cast<void>(linked_parts);
+    return kCpusPerMergingProcess;
   }
 
   // Adds the analysis to the finished output at `path` (the first merge process, after the

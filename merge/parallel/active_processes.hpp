@@ -13,10 +13,13 @@ namespace rocprof::merge {
 
 // Records each merging process gets at least: below this a process's share is done sooner
 // than the exchanges it adds (docs/PERFORMANCE.md, the merge by process count).
-inline constexpr std::uint64_t kLeastRecordsPerProcess = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t kLeastRecordsPerProcess = std::uint64_t{512} << 10;
 // CPUs each merging process gets where a node's processes share their CPUs (mpirun
-// --bind-to none, srun without -c): its reading, encoding and summing threads.
-inline constexpr std::uint32_t kCpusPerMergingProcess = 4;
+// --bind-to none, srun without -c): its reading, encoding and summing threads. Outputs
+// written in parts gain from more processes; one whose first process writes every chunk the
+// others encode (.h5 without --h5-parts) from fewer, with more CPUs each.
+inline constexpr std::uint32_t kCpusPerMergingProcess = 2;
+inline constexpr std::uint32_t kCpusPerSingleWriterProcess = 4;
 
 // One launched process, as every process sees it.
 struct ProcessPlace {

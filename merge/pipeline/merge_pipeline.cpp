@@ -297,9 +297,11 @@ void MergePipeline::check(Run& run) {
   RankSet set = run.strategy->check(options_, set_options, early_);
   // Every launched process checked its share; how many merge depends on what they found.
   const std::uint64_t records = set.records();
-  const int merging = run.group.choose_active(records, settings_.merging);
+  MergingLimits limits = settings_.merging;
+  if (limits.cpus_per_process != 0)
+    limits.cpus_per_process = sink_->cpus_per_merging_process(run.linked_parts);
+  const int merging = run.group.choose_active(records, limits);
   if (merging < run.group.launched() && !run.quiet) {
-    const MergingLimits& limits = settings_.merging;
     const std::string why =
         limits.most > 0 ? fmt::format("ROCPROF_MERGE_PROCESSES={}", limits.most)
                         : fmt::format("{:.1f} M records; at least {} M records and {} CPUs each",

@@ -11,13 +11,14 @@
 namespace {
 
 using rocprof::merge::active_processes;
-using rocprof::merge::kCpusPerMergingProcess;
-using rocprof::merge::kLeastRecordsPerProcess;
 using rocprof::merge::MergingLimits;
 using rocprof::merge::ProcessPlace;
 using Indexes = std::vector<std::size_t>;
 
 constexpr std::uint64_t kMillion = 1'000'000;
+// The rule's bounds, as a test chooses them (the merge's own depend on the output).
+constexpr std::uint64_t kShare = 8 * kMillion;
+const MergingLimits kLimits{.records_per_process = kShare, .cpus_per_process = 4};
 
 // `processes` per node on `nodes` nodes, each process seeing `own` CPUs of the node's `pool`,
 // placed a node after another (mpirun's default: by slot).
@@ -39,49 +40,44 @@ TEST(ActiveProcesses, SharedCpusGiveEachMergingProcessItsShareSpreadOverTheNode)
   // mpirun --bind-to none: 16 processes each see all 32 CPUs.
   const auto places = nodes_of(1, 16, 32, 32);
   const Indexes spread{0, 2, 4, 6, 8, 10, 12, 14};
-  ASSERT_EQ(spread.size(), 32 / kCpusPerMergingProcess);
-  EXPECT_EQ(active_processes(places, 1000 * kMillion, MergingLimits{}), spread);
+  EXPECT_EQ(active_processes(places, 1000 * kMillion, kLimits), spread);
   // taskset -c 0-15 around the launch: the pool is 16 CPUs, whatever each one sees.
-  EXPECT_EQ(active_processes(nodes_of(1, 16, 16, 16), 1000 * kMillion, MergingLimits{}),
+  EXPECT_EQ(active_processes(nodes_of(1, 16, 16, 16), 1000 * kMillion, kLimits),
             (Indexes{0, 4, 8, 12}));
 }
 
 TEST(ActiveProcesses, ProcessesWithCpusOfTheirOwnAllMergeALargeJob) {
   // srun -c 2: each of 16 processes has 2 of the node's 32 CPUs.
-  EXPECT_EQ(active_processes(nodes_of(1, 16, 2, 32), 1000 * kMillion, MergingLimits{}),
-            first_n(16));
+  EXPECT_EQ(active_processes(nodes_of(1, 16, 2, 32), 1000 * kMillion, kLimits), first_n(16));
   // Bound to one CPU each: the same.
-  EXPECT_EQ(active_processes(nodes_of(1, 8, 1, 8), 1000 * kMillion, MergingLimits{}), first_n(8));
+  EXPECT_EQ(active_processes(nodes_of(1, 8, 1, 8), 1000 * kMillion, kLimits), first_n(8));
 }
 
 TEST(ActiveProcesses, ASmallJobHasOneMergingProcessPerItsShareOfRecords) {
   const auto places = nodes_of(1, 16, 2, 32);
-  EXPECT_EQ(active_processes(places, 10 * kMillion, MergingLimits{}), Indexes{0});
-  EXPECT_EQ(active_processes(places, 0, MergingLimits{}), Indexes{0});
-  EXPECT_EQ(active_processes(places, 3 * kLeastRecordsPerProcess, MergingLimits{}),
-            (Indexes{0, 1, 2}));
+  EXPECT_EQ(active_processes(places, 10 * kMillion, kLimits), Indexes{0});
+  EXPECT_EQ(active_processes(places, 0, kLimits), Indexes{0});
+  EXPECT_EQ(active_processes(places, 3 * kShare, kLimits), (Indexes{0, 1, 2}));
   // One record short of three shares: two processes.
-  EXPECT_EQ(active_processes(places, 3 * kLeastRecordsPerProcess - 1, MergingLimits{}),
-            (Indexes{0, 1}));
+  EXPECT_EQ(active_processes(places, 3 * kShare - 1, kLimits), (Indexes{0, 1}));
   // No such limit.
-  EXPECT_EQ(active_processes(places, 0, {.records_per_process = 0}), first_n(16));
+  EXPECT_EQ(active_processes(places, 0, {.records_per_process = 0, .cpus_per_process = 4}),
+            first_n(16));
 }
 
 TEST(ActiveProcesses, NodesShareTheMergingProcessesInTurn) {
   // Two nodes of 4 processes sharing 8 CPUs each: two may merge on each.
   const auto places = nodes_of(2, 4, 8, 8);
-  EXPECT_EQ(active_processes(places, 1000 * kMillion, MergingLimits{}), (Indexes{0, 2, 4, 6}));
+  EXPECT_EQ(active_processes(places, 1000 * kMillion, kLimits), (Indexes{0, 2, 4, 6}));
   // Three shares of records: the first node's two turns and the second node's first.
-  EXPECT_EQ(active_processes(places, 3 * kLeastRecordsPerProcess, MergingLimits{}),
-            (Indexes{0, 2, 4}));
-  EXPECT_EQ(active_processes(places, 2 * kLeastRecordsPerProcess, MergingLimits{}),
-            (Indexes{0, 4}));
+  EXPECT_EQ(active_processes(places, 3 * kShare, kLimits), (Indexes{0, 2, 4}));
+  EXPECT_EQ(active_processes(places, 2 * kShare, kLimits), (Indexes{0, 4}));
 }
 
 TEST(ActiveProcesses, ANodeWithFewCpusStillHasOneMergingProcess) {
   // Four processes sharing 2 CPUs (oversubscribed): one merges.
-  EXPECT_EQ(active_processes(nodes_of(1, 4, 2, 2), 1000 * kMillion, MergingLimits{}), Indexes{0});
-  EXPECT_TRUE(active_processes({}, 1000 * kMillion, MergingLimits{}).empty());
+  EXPECT_EQ(active_processes(nodes_of(1, 4, 2, 2), 1000 * kMillion, kLimits), Indexes{0});
+  EXPECT_TRUE(active_processes({}, 1000 * kMillion, kLimits).empty());
 }
 
 TEST(ActiveProcesses, AllAndANumberAsked) {
@@ -102,7 +98,7 @@ TEST(ActiveProcesses, ProcessesPlacedAcrossNodesRoundRobinKeepTheirOrder) {
   std::vector<ProcessPlace> places;
   for (std::uint32_t i = 0; i < 8; ++i) places.push_back({i % 2, i / 2, 8, 8});
   // Node 0 holds 0, 2, 4, 6 (places 0..3) and takes places 0 and 2: 0 and 4; node 1: 1 and 5.
-  EXPECT_EQ(active_processes(places, 1000 * kMillion, MergingLimits{}), (Indexes{0, 1, 4, 5}));
+  EXPECT_EQ(active_processes(places, 1000 * kMillion, kLimits), (Indexes{0, 1, 4, 5}));
 }
 
 }  // namespace
