@@ -302,11 +302,13 @@ void MergePipeline::check(Run& run) {
     limits.cpus_per_process = sink_->cpus_per_merging_process(run.linked_parts);
   const int merging = run.group.choose_active(records, limits);
   if (merging < run.group.launched() && !run.quiet) {
-    const std::string why =
-        limits.most > 0 ? fmt::format("ROCPROF_MERGE_PROCESSES={}", limits.most)
-                        : fmt::format("{:.1f} M records; at least {} M records and {} CPUs each",
+    const std::string why = limits.most > 0
+                                ? fmt::format("ROCPROF_MERGE_PROCESSES={}", limits.most)
+                                : fmt::format(
+                                      "{:.1f} M records; one merging process per {} Ki "
+                                      "records, and per {} CPUs a node's processes share",
                                       static_cast<double>(records) / 1e6,
-                                      limits.records_per_process >> 20, limits.cpus_per_process);
+                                      limits.records_per_process >> 10, limits.cpus_per_process);
     fmt::print(
         "rocprof-merge: {} of the {} processes merge this job ({}); the others stop after "
         "the matching\n",
