@@ -73,10 +73,11 @@ int run(int argc, char** argv) {
                  "(a directory of its node's own, such as node-local disk) and copies it into "
                  "the output itself; by default the parts go beside the output")
       ->type_name("DIR");
-  app.add_flag("--h5-parts", options.h5_parts,
-               "in parallel, write a .h5 as one file per merge process in OUTPUT.parts/, "
-               "which the output links (HDF5 virtual datasets): no process writes every "
-               "row; keep the directory beside the output");
+  app.add_flag("--h5-parts,!--no-h5-parts", options.h5_parts,
+               "in parallel, a .h5 is written as one file per merge process in OUTPUT.parts/, "
+               "which the output links (HDF5 virtual datasets; the default: keep the directory "
+               "beside the output); --no-h5-parts writes one self-contained file, every row "
+               "through the first process (slower)");
   app.add_flag("--timings", options.timings,
                "print how long each phase took, on stderr (in parallel, every merge process's)");
   app.set_version_flag("--version", "rocprof-merge 0.1.0");

@@ -34,8 +34,8 @@ struct MergeOptions {
   // (--scratch) instead of beside the output; "" for beside the output.
   std::string scratch;
   // In parallel, a .h5 written as one file per merge process, linked by the output (HDF5
-  // virtual datasets; OUTPUT.parts/ beside it): --h5-parts.
-  bool h5_parts = false;
+  // virtual datasets; OUTPUT.parts/ beside it): the default; --no-h5-parts writes one file.
+  bool h5_parts = true;
 };
 
 struct MergeSettings {

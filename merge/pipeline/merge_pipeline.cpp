@@ -225,6 +225,8 @@ struct MergePipeline::Run {
   std::optional<MatchedJob> matched;
   std::vector<const AlignedRank*> block;  // this process's ranks
   bool left = false;                      // this process does not merge (MergeGroup::narrow)
+  // `text` naming the output as the user gave it (StagedOutput::tell), once it is staged.
+  std::string tell(std::string text) const { return staged ? staged->tell(std::move(text)) : text; }
   // emit.
   std::uint64_t events = 0;
   // summarise: this process's ranks' inputs to the analysis.
@@ -240,6 +242,7 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
   if (const int refused = prepare(run); refused != 0) return refused;
   try {
     check(run);                                       // the rank files, together
+    if (!stage(run)) return 1;                        // the output's staging file
     align(run);                                       // clock models; the summary watches
     if (!match_and_correct(run)) return 1;            // messages matched, times corrected
     if (run.left) return 0;                           // a process the job did not need
@@ -252,17 +255,16 @@ int MergePipeline::run(MergeGroup& group, PhaseReport& report) {
     if (!write_first_process_outputs(run)) return 1;  // summary, CSV, report, commit
   } catch (const InputError& error) {
     // Every process of a parallel merge finds the same problem: the first says it.
-    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(error.what()));
+    if (group.leader()) fmt::print(stderr, "rocprof-merge: {}\n", run.tell(error.what()));
     return 1;
   } catch (const std::exception& error) {
-    fmt::print(stderr, "rocprof-merge: {}\n", run.staged->tell(failure_text(error)));
+    fmt::print(stderr, "rocprof-merge: {}\n", run.tell(failure_text(error)));
     return 1;
   }
   return 0;
 }
 
-// The sink, the settings and the output checked (refused: 2), the output staged (1 if it
-// cannot be).
+// The sink, the settings and the output checked (refused: 2).
 int MergePipeline::prepare(Run& run) {
   MergeGroup& group = run.group;
   if (!sink_) {
@@ -276,14 +278,20 @@ int MergePipeline::prepare(Run& run) {
   if (!run.quiet)
     if (const std::string advice = one_cpu_advice(); !advice.empty())
       fmt::print(stderr, "rocprof-merge: {}\n", advice);
-  // Written under a staging name beside the output, moved into place once whole.
-  run.linked_parts = options_.h5_parts && group.size() > 1 && sink.links_parts();
-  if (!stage_output(group, options_.output, sink.archive(), run.linked_parts, run.staged)) return 1;
-  run.partial.emplace(run.staged->path(), sink.archive(), group.leader(),
-                      static_cast<std::size_t>(group.index()), options_.scratch, run.linked_parts);
   run.strategy =
       group.size() == 1 ? serial_strategy(group) : parallel_strategy(group, options_.scratch);
   return 0;
+}
+
+// Written under a staging name beside the output, moved into place once whole (false if it
+// cannot be, on every process).
+bool MergePipeline::stage(Run& run) {
+  const MergeGroup& group = run.group;
+  if (!stage_output(group, options_.output, sink_->archive(), run.linked_parts, run.staged))
+    return false;
+  run.partial.emplace(run.staged->path(), sink_->archive(), group.leader(),
+                      static_cast<std::size_t>(group.index()), options_.scratch, run.linked_parts);
+  return true;
 }
 
 void MergePipeline::check(Run& run) {
@@ -297,10 +305,13 @@ void MergePipeline::check(Run& run) {
   RankSet set = run.strategy->check(options_, set_options, early_);
   // Every launched process checked its share; how many merge depends on what they found.
   const std::uint64_t records = set.records();
+  // A parallel .h5 is written as parts the output links, unless one process merges it.
+  run.linked_parts = options_.h5_parts && run.group.size() > 1 && sink_->links_parts();
   MergingLimits limits = settings_.merging;
   if (limits.cpus_per_process != 0)
     limits.cpus_per_process = sink_->cpus_per_merging_process(run.linked_parts);
   const int merging = run.group.choose_active(records, limits);
+  run.linked_parts = run.linked_parts && merging > 1;
   if (merging < run.group.launched() && !run.quiet) {
     const std::string why = limits.most > 0
                                 ? fmt::format("ROCPROF_MERGE_PROCESSES={}", limits.most)

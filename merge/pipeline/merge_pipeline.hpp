@@ -40,6 +40,7 @@ class MergePipeline {
   // throw on bad input, and return false after telling a failure.
   int prepare(Run& run);
   void check(Run& run);
+  bool stage(Run& run);
   void align(Run& run);
   bool match_and_correct(Run& run);
   bool emit(Run& run);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "merge/files/staged_output.hpp"
 #include "merge/input/rank_set.hpp"
+#include "merge/parallel/merge_group.hpp"
 #include "merge/summary/summary.hpp"
 
 namespace rocprof::merge {
@@ -105,7 +107,9 @@ std::string output_problem(const MergeOptions& options, const Sink& sink) {
             "name the same file",
             written[i]);
     }
-  if (options.h5_parts)
+  // Only a parallel merge writes parts (whose processes the launcher already placed).
+  const std::optional<LaunchPlace> place = launch_place_from_environment();
+  if (options.h5_parts && place && place->processes > 1)
     if (std::string problem = parts_directory_problem(options.output); !problem.empty())
       return problem;
   for (const std::string& path : written) {

@@ -493,7 +493,9 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(serial, "rb") as a, open(swapped, "rb") as b:
             self.assertEqual(a.read(), b.read())
-        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
+        # Nothing left but the parallel .h5's directory of linked parts (the default).
+        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n],
+                         ["parallel.h5.parts"])
 
     def test_a_small_job_is_merged_by_as_many_processes_as_it_needs(self):
         # The test suite runs every merge with ROCPROF_MERGE_PROCESSES=all, so that parallel
@@ -555,7 +557,9 @@ class MergeTest(unittest.TestCase):
                                 self.assertTrue(numpy.array_equal(a[table][column][:],
                                                                   b[table][column][:]),
                                                 f"{setting}: {table}/{column}")
-        self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
+        # Nothing left but the parallel .h5 outputs' directories of linked parts.
+        self.assertEqual(sorted(n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n),
+                         ["2.h5.parts", "all.h5.parts"])
         # A setting that is neither refuses the merge before any work, on every process.
         result = self.merge_parallel(2, job, "-o", os.path.join(self.dir, "no.json"),
                                      settings=("ROCPROF_MERGE_PROCESSES=0",))
@@ -1319,8 +1323,8 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(out + ".parts")), ["0.h5", "1.h5"])
 
     def test_h5_parts_are_linked_into_the_serial_tables(self):
-        # --h5-parts: each of 3 merge processes writes its block of 7 ranks as a file of its
-        # own in OUT.h5.parts/, and OUT.h5 links them (virtual datasets): read through the
+        # --h5-parts (the default in parallel): each of 3 merge processes writes its block of 7
+        # ranks as a file of its own in OUT.h5.parts/, and OUT.h5 links them (virtual datasets): read through the
         # output, every table is the serial merge's, row for row, with the same strings and
         # attributes. Moved with its directory, the output still reads (the links are
         # relative); a serial merge ignores the option. Nothing staged is left.
@@ -1367,6 +1371,27 @@ class MergeTest(unittest.TestCase):
                                        HDF5_PLUGIN_PATH=os.environ["ROCPROF_TEST_PLUGIN_DIR"]))
         self.assertEqual(dump.returncode, 0, dump.stderr)
         self.assertIn("(0): 0, 0, 0", dump.stdout)
+        # Linked parts are a parallel .h5's default; --no-h5-parts writes one file, whose
+        # tables are the serial merge's too.
+        default_dir = os.path.join(self.dir, "default")
+        os.makedirs(default_dir)
+        result = self.merge_parallel(3, job, "-o", os.path.join(default_dir, "out.h5"),
+                                     "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(default_dir)), ["out.h5", "out.h5.parts"])
+        whole_dir = os.path.join(self.dir, "whole")
+        os.makedirs(whole_dir)
+        whole = os.path.join(whole_dir, "out.h5")
+        result = self.merge_parallel(3, job, "-o", whole, "--no-h5-parts", "--no-summary")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.listdir(whole_dir), ["out.h5"])
+        with h5py.File(serial, "r") as a, h5py.File(whole, "r") as b:
+            for table in a:
+                if isinstance(a[table], h5py.Group) and table != "analysis":
+                    for column in a[table]:
+                        self.assertFalse(b[table][column].is_virtual, f"{table}/{column}")
+                        self.assertTrue(numpy.array_equal(a[table][column][:], b[table][column][:]),
+                                        f"{table}/{column}")
 
     def test_two_nodes_with_scratch_of_their_own_merge_as_one(self):
         # Two "nodes" of two merge processes each. The rank files and the output are in a
