@@ -384,6 +384,85 @@ struct PassCounts {
   std::uint64_t after = 0;
 };
 
+// The sends a correcting walk made stale: a raise of their rank's steps at or before their
+// time came after they were sent, so the corrected time their receive was checked against is
+// not final, and that receive may end before its send after all. Every other receive was
+// fixed for good; only these need checking again. A rank's sends are kept while a raise can
+// still reach them: from the time of the endpoint it is at on (a rank in time order raises
+// no earlier). A rank whose times go back (a clock step, records of several threads) and
+// raises before a send no longer kept is reopened: every send it made before that raise, at
+// or after that time, is looked up again once the walk is over. Too many sends kept makes the
+// tracking give up (a whole second walk counts then).
+class StaleSends {
+ public:
+  // (stream << 32 | the send's ordinal) -> (its cursor, its uncorrected time).
+  using Map = absl::flat_hash_map<std::uint64_t, std::pair<std::size_t, std::uint64_t>>;
+  // A cursor whose sends among its first `endpoints` at `from` or later may be stale.
+  struct Reopened {
+    std::uint64_t from = ~std::uint64_t{0};
+    std::uint64_t endpoints = 0;
+  };
+
+  explicit StaleSends(std::size_t cursors)
+      : kept_(cursors), dropped_(cursors, 0), reached_(cursors, 0), reopened_(cursors) {}
+
+  // Cursor `i` is at its next endpoint, of time `t`.
+  void reach(std::size_t i, std::uint64_t t) {
+    if (given_up_) return;
+    ++reached_[i];
+    std::vector<Sent>& kept = kept_[i];
+    std::size_t gone = 0;
+    while (gone < kept.size() && kept[gone].time < t) {
+      dropped_[i] = std::max(dropped_[i], kept[gone].time + 1);
+      ++gone;
+    }
+    if (gone > 0) kept.erase(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(gone));
+  }
+  void sent(std::size_t i, std::uint64_t t, std::uint32_t stream, std::uint32_t ordinal) {
+    if (given_up_) return;
+    kept_[i].push_back({t, stream, ordinal});
+    if (kept_[i].size() > kMostKept) give_up();
+  }
+  // Cursor `i`'s steps were raised from `t` on (at the endpoint it reached last).
+  void raised(std::size_t i, std::uint64_t t) {
+    if (given_up_) return;
+    if (t < dropped_[i]) {
+      reopened_[i].from = std::min(reopened_[i].from, t);
+      reopened_[i].endpoints = reached_[i];
+    }
+    for (const Sent& send : kept_[i])
+      if (send.time >= t) mark(send.stream, send.ordinal, i, send.time);
+  }
+  void mark(std::uint32_t stream, std::uint32_t ordinal, std::size_t i, std::uint64_t t) {
+    stale_[std::uint64_t{stream} << 32 | ordinal] = {i, t};
+    if (stale_.size() > kMostStale) give_up();
+  }
+  // Whether a second walk must count what is left: the tracking gave up.
+  bool given_up() const noexcept { return given_up_; }
+  const Map& stale() const noexcept { return stale_; }
+  const std::vector<Reopened>& reopened() const noexcept { return reopened_; }
+
+ private:
+  struct Sent {
+    std::uint64_t time;
+    std::uint32_t stream;
+    std::uint32_t ordinal;
+  };
+  static constexpr std::size_t kMostKept = 4096;         // of one rank, at or after its place
+  static constexpr std::size_t kMostStale = 16'000'000;  // about 0.5 GiB
+  void give_up() {
+    given_up_ = true;
+    kept_.clear();
+    stale_.clear();
+  }
+  std::vector<std::vector<Sent>> kept_;
+  std::vector<std::uint64_t> dropped_;  // the latest time of a send no longer kept, plus one
+  std::vector<std::uint64_t> reached_;  // endpoints so far
+  std::vector<Reopened> reopened_;
+  Map stale_;
+  bool given_up_ = false;
+};
+
 // A stream's messages sent and not yet received, by the sender's ordinal: sends arrive in
 // ordinal order (each rank's endpoints are walked in its file order), receives in the order
 // they completed, each naming the ordinal of the receive it completed.
@@ -492,7 +571,7 @@ constexpr std::uint64_t kRoundEndpoints = 256;
 PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<StepFunction*>& steps, bool correct,
                 std::vector<std::uint32_t>& given_up, std::vector<RepairedReceive>* repaired,
-                std::vector<std::int32_t>* repaired_ranks) {
+                std::vector<std::int32_t>* repaired_ranks, StaleSends* stale) {
   PassCounts counts;
   std::vector<InFlight> streams(table.size());
   // Without raises the functions stay as they are: lookups that keep a decoded chunk serve
@@ -521,9 +600,13 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
         return taken;
       }
       const std::uint32_t stream = cursor.stream();
+      if (stale != nullptr) stale->reach(i, endpoint.time_ns);
       if (table.matched(stream)) {
         InFlight& flight = streams[stream];
         if (!endpoint.receive()) {
+          if (stale != nullptr)
+            stale->sent(i, endpoint.time_ns, stream,
+                        static_cast<std::uint32_t>(flight.first + flight.sends.size()));
           flight.sends.emplace_back(endpoint.time_ns, corrected(i, endpoint.time_ns));
           flight.taken.push_back(false);
           if (flight.waiting >= 0 && flight.has(flight.wanted)) {
@@ -570,10 +653,12 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
             if (endpoint.time_ns < sent) ++counts.before;
             const std::uint64_t received = corrected(i, endpoint.time_ns);
             if (received < sent_corrected) {
-              if (correct)
+              if (correct) {
                 steps[i]->raise(endpoint.time_ns, sent_corrected - received);
-              else
+                if (stale != nullptr) stale->raised(i, endpoint.time_ns);
+              } else {
                 ++counts.after;
+              }
             }
           }
         }
@@ -631,6 +716,60 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
   return counts;
 }
 
+// The receives of the sends a correcting walk made stale (StaleSends) that end before their
+// send by the final steps. A receive takes the message its place says, or the one the walk
+// paired it with (report.repaired); a stream the walk gave up pairs nothing; a message is
+// received once (a second receive in its place, in a damaged file, is passed over as the
+// walk passes it over).
+std::optional<std::uint64_t> stale_receives_before_send(std::vector<EndpointCursor> cursors,
+                                                        const StreamTable& table,
+                                                        const std::vector<StepFunction*>& steps,
+                                                        const CausalityReport& report,
+                                                        StaleSends& tracked) {
+  // A reopened cursor's sends, numbered in their streams as the walk numbered them (on a
+  // stream still matched, the walk took every send).
+  for (std::size_t i = 0; i < cursors.size(); ++i) {
+    const StaleSends::Reopened& reopened = tracked.reopened()[i];
+    if (reopened.endpoints == 0) continue;
+    EndpointCursor cursor = cursors[i];
+    absl::flat_hash_map<std::uint32_t, std::uint32_t> sends;
+    for (std::uint64_t n = 0; n < reopened.endpoints && cursor.advance(); ++n) {
+      const SpilledEndpoint& endpoint = cursor.head();
+      const std::uint32_t stream = cursor.stream();
+      if (endpoint.receive() || !table.matched(stream)) continue;
+      const std::uint32_t ordinal = sends[stream]++;
+      if (endpoint.time_ns >= reopened.from) tracked.mark(stream, ordinal, i, endpoint.time_ns);
+    }
+    if (tracked.given_up()) return std::nullopt;
+  }
+  StaleSends::Map stale = tracked.stale();
+  std::vector<bool> touched(table.size(), false);
+  for (const auto& [key, send] : stale) touched[key >> 32] = true;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> paired;
+  for (const RepairedReceive& receive : report.repaired)
+    paired[std::uint64_t{receive.stream} << 32 | receive.place] = receive.message;
+  std::uint64_t before = 0;
+  for (std::size_t i = 0; i < cursors.size() && !stale.empty(); ++i) {
+    EndpointCursor& cursor = cursors[i];
+    while (cursor.advance()) {
+      const SpilledEndpoint& endpoint = cursor.head();
+      const std::uint32_t stream = cursor.stream();
+      if (!endpoint.receive() || !touched[stream] || !table.matched(stream)) continue;
+      const std::uint64_t place = std::uint64_t{stream} << 32 | endpoint.ordinal();
+      const auto pairing = paired.find(place);
+      const std::uint64_t message =
+          pairing == paired.end() ? place : (std::uint64_t{stream} << 32 | pairing->second);
+      const auto send = stale.find(message);
+      if (send == stale.end()) continue;
+      const auto [sender, sent] = send->second;
+      if (endpoint.time_ns + steps[i]->at(endpoint.time_ns) < sent + steps[sender]->at(sent))
+        ++before;
+      stale.erase(send);
+    }
+  }
+  return before;
+}
+
 }  // namespace
 
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
@@ -669,8 +808,9 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   std::vector<StepFunction*> steps;
   steps.reserve(cursors.size());
   for (const EndpointCursor& cursor : cursors) steps.push_back(&corrections[cursor.rank()]);
+  StaleSends stale(cursors.size());
   const PassCounts first = walk(cursors, matching, steps, correct, report.given_up,
-                                &report.repaired, &report.repaired_ranks);
+                                &report.repaired, &report.repaired_ranks, &stale);
   std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
   report.repaired_ranks.erase(
       std::unique(report.repaired_ranks.begin(), report.repaired_ranks.end()),
@@ -681,12 +821,22 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
     report.max_shift_ns = std::max(report.max_shift_ns, function.max());
     function.shrink_to_fit();
   }
+  // What is left after the correction (a rank's endpoints out of time order, from several
+  // threads, can leave some), by the final steps (`steps` points at them): where the
+  // correcting walk kept track, only the receives of the sends it made stale can end before
+  // their send; else a second walk counts. Ranks of several cursors (a rank's file given
+  // twice) share a function, whose raises the tracking cannot follow.
+  const bool shared = corrections.size() < cursors.size();
   if (correct && report.max_shift_ns > 0) {
-    // Count what is left after the correction (a rank's endpoints out of time order, from
-    // several threads, can leave some) with the final steps (`steps` points at them).
-    std::vector<EndpointCursor> again = make_cursors();
-    std::vector<std::uint32_t> ignored;
-    report.violations_after = walk(again, matching, steps, false, ignored, nullptr, nullptr).after;
+    std::optional<std::uint64_t> left;
+    if (!stale.given_up() && !shared)
+      left = stale_receives_before_send(make_cursors(), matching, steps, report, stale);
+    if (!left) {  // untracked, or too many sends to look up again
+      std::vector<EndpointCursor> again = make_cursors();
+      std::vector<std::uint32_t> ignored;
+      left = walk(again, matching, steps, false, ignored, nullptr, nullptr, nullptr).after;
+    }
+    report.violations_after = *left;
   }
   for (auto& [rank, function] : corrections)
     if (!function.empty())
