@@ -439,7 +439,7 @@ class StaleSends {
   }
   // Whether a second walk must count what is left: the tracking gave up.
   bool given_up() const noexcept { return given_up_; }
-  const Map& stale() const noexcept { return stale_; }
+  Map take_stale() noexcept { return std::move(stale_); }
   const std::vector<Reopened>& reopened() const noexcept { return reopened_; }
 
  private:
@@ -568,6 +568,8 @@ constexpr std::uint64_t kRoundEndpoints = 256;
 // its block, with no heap to keep in order.
 // `repaired` and `repaired_ranks` (may be null) receive the receives paired otherwise than
 // their places say (see RepairedReceive).
+// `stale` (may be null, and is for a walk that does not correct) notes the sends a correcting
+// walk moved after their receive was checked (StaleSends).
 PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
                 std::vector<StepFunction*>& steps, bool correct,
                 std::vector<std::uint32_t>& given_up, std::vector<RepairedReceive>* repaired,
@@ -742,7 +744,7 @@ std::optional<std::uint64_t> stale_receives_before_send(std::vector<EndpointCurs
     }
     if (tracked.given_up()) return std::nullopt;
   }
-  StaleSends::Map stale = tracked.stale();
+  StaleSends::Map stale = tracked.take_stale();
   std::vector<bool> touched(table.size(), false);
   for (const auto& [key, send] : stale) touched[key >> 32] = true;
   absl::flat_hash_map<std::uint64_t, std::uint32_t> paired;
@@ -809,8 +811,9 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   steps.reserve(cursors.size());
   for (const EndpointCursor& cursor : cursors) steps.push_back(&corrections[cursor.rank()]);
   StaleSends stale(cursors.size());
-  const PassCounts first = walk(cursors, matching, steps, correct, report.given_up,
-                                &report.repaired, &report.repaired_ranks, &stale);
+  const PassCounts first =
+      walk(cursors, matching, steps, correct, report.given_up, &report.repaired,
+           &report.repaired_ranks, correct ? &stale : nullptr);
   std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
   report.repaired_ranks.erase(
       std::unique(report.repaired_ranks.begin(), report.repaired_ranks.end()),
