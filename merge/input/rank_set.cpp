@@ -54,6 +54,17 @@ std::vector<std::string> RankSet::list(const std::vector<std::string>& inputs) {
   return once;
 }
 
+namespace {
+
+// A rank file's rows, of every table.
+std::uint64_t rows_of(const format::RankFileReader& reader) {
+  std::uint64_t rows = 0;
+  for (const format::Table* table : format::all_tables()) rows += reader.row_count(*table);
+  return rows;
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> RankSet::weights() const {
   // Writing a .pftrace, an MPI call row costs about three marker rows (a rank of markers and
   // calls timed against one with many more markers).
@@ -62,8 +73,7 @@ std::vector<std::uint64_t> RankSet::weights() const {
   all.reserve(ranks_.size());
   for (const Rank& rank : ranks_) {
     const format::RankFileReader& reader = *rank.reader;
-    std::uint64_t weight = 0;
-    for (const format::Table* table : format::all_tables()) weight += reader.row_count(*table);
+    std::uint64_t weight = rows_of(reader);
     weight += (kSliceRow - 1) *
               (reader.row_count<format::MpiCallRow>() + reader.row_count<format::ApiCallRow>() +
                reader.row_count<format::ActivityRow>());
@@ -74,8 +84,7 @@ std::vector<std::uint64_t> RankSet::weights() const {
 
 std::uint64_t RankSet::records() const {
   std::uint64_t total = 0;
-  for (const Rank& rank : ranks_)
-    for (const format::Table* table : format::all_tables()) total += rank.reader->row_count(*table);
+  for (const Rank& rank : ranks_) total += rows_of(*rank.reader);
   return total;
 }
 
