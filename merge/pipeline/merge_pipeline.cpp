@@ -200,11 +200,12 @@ struct MergePipeline::Run {
   MergeGroup& group;
   PhaseReport& report;
   const bool quiet;  // only the first process talks
-  // prepare: the output's staging file and what an unfinished one leaves behind.
-  bool linked_parts = false;  // --h5-parts: each process writes a file the output links
+  // prepare.
+  std::unique_ptr<MergeStrategy> strategy;
+  // check, stage: the output's staging file; match: what an unfinished one leaves behind.
+  bool linked_parts = false;  // --h5-parts: each merging process writes a file the output links
   std::optional<StagedOutput> staged;
   std::optional<PartialOutput> partial;
-  std::unique_ptr<MergeStrategy> strategy;
   // check, align.
   std::optional<CheckedJob> checked;
   std::optional<AlignedJob> job;
@@ -286,12 +287,7 @@ int MergePipeline::prepare(Run& run) {
 // Written under a staging name beside the output, moved into place once whole (false if it
 // cannot be, on every process).
 bool MergePipeline::stage(Run& run) {
-  const MergeGroup& group = run.group;
-  if (!stage_output(group, options_.output, sink_->archive(), run.linked_parts, run.staged))
-    return false;
-  run.partial.emplace(run.staged->path(), sink_->archive(), group.leader(),
-                      static_cast<std::size_t>(group.index()), options_.scratch, run.linked_parts);
-  return true;
+  return stage_output(run.group, options_.output, sink_->archive(), run.linked_parts, run.staged);
 }
 
 void MergePipeline::check(Run& run) {
@@ -378,7 +374,8 @@ bool MergePipeline::match_and_correct(Run& run) {
     run.left = true;
     return true;
   }
-  // The parts are named by the merging processes' order.
+  // What a failed write leaves behind goes: the parts are named by the merging processes'
+  // order.
   run.partial.emplace(run.staged->path(), sink_->archive(), run.group.leader(),
                       static_cast<std::size_t>(run.group.index()), options_.scratch,
                       run.linked_parts);
