@@ -526,36 +526,114 @@ struct InFlight {
   }
 };
 
+// The job's streams as the matching sees them: those it gives up are no longer matched. An
+// overlay on the table rather than a copy of it (every merge process walks).
+class MatchingStreams {
+ public:
+  explicit MatchingStreams(const StreamTable& table) : table_(table), given_up_(table.size()) {}
+  std::size_t size() const noexcept { return table_.size(); }
+  bool matched(std::uint32_t stream) const { return table_.matched(stream) && !given_up_[stream]; }
+  void unmatch(std::uint32_t stream) { given_up_[stream] = true; }
+  std::uint64_t matched_messages() const {
+    std::uint64_t messages = table_.matched_messages();
+    for (std::uint32_t stream = 0; stream < given_up_.size(); ++stream)
+      if (given_up_[stream] && table_.matched(stream)) messages -= table_.stream(stream).sends;
+    return messages;
+  }
+
+ private:
+  const StreamTable& table_;
+  std::vector<bool> given_up_;
+};
+
+// Who walks what. Each merge process walks the cursors of the ranks it spilled; a stream's
+// messages in flight are held by the process that walks its receives, to which the sender's
+// process hands each send (its uncorrected and corrected times) at the end of an iteration.
+// Where a rank was spilled twice or a stream has receives in two spills (files given twice,
+// damaged ones), the first process walks every cursor, as a walk by one process would.
+struct WalkPlan {
+  const AnalysisExchange& exchange;
+  std::vector<std::uint32_t> receiver;  // by stream: the process holding its messages in flight
+  std::uint32_t owner(std::uint32_t stream) const { return receiver[stream]; }
+};
+
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
+// A send handed to the process that walks its receive.
+struct HandedSend {
+  std::uint32_t stream;
+  std::uint32_t unused = 0;
+  std::uint64_t sent;       // uncorrected
+  std::uint64_t corrected;  // by the sender's steps when it was taken
+};
+
+// What a process says of itself at the end of every iteration of a round.
+struct IterationNote {
+  std::uint64_t handed = 0;         // sends handed to other processes in this iteration
+  std::uint64_t taken = 0;          // endpoints taken in this round so far
+  std::uint64_t active = 0;         // cursors that began the round
+  std::uint64_t earliest = kNever;  // the earliest head of a paused cursor
+};
+
+// What a process says of itself when no cursor of any process can go on.
+struct StuckNote {
+  std::uint64_t repairable = kNever;      // the first stream whose waiting receive can be repaired
+  std::uint64_t waiting_time = kNever;    // the earliest waiting receive: its time
+  std::uint64_t waiting_stream = kNever;  // and its stream
+};
+
+// Every process's `value`, in process order.
+template <typename T>
+std::vector<T> share_value(const AnalysisExchange& exchange, const T& value) {
+  if (exchange.processes() == 1) return {value};
+  ByteWriter out;
+  out.put(value);
+  std::vector<std::vector<std::byte>> parts(exchange.processes(), out.take());
+  std::vector<T> values;
+  for (const std::vector<std::byte>& part : exchange.all_to_all(std::move(parts))) {
+    ByteReader in(part);
+    values.push_back(in.get<T>());
+  }
+  return values;
+}
+
+// The stream of a waiting receive that a threaded rank's unordered place lets take an earlier
+// message (see repair_waiting_receive), checked without changing anything.
+bool can_repair(const InFlight& flight, const std::vector<EndpointCursor>& cursors) {
+  if (flight.waiting < 0) return false;
+  const EndpointCursor& cursor = cursors[static_cast<std::size_t>(flight.waiting)];
+  const SpilledEndpoint& head = cursor.head();
+  if (!cursor.threaded() || !head.unordered()) return false;
+  const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
+  const auto instead = flight.latest_untaken_sent_by(flight.wanted, latest_send);
+  return instead && flight.claimant(*instead) != head.ordinal();
+}
+
 // When no rank can go on: a threaded rank's waiting receive whose posting order its rows could
 // not tell (its thread's call overlapped another's) may hold the place of a message not sent
 // yet while an earlier one, sent before it ended, is still untaken. It takes the latest such
-// message instead, and the receive that was to take that one gets the awaited message. Returns
-// the cursor to resume, or nullopt where no waiting receive can be repaired so.
-std::optional<std::size_t> repair_waiting_receive(const std::vector<EndpointCursor>& cursors,
-                                                  std::vector<InFlight>& streams) {
-  for (InFlight& flight : streams) {
-    if (flight.waiting < 0) continue;
-    const auto waiting = static_cast<std::size_t>(flight.waiting);
-    const EndpointCursor& cursor = cursors[waiting];
-    const SpilledEndpoint& head = cursor.head();
-    if (!cursor.threaded() || !head.unordered()) continue;
-    const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
-    const auto instead = flight.latest_untaken_sent_by(flight.wanted, latest_send);
-    const std::uint32_t place = head.ordinal();
-    if (!instead || flight.claimant(*instead) == place) continue;
-    flight.exchange(*instead, flight.wanted);
-    flight.redirected[place] = *instead;
-    flight.claimed_by[*instead] = place;
-    flight.waiting = -1;
-    return waiting;
-  }
-  return std::nullopt;
+// message instead, and the receive that was to take that one gets the awaited message.
+// Returns the cursor to resume (can_repair(flight) must hold).
+std::size_t repair_waiting_receive(const std::vector<EndpointCursor>& cursors, InFlight& flight) {
+  const auto waiting = static_cast<std::size_t>(flight.waiting);
+  const SpilledEndpoint& head = cursors[waiting].head();
+  const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
+  const std::uint32_t instead = *flight.latest_untaken_sent_by(flight.wanted, latest_send);
+  const std::uint32_t place = head.ordinal();
+  flight.exchange(instead, flight.wanted);
+  flight.redirected[place] = instead;
+  flight.claimed_by[instead] = place;
+  flight.waiting = -1;
+  return waiting;
 }
 
 // The rounds' first time window; each next one is widened or narrowed so that a round takes
-// about kRoundEndpoints endpoints per rank.
+// about kRoundEndpoints endpoints per rank (kSharedRoundEndpoints where processes share the
+// walk: each round ends with exchanges between them, whose cost wants longer rounds).
 constexpr std::uint64_t kFirstWindowNs = 100'000;
 constexpr std::uint64_t kRoundEndpoints = 256;
+constexpr std::uint64_t kSharedRoundEndpoints = 4096;
 
 // One walk over every rank's endpoints, each rank's in its file order, a receive only after
 // its send: so a rank's correction is final up to each send it makes before the receiver
@@ -565,17 +643,41 @@ constexpr std::uint64_t kRoundEndpoints = 256;
 // its order, and a receive waits for its send's), so ranks need not be interleaved endpoint
 // by endpoint in time order: each runs as far as it can up to a time horizon, in rounds. The
 // horizon only keeps the messages in flight (held in memory) few; a rank's run is a scan of
-// its block, with no heap to keep in order.
+// its block, with no heap to keep in order. Nor does it depend on which process walks a rank:
+// the processes of `plan` walk their cursors in the same rounds, each round a series of
+// iterations that end in one exchange (the sends for the others, and how far each got),
+// until no process has a send to hand on; the horizon is the same on every process.
 // `repaired` and `repaired_ranks` (may be null) receive the receives paired otherwise than
-// their places say (see RepairedReceive).
+// their places say (see RepairedReceive); `given_up`, the streams given up (the same on
+// every process).
 // `stale` (may be null, and is for a walk that does not correct) notes the sends a correcting
 // walk moved after their receive was checked (StaleSends).
-PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
-                std::vector<StepFunction*>& steps, bool correct,
+PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
+                std::vector<StepFunction*>& steps, bool correct, const WalkPlan& plan,
                 std::vector<std::uint32_t>& given_up, std::vector<RepairedReceive>* repaired,
                 std::vector<std::int32_t>* repaired_ranks, StaleSends* stale) {
   PassCounts counts;
-  std::vector<InFlight> streams(table.size());
+  const AnalysisExchange& exchange = plan.exchange;
+  const std::size_t processes = exchange.processes();
+  const auto me = static_cast<std::uint32_t>(exchange.index());
+  // The streams whose messages this process holds in flight, by their slot here.
+  std::vector<std::uint32_t> slot(table.size(), kNoSlot);
+  std::vector<std::uint32_t> held;  // slot -> stream, in the table's order
+  for (std::uint32_t s = 0; s < table.size(); ++s)
+    if (plan.owner(s) == me) {
+      slot[s] = static_cast<std::uint32_t>(held.size());
+      held.push_back(s);
+    }
+  std::vector<InFlight> streams(held.size());
+  auto flight_of = [&](std::uint32_t stream) -> InFlight& {
+    if (slot[stream] == kNoSlot)  // a bug: the plan gave the stream's receives to another
+      throw std::logic_error("a receive of a stream another merge process holds");
+    return streams[slot[stream]];
+  };
+  std::vector<std::uint32_t> sends_made;  // by stream, for the stale sends' ordinals
+  if (stale != nullptr) sends_made.assign(table.size(), 0);
+  std::vector<std::vector<HandedSend>> outbox(processes);
+  std::uint64_t handed = 0;
   // Without raises the functions stay as they are: lookups that keep a decoded chunk serve
   // the times of a pass (a second pass, after the correction, goes over every step).
   std::vector<StepFunction::Lookup> lookups;
@@ -589,6 +691,16 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
   for (std::size_t i = 0; i < cursors.size(); ++i)
     if (cursors[i].advance()) paused.push_back(i);
   std::uint64_t window = kFirstWindowNs;
+  const std::uint64_t round_endpoints = processes == 1 ? kRoundEndpoints : kSharedRoundEndpoints;
+  auto arrive = [&](std::uint32_t stream, std::uint64_t sent, std::uint64_t sent_corrected) {
+    InFlight& flight = flight_of(stream);
+    flight.sends.emplace_back(sent, sent_corrected);
+    flight.taken.push_back(false);
+    if (flight.waiting >= 0 && flight.has(flight.wanted)) {
+      runnable.push_back(static_cast<std::size_t>(flight.waiting));
+      flight.waiting = -1;
+    }
+  };
   // Takes cursor i's endpoints up to `last` (inclusive); stops early at a receive whose send
   // has not been taken yet (the cursor then waits on that stream) or at the cursor's end.
   // Returns how many it took.
@@ -604,18 +716,18 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
       const std::uint32_t stream = cursor.stream();
       if (stale != nullptr) stale->reach(i, endpoint.time_ns);
       if (table.matched(stream)) {
-        InFlight& flight = streams[stream];
         if (!endpoint.receive()) {
-          if (stale != nullptr)
-            stale->sent(i, endpoint.time_ns, stream,
-                        static_cast<std::uint32_t>(flight.first + flight.sends.size()));
-          flight.sends.emplace_back(endpoint.time_ns, corrected(i, endpoint.time_ns));
-          flight.taken.push_back(false);
-          if (flight.waiting >= 0 && flight.has(flight.wanted)) {
-            runnable.push_back(static_cast<std::size_t>(flight.waiting));
-            flight.waiting = -1;
+          if (stale != nullptr) stale->sent(i, endpoint.time_ns, stream, sends_made[stream]++);
+          const std::uint64_t sent_corrected = corrected(i, endpoint.time_ns);
+          const std::uint32_t owner = plan.owner(stream);
+          if (owner == me) {
+            arrive(stream, endpoint.time_ns, sent_corrected);
+          } else {
+            outbox[owner].push_back({stream, 0, endpoint.time_ns, sent_corrected});
+            ++handed;
           }
         } else {
+          InFlight& flight = flight_of(stream);
           const std::uint32_t place = endpoint.ordinal();
           // Only a threaded rank's repaired receives redirect: most streams never look it up.
           const auto redirect =
@@ -669,71 +781,125 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, StreamTable& table,
       if (!cursor.advance()) return taken;
     }
   };
+  // Every process's note; the sends handed to this one arrive (in process order: a stream's
+  // sends all come from its sender's process, in order).
+  auto end_iteration = [&](const IterationNote& note) -> std::vector<IterationNote> {
+    if (processes == 1) return {note};
+    std::vector<std::vector<std::byte>> parts(processes);
+    for (std::size_t p = 0; p < processes; ++p) {
+      ByteWriter out;
+      out.put(note);
+      out.put_vector(outbox[p]);
+      parts[p] = out.take();
+      outbox[p].clear();
+    }
+    std::vector<IterationNote> notes;
+    for (const std::vector<std::byte>& part : exchange.all_to_all(std::move(parts))) {
+      ByteReader in(part);
+      notes.push_back(in.get<IterationNote>());
+      for (const HandedSend& send : in.get_vector<HandedSend>())
+        arrive(send.stream, send.sent, send.corrected);
+    }
+    return notes;
+  };
+  // No rank of any process can go on: receives still waiting have sends that never come
+  // before them. A threaded rank's waiting receive is repaired where one can be (the first
+  // such stream); else the stream of the earliest waiting receive is given up (the input's
+  // order is inconsistent there). False when no receive waits: the walk is over.
+  auto unstick = [&]() -> bool {
+    StuckNote mine;
+    for (std::size_t n = 0; n < held.size(); ++n) {
+      const InFlight& flight = streams[n];
+      if (flight.waiting < 0) continue;
+      if (mine.repairable == kNever && can_repair(flight, cursors)) mine.repairable = held[n];
+      const std::uint64_t time = cursors[static_cast<std::size_t>(flight.waiting)].head().time_ns;
+      if (time < mine.waiting_time) {
+        mine.waiting_time = time;
+        mine.waiting_stream = held[n];
+      }
+    }
+    StuckNote all;
+    for (const StuckNote& note : share_value(exchange, mine)) {
+      all.repairable = std::min(all.repairable, note.repairable);
+      if (std::pair(note.waiting_time, note.waiting_stream) <
+          std::pair(all.waiting_time, all.waiting_stream)) {
+        all.waiting_time = note.waiting_time;
+        all.waiting_stream = note.waiting_stream;
+      }
+    }
+    if (all.waiting_stream == kNever) return false;
+    if (all.repairable != kNever) {
+      const auto stream = static_cast<std::uint32_t>(all.repairable);
+      if (plan.owner(stream) == me)
+        paused.push_back(repair_waiting_receive(cursors, flight_of(stream)));
+      return true;
+    }
+    const auto stream = static_cast<std::uint32_t>(all.waiting_stream);
+    table.unmatch(stream);
+    given_up.push_back(stream);
+    if (plan.owner(stream) == me) {
+      InFlight& flight = flight_of(stream);
+      paused.push_back(static_cast<std::size_t>(flight.waiting));
+      flight = InFlight{};
+    }
+    return true;
+  };
+  bool in_round = false;
+  std::uint64_t last = 0;
+  std::uint64_t taken = 0;
+  std::uint64_t active = 0;
   for (;;) {
-    while (!paused.empty()) {
-      std::uint64_t earliest = ~std::uint64_t{0};
-      for (const std::size_t i : paused) earliest = std::min(earliest, cursors[i].head().time_ns);
-      // The earliest endpoint is always within the horizon: every round makes progress.
-      const std::uint64_t last =
-          earliest > ~std::uint64_t{0} - (window - 1) ? ~std::uint64_t{0} : earliest + (window - 1);
-      const std::size_t active = paused.size();
-      runnable.swap(paused);
-      paused.clear();
-      std::uint64_t taken = 0;
-      while (!runnable.empty()) {
-        const std::size_t i = runnable.back();
-        runnable.pop_back();
-        taken += run(i, last);
-      }
-      const std::uint64_t wanted = kRoundEndpoints * active;
-      if (taken < wanted / 2 && window < (std::uint64_t{1} << 62))
+    while (!runnable.empty()) {
+      const std::size_t i = runnable.back();
+      runnable.pop_back();
+      taken += run(i, last);
+    }
+    IterationNote note{handed, taken, active, kNever};
+    for (const std::size_t i : paused)
+      note.earliest = std::min(note.earliest, cursors[i].head().time_ns);
+    handed = 0;
+    IterationNote all{0, 0, 0, kNever};
+    for (const IterationNote& each : end_iteration(note)) {
+      all.handed += each.handed;
+      all.taken += each.taken;
+      all.active += each.active;
+      all.earliest = std::min(all.earliest, each.earliest);
+    }
+    if (all.handed > 0) continue;  // the sends handed on may let cursors go on
+    // The round is over on every process.
+    if (in_round) {
+      const std::uint64_t wanted = round_endpoints * all.active;
+      if (all.taken < wanted / 2 && window < (std::uint64_t{1} << 62))
         window *= 2;
-      else if (taken > wanted * 2 && window > 1)
+      else if (all.taken > wanted * 2 && window > 1)
         window /= 2;
+      in_round = false;
     }
-    // No rank can go on: receives still waiting have sends that never come before them.
-    // Give up the stream of the earliest and go on (the input's order is inconsistent there).
-    std::int64_t earliest = -1;
-    std::uint32_t earliest_stream = 0;
-    for (std::uint32_t s = 0; s < streams.size(); ++s) {
-      const std::int64_t waiting = streams[s].waiting;
-      if (waiting < 0) continue;
-      const auto w = static_cast<std::size_t>(waiting);
-      if (earliest < 0 ||
-          cursors[w].head().time_ns < cursors[static_cast<std::size_t>(earliest)].head().time_ns) {
-        earliest = waiting;
-        earliest_stream = s;
-      }
-    }
-    if (earliest < 0) break;
-    if (const auto resumed = repair_waiting_receive(cursors, streams)) {
-      paused.push_back(*resumed);
+    if (all.earliest == kNever) {
+      if (!unstick()) break;
       continue;
     }
-    table.unmatch(earliest_stream);
-    given_up.push_back(earliest_stream);
-    streams[earliest_stream] = InFlight{};
-    paused.push_back(static_cast<std::size_t>(earliest));
+    // The earliest endpoint is always within the horizon: every round makes progress.
+    last = all.earliest > kNever - (window - 1) ? kNever : all.earliest + (window - 1);
+    active = paused.size();
+    taken = 0;
+    runnable.swap(paused);
+    paused.clear();
+    in_round = true;
   }
   return counts;
 }
 
-// The receives of the sends a correcting walk made stale (StaleSends) that end before their
-// send by the final steps. A receive takes the message its place says, or the one the walk
-// paired it with (report.repaired); a stream the walk gave up pairs nothing; a message is
-// received once (a second receive in its place, in a damaged file, is passed over as the
-// walk passes it over).
-std::optional<std::uint64_t> stale_receives_before_send(std::vector<EndpointCursor> cursors,
-                                                        const StreamTable& table,
-                                                        const std::vector<StepFunction*>& steps,
-                                                        const CausalityReport& report,
-                                                        StaleSends& tracked) {
-  // A reopened cursor's sends, numbered in their streams as the walk numbered them (on a
-  // stream still matched, the walk took every send).
+// A correcting walk's stale sends (StaleSends) of cursors whose times went back: every send
+// such a cursor made before its raise, at or after the raise's time, numbered in its stream
+// as the walk numbered it (on a stream still matched, the walk took every send). False if
+// there are too many to keep.
+bool mark_reopened(std::vector<EndpointCursor> cursors, const MatchingStreams& table,
+                   StaleSends& tracked) {
   for (std::size_t i = 0; i < cursors.size(); ++i) {
     const StaleSends::Reopened& reopened = tracked.reopened()[i];
     if (reopened.endpoints == 0) continue;
-    EndpointCursor cursor = cursors[i];
+    EndpointCursor& cursor = cursors[i];
     absl::flat_hash_map<std::uint32_t, std::uint32_t> sends;
     for (std::uint64_t n = 0; n < reopened.endpoints && cursor.advance(); ++n) {
       const SpilledEndpoint& endpoint = cursor.head();
@@ -742,13 +908,62 @@ std::optional<std::uint64_t> stale_receives_before_send(std::vector<EndpointCurs
       const std::uint32_t ordinal = sends[stream]++;
       if (endpoint.time_ns >= reopened.from) tracked.mark(stream, ordinal, i, endpoint.time_ns);
     }
-    if (tracked.given_up()) return std::nullopt;
+    if (tracked.given_up()) return false;
   }
-  StaleSends::Map stale = tracked.take_stale();
+  return true;
+}
+
+// A stale send with its final corrected time, for the process that walks its receive.
+struct FinalSend {
+  std::uint64_t message;  // stream << 32 | ordinal
+  std::uint64_t corrected;
+};
+
+// The receives of the sends a correcting walk made stale (StaleSends) that end before their
+// send by the final steps. Each process hands its stale sends' final times to the process
+// that walks their receives, which looks them up. A receive takes the message its place says,
+// or the one the walk paired it with (`repaired`, this process's); a stream the walk gave up
+// pairs nothing; a message is received once (a second receive in its place, in a damaged
+// file, is passed over as the walk passes it over). This process's count.
+std::uint64_t stale_receives_before_send(std::vector<EndpointCursor> cursors,
+                                         const MatchingStreams& table,
+                                         const std::vector<StepFunction*>& steps,
+                                         const WalkPlan& plan,
+                                         const std::vector<RepairedReceive>& repaired,
+                                         StaleSends& tracked) {
+  const std::size_t processes = plan.exchange.processes();
+  std::vector<std::vector<FinalSend>> to(processes);
+  for (const auto& [message, send] : tracked.take_stale()) {
+    const auto [sender, sent] = send;
+    const auto stream = static_cast<std::uint32_t>(message >> 32);
+    to[processes == 1 ? 0 : plan.owner(stream)].push_back(
+        {message, sent + steps[sender]->at(sent)});
+  }
+  absl::flat_hash_map<std::uint64_t, std::uint64_t> stale;  // message -> its final send time
   std::vector<bool> touched(table.size(), false);
-  for (const auto& [key, send] : stale) touched[key >> 32] = true;
+  auto take = [&](const std::vector<FinalSend>& sends) {
+    for (const FinalSend& send : sends) {
+      stale[send.message] = send.corrected;
+      touched[send.message >> 32] = true;
+    }
+  };
+  if (processes == 1) {
+    take(to[0]);
+  } else {
+    std::vector<std::vector<std::byte>> parts(processes);
+    for (std::size_t p = 0; p < processes; ++p) {
+      ByteWriter out;
+      out.put_vector(to[p]);
+      parts[p] = out.take();
+    }
+    to.clear();
+    for (const std::vector<std::byte>& part : plan.exchange.all_to_all(std::move(parts))) {
+      ByteReader in(part);
+      take(in.get_vector<FinalSend>());
+    }
+  }
   absl::flat_hash_map<std::uint64_t, std::uint32_t> paired;
-  for (const RepairedReceive& receive : report.repaired)
+  for (const RepairedReceive& receive : repaired)
     paired[std::uint64_t{receive.stream} << 32 | receive.place] = receive.message;
   std::uint64_t before = 0;
   for (std::size_t i = 0; i < cursors.size() && !stale.empty(); ++i) {
@@ -763,46 +978,90 @@ std::optional<std::uint64_t> stale_receives_before_send(std::vector<EndpointCurs
           pairing == paired.end() ? place : (std::uint64_t{stream} << 32 | pairing->second);
       const auto send = stale.find(message);
       if (send == stale.end()) continue;
-      const auto [sender, sent] = send->second;
-      if (endpoint.time_ns + steps[i]->at(endpoint.time_ns) < sent + steps[sender]->at(sent))
-        ++before;
+      if (endpoint.time_ns + steps[i]->at(endpoint.time_ns) < send->second) ++before;
       stale.erase(send);
     }
   }
   return before;
 }
 
+// Which process walks each spill's ranks and holds each stream's messages in flight
+// (WalkPlan): spill p's are process p's, where there is a spill per process and no rank or
+// stream's receives are in two spills; else the first process's.
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> plan_owners(
+    const std::vector<SpillSummary>& spills,
+    const std::vector<std::vector<std::uint32_t>>& to_table, std::size_t table_size,
+    std::size_t processes) {
+  std::vector<std::uint32_t> spill_owner(spills.size(), 0);
+  std::vector<std::uint32_t> receiver(table_size, 0);
+  if (processes == 1 || spills.size() != processes) return {spill_owner, receiver};
+  absl::flat_hash_map<std::int32_t, std::size_t> spill_of_rank;
+  for (std::size_t s = 0; s < spills.size(); ++s)
+    for (const SpillSection& section : spills[s].sections)
+      if (!spill_of_rank.try_emplace(section.rank, s).second) return {spill_owner, receiver};
+  std::vector<std::uint32_t> seen(table_size, kNoSlot);
+  for (std::size_t s = 0; s < spills.size(); ++s)
+    for (std::size_t k = 0; k < spills[s].streams.size(); ++k) {
+      if (spills[s].streams[k].receives == 0) continue;
+      const std::uint32_t stream = to_table[s][k];
+      if (seen[stream] != kNoSlot) return {spill_owner, std::vector<std::uint32_t>(table_size, 0)};
+      seen[stream] = static_cast<std::uint32_t>(s);
+    }
+  for (std::size_t s = 0; s < spills.size(); ++s) spill_owner[s] = static_cast<std::uint32_t>(s);
+  for (std::size_t stream = 0; stream < table_size; ++stream)
+    receiver[stream] = seen[stream] == kNoSlot ? 0 : seen[stream];
+  return {spill_owner, receiver};
+}
+
+std::unique_ptr<ReadOnlyFile> open_spill(const std::vector<SpillSummary>& spills, std::size_t s) {
+  // Another merge process's spill that is not there: its node has a directory of its own
+  // under the output's name (a node's /tmp, say), which a parallel merge cannot use.
+  const std::string when_missing =
+      s == 0 ? std::string()
+             : fmt::format(
+                   "merge process {} wrote it, but the first process does not see it (a "
+                   "parallel merge writes beside the output: its directory must be shared by "
+                   "every merge process, not a node's own such as /tmp)",
+                   s);
+  return std::make_unique<ReadOnlyFile>(spills[s].path, when_missing);
+}
+
 }  // namespace
+
+void check_spills_seen(const std::vector<SpillSummary>& spills) {
+  for (std::size_t s = 0; s < spills.size(); ++s) open_spill(spills, s);
+}
 
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct) {
-  CausalityReport report;
-  StreamTable matching = table;
-  // Each spill's stream indexes -> the table's; one descriptor per spill file.
+  return check_causality(spills, table, correct, SingleProcessExchange());
+}
+
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct, const AnalysisExchange& exchange) {
+  MatchingStreams matching(table);
+  const auto me = static_cast<std::uint32_t>(exchange.index());
+  // Each spill's stream indexes -> the table's.
   std::vector<std::vector<std::uint32_t>> to_table(spills.size());
-  std::vector<std::unique_ptr<ReadOnlyFile>> files;
-  for (std::size_t s = 0; s < spills.size(); ++s) {
+  for (std::size_t s = 0; s < spills.size(); ++s)
     for (const StreamCount& stream : spills[s].streams) {
       const auto index = table.find(stream.key);
       if (!index) throw std::runtime_error("a merge process's stream is missing from the table");
       to_table[s].push_back(*index);
     }
-    // Another merge process's spill that is not there: its node has a directory of its own
-    // under the output's name (a node's /tmp, say), which a parallel merge cannot use.
-    const std::string when_missing =
-        s == 0 ? std::string()
-               : fmt::format(
-                     "merge process {} wrote it, but the first process does not see it (a "
-                     "parallel merge writes beside the output: its directory must be shared by "
-                     "every merge process, not a node's own such as /tmp)",
-                     s);
-    files.push_back(std::make_unique<ReadOnlyFile>(spills[s].path, when_missing));
-  }
+  auto owners = plan_owners(spills, to_table, table.size(), exchange.processes());
+  const std::vector<std::uint32_t> spill_owner = std::move(owners.first);
+  const WalkPlan plan{exchange, std::move(owners.second)};
+  // One descriptor per spill file this process walks.
+  std::vector<std::unique_ptr<ReadOnlyFile>> files(spills.size());
+  for (std::size_t s = 0; s < spills.size(); ++s)
+    if (spill_owner[s] == me) files[s] = open_spill(spills, s);
   auto make_cursors = [&] {
     std::vector<EndpointCursor> cursors;
     for (std::size_t s = 0; s < spills.size(); ++s)
-      for (const SpillSection& section : spills[s].sections)
-        cursors.emplace_back(files[s]->fd(), spills[s].path, section, to_table[s]);
+      if (spill_owner[s] == me)
+        for (const SpillSection& section : spills[s].sections)
+          cursors.emplace_back(files[s]->fd(), spills[s].path, section, to_table[s]);
     return cursors;
   };
   std::vector<EndpointCursor> cursors = make_cursors();
@@ -811,39 +1070,77 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   steps.reserve(cursors.size());
   for (const EndpointCursor& cursor : cursors) steps.push_back(&corrections[cursor.rank()]);
   StaleSends stale(cursors.size());
-  const PassCounts first =
-      walk(cursors, matching, steps, correct, report.given_up, &report.repaired,
-           &report.repaired_ranks, correct ? &stale : nullptr);
-  std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
-  report.repaired_ranks.erase(
-      std::unique(report.repaired_ranks.begin(), report.repaired_ranks.end()),
-      report.repaired_ranks.end());
-  report.violations_before = first.before;
-  report.violations_after = first.after;
+  CausalityReport report;
+  std::vector<RepairedReceive> repaired;
+  std::vector<std::int32_t> repaired_ranks;
+  PassCounts counts = walk(cursors, matching, steps, correct, plan, report.given_up, &repaired,
+                           &repaired_ranks, correct ? &stale : nullptr);
+  std::uint64_t max_shift = 0;
   for (auto& [rank, function] : corrections) {
-    report.max_shift_ns = std::max(report.max_shift_ns, function.max());
+    max_shift = std::max(max_shift, function.max());
     function.shrink_to_fit();
   }
+  for (const std::uint64_t shift : share_value(exchange, max_shift))
+    max_shift = std::max(max_shift, shift);
   // What is left after the correction (a rank's endpoints out of time order, from several
   // threads, can leave some), by the final steps (`steps` points at them): where the
   // correcting walk kept track, only the receives of the sends it made stale can end before
   // their send; else a second walk counts. Ranks of several cursors (a rank's file given
   // twice) share a function, whose raises the tracking cannot follow.
-  const bool shared = corrections.size() < cursors.size();
-  if (correct && report.max_shift_ns > 0) {
-    std::optional<std::uint64_t> left;
-    if (!stale.given_up() && !shared)
-      left = stale_receives_before_send(make_cursors(), matching, steps, report, stale);
-    if (!left) {  // untracked, or too many sends to look up again
+  if (correct && max_shift > 0) {
+    const bool shared = corrections.size() < cursors.size();
+    const bool tracked =
+        !stale.given_up() && !shared && mark_reopened(make_cursors(), matching, stale);
+    std::uint64_t untracked = 0;
+    for (const std::uint64_t each : share_value<std::uint64_t>(exchange, tracked ? 0 : 1))
+      untracked += each;
+    if (untracked == 0) {
+      counts.after =
+          stale_receives_before_send(make_cursors(), matching, steps, plan, repaired, stale);
+    } else {  // untracked, or too many sends to look up again
       std::vector<EndpointCursor> again = make_cursors();
       std::vector<std::uint32_t> ignored;
-      left = walk(again, matching, steps, false, ignored, nullptr, nullptr, nullptr).after;
+      counts.after =
+          walk(again, matching, steps, false, plan, ignored, nullptr, nullptr, nullptr).after;
     }
-    report.violations_after = *left;
   }
+  // Every process's part (its ranks' corrections and repaired receives, its counts), in
+  // process order: the same report everywhere.
+  CausalityReport mine;
+  mine.violations_before = counts.before;
+  mine.violations_after = counts.after;
+  mine.repaired = std::move(repaired);
+  mine.repaired_ranks = std::move(repaired_ranks);
   for (auto& [rank, function] : corrections)
     if (!function.empty())
-      report.corrections[rank] = std::make_shared<const StepFunction>(std::move(function));
+      mine.corrections[rank] = std::make_shared<const StepFunction>(std::move(function));
+  std::vector<CausalityReport> parts;
+  if (exchange.processes() == 1) {
+    parts.push_back(std::move(mine));
+  } else {
+    const std::vector<std::byte> bytes = mine.serialize();
+    mine = CausalityReport{};
+    for (const std::vector<std::byte>& part :
+         exchange.all_to_all(std::vector<std::vector<std::byte>>(exchange.processes(), bytes)))
+      parts.push_back(CausalityReport::deserialize(part));
+  }
+  for (CausalityReport& part : parts) {
+    report.violations_before += part.violations_before;
+    report.violations_after += part.violations_after;
+    report.repaired.insert(report.repaired.end(), part.repaired.begin(), part.repaired.end());
+    report.repaired_ranks.insert(report.repaired_ranks.end(), part.repaired_ranks.begin(),
+                                 part.repaired_ranks.end());
+    report.corrections.merge(part.corrections);
+  }
+  std::sort(report.repaired.begin(), report.repaired.end(),
+            [](const RepairedReceive& a, const RepairedReceive& b) {
+              return std::pair(a.stream, a.place) < std::pair(b.stream, b.place);
+            });
+  std::sort(report.repaired_ranks.begin(), report.repaired_ranks.end());
+  report.repaired_ranks.erase(
+      std::unique(report.repaired_ranks.begin(), report.repaired_ranks.end()),
+      report.repaired_ranks.end());
+  report.max_shift_ns = max_shift;
   report.messages = matching.matched_messages();
   return report;
 }

@@ -5,10 +5,10 @@
 // everything between two steps).
 //
 // Bounded memory whatever the number of messages: each merge process first writes its ranks'
-// message endpoints (16 bytes each) to a spill file next to the output; the first process then
-// walks every rank's endpoints, a rank at a time up to a moving time horizon, holding only
-// messages in flight (sent, not yet received), and hands the resulting corrections to the
-// others.
+// message endpoints (16 bytes each) to a spill file next to the output; then each walks its
+// ranks' endpoints, a rank at a time up to a moving time horizon shared by all, holding only
+// the messages in flight (sent, not yet received) to its ranks, and the processes hand each
+// other the sends to the others' ranks and, at the end, the resulting corrections.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "merge/analysis/analysis_exchange.hpp"
 #include "merge/clock/step_function.hpp"
 #include "merge/events/aligned_rank.hpp"
 #include "merge/events/stream_table.hpp"
@@ -136,6 +137,10 @@ struct CausalityReport {
 // Less than any MPI message takes from its send to its receive.
 inline constexpr std::uint64_t kLeastLatencyNs = 100;
 
+// Throws std::runtime_error naming the first spill that cannot be opened here (another
+// process's, in a directory of its node's own).
+void check_spills_seen(const std::vector<SpillSummary>& spills);
+
 // Matches every spill's endpoints by stream, in order (MPI's non-overtaking rule), counts
 // violations and, with `correct`, computes the correction. On a rank whose calls come from
 // several threads, an unordered receive (SpilledEndpoint::unordered) that would end sooner
@@ -145,5 +150,12 @@ inline constexpr std::uint64_t kLeastLatencyNs = 100;
 // Deterministic: every process would compute the same, so only the first one does.
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct);
+// The same, shared by the processes of `exchange` (collective: each calls it with the same
+// spills, one per process, in process order): each walks the ranks of its own spill and holds
+// the messages in flight of the streams they receive; the sends travel between them in
+// rounds. Every process gets the whole report, the same as one process would compute. Where
+// a rank or a stream's receives are in two spills, the first process walks them all.
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct, const AnalysisExchange& exchange);
 
 }  // namespace rocprof::merge

@@ -92,7 +92,7 @@ class Sink {
     return {};
   }
 
-  // Optional work while the first process matches the messages: `block` (this process's
+  // Optional work while the processes match the messages: `block` (this process's
   // ranks, times not yet corrected) on up to `threads` threads.
   virtual void begin_early(const std::vector<const AlignedRank*>& block, std::size_t threads) {
     static_cast<void>(block);

@@ -74,8 +74,8 @@ class MergeGroup {
   int choose_active(std::uint64_t records, const MergingLimits& limits);
   // The processes launched, merging or not.
   int launched() const noexcept { return launched_; }
-  // Collective on every launched process, once no process needs those left out any more (the
-  // first one has matched the messages of every process's spill): those leave the group, and
+  // Collective on every launched process, once no process needs those left out any more (they
+  // have walked the messages of their spills with the others): those leave the group, and
   // index() and size() count the merging ones from then on. False on a
   // process that left: it takes no part in the group's work any more.
   bool narrow();

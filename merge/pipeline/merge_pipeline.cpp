@@ -368,8 +368,8 @@ bool MergePipeline::match_and_correct(Run& run) {
       job, run.checked->checked_here,
       {run.group, early_, *sink_, run.report, *run.staged, options_.correct_causality, run.cpus});
   if (!run.matched) return false;
-  // The processes left out of the merge helped check the files and kept their spills until
-  // the first process had matched them: they go now.
+  // The processes left out of the merge helped check the files and match the messages of
+  // the ranks they spilled: they go now.
   if (!run.group.narrow()) {
     run.left = true;
     return true;
@@ -395,7 +395,7 @@ bool MergePipeline::match_and_correct(Run& run) {
     for (const std::size_t i : read_again) run.summary.watch_again(*run.block[i]);
   run.report.clear();
   if (!run.quiet) print_matching(*run.matched, *run.checked, options_.correct_causality);
-  early_.drop_spill();  // matched (the first process read every spill before the broadcast)
+  early_.drop_spill();  // matched (every process's walk ended before the report was shared)
   return true;
 }
 

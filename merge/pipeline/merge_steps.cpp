@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "merge/parallel/group_exchange.hpp"
 #include "merge/pipeline/failure_text.hpp"
 
 namespace rocprof::merge {
@@ -72,6 +73,17 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
     invisible.insert(invisible.end(), spills.back().invisible.begin(),
                      spills.back().invisible.end());
   }
+  // Every spill is where the first process sees it: a parallel merge needs its outputs'
+  // directory shared (each process walks its own spill, but the parts go there too).
+  if (group.leader()) {
+    try {
+      check_spills_seen(spills);
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
+      failed = true;
+    }
+  }
+  if (group.any(failed)) return std::nullopt;
   MatchedJob matched;
   matched.streams = std::make_shared<StreamTable>(counts, std::move(invisible));
   // Ranks whose calls came from several threads: their flows are numbered as matched.
@@ -81,26 +93,22 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
       if (section.threaded != 0) threaded.push_back(section.rank);
   for (auto& rank : job.ranks)
     rank.set_threaded(std::find(threaded.begin(), threaded.end(), rank.rank()) != threaded.end());
-  // Every process times this phase: the others wait for the first one's matching.
+  // Every process walks the ranks it spilled; the sink may start meanwhile, on the other
+  // CPUs, on the ranks as they are now, uncorrected.
   context.report.phase("matching MPI messages");
-  // The matching takes one CPU of the first process (the others wait for it, idle): the
-  // sink may start on the ranks as they are now, uncorrected.
   for (auto& rank : job.ranks) rank.set_streams(matched.streams);
-  const unsigned idle = group.leader() ? context.cpus - 1 : context.cpus;
-  context.sink.begin_early(job.block(), std::min<std::size_t>(idle, 3));
-  std::vector<std::byte> outcome;
-  if (group.leader()) {
-    try {
-      matched.report = check_causality(spills, *matched.streams, context.correct);
-      outcome = matched.report.serialize();
-    } catch (const std::exception& error) {
-      fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
-      failed = true;
-    }
+  context.sink.begin_early(job.block(),
+                           std::min<unsigned>(context.cpus > 0 ? context.cpus - 1 : 0, 3));
+  try {
+    matched.report =
+        check_causality(spills, *matched.streams, context.correct, GroupExchange(group));
+  } catch (const std::exception& error) {
+    // The others may wait for this process's part of the walk for ever: the merge ends.
+    fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
+    if (group.size() > 1) group.abort(1);
+    context.sink.stop_early();
+    return std::nullopt;
   }
-  if (group.any(failed)) return std::nullopt;
-  group.broadcast(outcome);
-  if (!group.leader()) matched.report = CausalityReport::deserialize(outcome);
   context.sink.stop_early();  // before the ranks and streams change
   return matched;
 }

@@ -44,9 +44,10 @@ struct AlignedJob {
 };
 AlignedJob align_ranks(const CheckedJob& checked);
 
-// match: the message endpoints every process spilled, matched on the first process and
-// handed to all. While it matches, the others (and the first's other CPUs) let the sink
-// start early (Sink::begin_early). nullopt after a failure told (every process agrees).
+// match: the message endpoints every process spilled, matched by all of them (each walks the
+// ranks it spilled; check_causality), the report the same everywhere. Meanwhile their other
+// CPUs let the sink start early (Sink::begin_early). nullopt after a failure told (every
+// process agrees, or the merge ends: a failure inside the shared walk aborts it).
 struct MatchedJob {
   CausalityReport report;
   std::shared_ptr<StreamTable> streams;

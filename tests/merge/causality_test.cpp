@@ -10,11 +10,13 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "merge/causality/messages.hpp"
 #include "merge/events/stream_table.hpp"
+#include "tests/tools/thread_exchange.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -36,8 +38,9 @@ class HandSpill {
  public:
   // `shuffle`: a generator that swaps some neighbouring endpoints of a rank after they are
   // put in time order (records of several threads).
+  // `threaded`: the ranks whose sections say their calls came from several threads.
   explicit HandSpill(const std::vector<Message>& messages, std::int32_t ranks,
-                     std::mt19937* shuffle = nullptr) {
+                     std::mt19937* shuffle = nullptr, const std::set<std::int32_t>& threaded = {}) {
     path_ = (std::filesystem::temp_directory_path() /
              ("causality_test." + std::to_string(::getpid()) + "." + std::to_string(serial_++)))
                 .string();
@@ -77,7 +80,8 @@ class HandSpill {
         }
       by_rank_.push_back(endpoints);
       std::fwrite(endpoints.data(), sizeof(SpilledEndpoint), endpoints.size(), file);
-      summary_.sections.push_back({rank, 0, written, endpoints.size()});
+      summary_.sections.push_back(
+          {rank, threaded.contains(rank) ? 1U : 0U, written, endpoints.size()});
       written += endpoints.size();
     }
     std::fclose(file);
@@ -90,6 +94,26 @@ class HandSpill {
   CausalityReport check(bool correct, std::vector<InvisibleTarget> invisible = {}) const {
     const StreamTable table(summary_.streams, std::move(invisible));
     return check_causality({summary_}, table, correct);
+  }
+  // The spill cut into `processes` spills of the same file, a block of ranks each, as merge
+  // processes would have written them (each counting its own ranks' endpoints).
+  std::vector<SpillSummary> split(std::size_t processes) const {
+    std::vector<SpillSummary> spills(processes);
+    const std::size_t ranks = summary_.sections.size();
+    for (std::size_t p = 0; p < processes; ++p) {
+      SpillSummary& spill = spills[p];
+      spill.path = summary_.path;
+      spill.invisible = summary_.invisible;
+      spill.streams = summary_.streams;
+      for (StreamCount& stream : spill.streams) stream.sends = stream.receives = 0;
+      for (std::size_t r = p * ranks / processes; r < (p + 1) * ranks / processes; ++r) {
+        spill.sections.push_back(summary_.sections[r]);
+        for (const SpilledEndpoint& endpoint : by_rank_[r])
+          ++(endpoint.receive() ? spill.streams[endpoint.stream].receives
+                                : spill.streams[endpoint.stream].sends);
+      }
+    }
+    return spills;
   }
   SpillSummary& summary() { return summary_; }
   const SpillSummary& summary() const { return summary_; }
@@ -486,6 +510,84 @@ TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
   EXPECT_GT(with_violations, 40);
   EXPECT_GT(with_given_up, 4);
   EXPECT_GT(left_after_correction, 0);
+}
+
+TEST(Causality, ProcessesSharingTheWalkFindWhatOneFinds) {
+  // Random patterns as above, some with threaded ranks whose receives were completed out of
+  // their posted order (repaired), walked by 2, 3 and 5 processes (threads, each with a
+  // block of the ranks): every process gets the report one process computes.
+  std::mt19937 random(777);
+  int repaired = 0;
+  int with_given_up = 0;
+  int corrected = 0;
+  for (int pattern = 0; pattern < 40; ++pattern) {
+    const auto ranks = static_cast<std::int32_t>(2 + random() % 12);
+    std::vector<std::uint64_t> clock(static_cast<std::size_t>(ranks), 1000);
+    std::vector<Message> messages;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_stream;
+    const std::size_t count = 20 + random() % 600;
+    for (std::size_t m = 0; m < count; ++m) {
+      const auto from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks));
+      auto to = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks - 1));
+      if (to >= from) ++to;
+      auto& sender = clock[static_cast<std::size_t>(from)];
+      auto& receiver = clock[static_cast<std::size_t>(to)];
+      sender += 10 + random() % 1000;
+      const std::uint64_t received = std::max(receiver + 10, sender + 50 + random() % 500) -
+                                     (random() % 4 == 0 ? random() % 250 : 0);
+      receiver = std::max(receiver, received);
+      std::int64_t& ordinal = per_stream[{from, to}];
+      messages.push_back({from, to, sender, received, ordinal++});
+    }
+    // Out of their posted order; on a threaded rank, unordered (their posts overlapped).
+    const bool threads = pattern % 3 == 0;
+    std::set<std::int32_t> threaded;
+    for (std::size_t m = 1; m < messages.size(); ++m)
+      if (random() % 10 == 0)
+        for (std::size_t n = m; n-- > 0;)
+          if (messages[n].from == messages[m].from && messages[n].to == messages[m].to) {
+            std::swap(messages[n].receive_ordinal, messages[m].receive_ordinal);
+            if (threads) {
+              messages[n].unordered = messages[m].unordered = true;
+              threaded.insert(messages[m].to);
+            }
+            break;
+          }
+    std::mt19937 shuffle(static_cast<std::mt19937::result_type>(pattern));
+    const HandSpill spill(messages, ranks, pattern % 2 == 0 ? &shuffle : nullptr, threaded);
+    for (const bool correct : {false, true}) {
+      const CausalityReport alone = spill.check(correct);
+      repaired += alone.repaired.empty() ? 0 : 1;
+      with_given_up += alone.given_up.empty() ? 0 : 1;
+      corrected += alone.corrections.empty() ? 0 : 1;
+      for (const std::size_t processes : {2, 3, 5}) {
+        SCOPED_TRACE(testing::Message() << "pattern " << pattern << " correct " << correct
+                                        << " processes " << processes);
+        const std::vector<SpillSummary> spills = spill.split(processes);
+        std::vector<StreamCount> counts;
+        for (const SpillSummary& each : spills)
+          counts.insert(counts.end(), each.streams.begin(), each.streams.end());
+        const StreamTable table(counts, {});
+        ThreadExchange::Meeting meeting(processes);
+        std::vector<CausalityReport> reports(processes);
+        std::vector<std::thread> walkers;
+        for (std::size_t p = 0; p < processes; ++p)
+          walkers.emplace_back([&, p] {
+            reports[p] = check_causality(spills, table, correct, ThreadExchange(meeting, p));
+          });
+        for (std::thread& walker : walkers) walker.join();
+        for (const CausalityReport& report : reports) {
+          EXPECT_EQ(report.serialize(), alone.serialize());
+          EXPECT_EQ(report.messages, alone.messages);
+          EXPECT_EQ(report.violations_after, alone.violations_after);
+        }
+      }
+    }
+  }
+  // The patterns reach what they are meant to.
+  EXPECT_GT(repaired, 2);
+  EXPECT_GT(with_given_up, 2);
+  EXPECT_GT(corrected, 10);
 }
 
 }  // namespace
