@@ -18,6 +18,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
 #include "merge/events/message_endpoints.hpp"
@@ -985,32 +986,33 @@ std::uint64_t stale_receives_before_send(std::vector<EndpointCursor> cursors,
   return before;
 }
 
-// Which process walks each spill's ranks and holds each stream's messages in flight
-// (WalkPlan): spill p's are process p's, where there is a spill per process and no rank or
-// stream's receives are in two spills; else the first process's.
+// Which process holds each stream's messages in flight (WalkPlan), and walks each spill
+// (`walkers`, as given): the walker of the spill with the stream's receives, where no rank
+// and no stream's receives are in two spills; else the first process, for every spill.
 std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> plan_owners(
     const std::vector<SpillSummary>& spills,
     const std::vector<std::vector<std::uint32_t>>& to_table, std::size_t table_size,
-    std::size_t processes) {
-  std::vector<std::uint32_t> spill_owner(spills.size(), 0);
-  std::vector<std::uint32_t> receiver(table_size, 0);
-  if (processes == 1 || spills.size() != processes) return {spill_owner, receiver};
-  absl::flat_hash_map<std::int32_t, std::size_t> spill_of_rank;
-  for (std::size_t s = 0; s < spills.size(); ++s)
-    for (const SpillSection& section : spills[s].sections)
-      if (!spill_of_rank.try_emplace(section.rank, s).second) return {spill_owner, receiver};
-  std::vector<std::uint32_t> seen(table_size, kNoSlot);
+    const std::vector<std::uint32_t>& walkers) {
+  auto alone = [&] {
+    return std::pair(std::vector<std::uint32_t>(spills.size(), 0),
+                     std::vector<std::uint32_t>(table_size, 0));
+  };
+  if (walkers.size() != spills.size()) throw std::logic_error("a walker per spill is needed");
+  absl::flat_hash_set<std::int32_t> ranks;
+  for (const SpillSummary& spill : spills)
+    for (const SpillSection& section : spill.sections)
+      if (!ranks.insert(section.rank).second) return alone();
+  std::vector<std::uint32_t> receiver(table_size, kNoSlot);
   for (std::size_t s = 0; s < spills.size(); ++s)
     for (std::size_t k = 0; k < spills[s].streams.size(); ++k) {
       if (spills[s].streams[k].receives == 0) continue;
-      const std::uint32_t stream = to_table[s][k];
-      if (seen[stream] != kNoSlot) return {spill_owner, std::vector<std::uint32_t>(table_size, 0)};
-      seen[stream] = static_cast<std::uint32_t>(s);
+      std::uint32_t& owner = receiver[to_table[s][k]];
+      if (owner != kNoSlot) return alone();
+      owner = walkers[s];
     }
-  for (std::size_t s = 0; s < spills.size(); ++s) spill_owner[s] = static_cast<std::uint32_t>(s);
-  for (std::size_t stream = 0; stream < table_size; ++stream)
-    receiver[stream] = seen[stream] == kNoSlot ? 0 : seen[stream];
-  return {spill_owner, receiver};
+  for (std::uint32_t& owner : receiver)
+    if (owner == kNoSlot) owner = 0;  // no receives: unmatched, or no messages at all
+  return {walkers, std::move(receiver)};
 }
 
 std::unique_ptr<ReadOnlyFile> open_spill(const std::vector<SpillSummary>& spills, std::size_t s) {
@@ -1037,8 +1039,48 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   return check_causality(spills, table, correct, SingleProcessExchange());
 }
 
+std::vector<std::uint32_t> spill_walkers(const std::vector<SpillSummary>& spills,
+                                         const std::vector<int>& places, std::size_t processes) {
+  std::vector<std::uint32_t> walkers(spills.size(), 0);
+  std::vector<std::uint64_t> load(std::max<std::size_t>(processes, 1), 0);
+  auto endpoints = [&](std::size_t s) {
+    std::uint64_t count = 0;
+    for (const SpillSection& section : spills[s].sections) count += section.count;
+    return count;
+  };
+  std::vector<std::size_t> others;
+  for (std::size_t s = 0; s < spills.size(); ++s) {
+    const int place = s < places.size() ? places[s] : -1;
+    if (place >= 0 && static_cast<std::size_t>(place) < load.size()) {
+      walkers[s] = static_cast<std::uint32_t>(place);
+      load[walkers[s]] += endpoints(s);
+    } else {
+      others.push_back(s);
+    }
+  }
+  std::stable_sort(others.begin(), others.end(),
+                   [&](std::size_t a, std::size_t b) { return endpoints(a) > endpoints(b); });
+  for (const std::size_t s : others) {
+    const auto least =
+        static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    walkers[s] = least;
+    load[least] += endpoints(s);
+  }
+  return walkers;
+}
+
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct, const AnalysisExchange& exchange) {
+  std::vector<int> places(spills.size(), -1);
+  if (spills.size() == exchange.processes())
+    for (std::size_t s = 0; s < places.size(); ++s) places[s] = static_cast<int>(s);
+  return check_causality(spills, table, correct, exchange,
+                         spill_walkers(spills, places, exchange.processes()));
+}
+
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct, const AnalysisExchange& exchange,
+                                const std::vector<std::uint32_t>& walkers) {
   MatchingStreams matching(table);
   const auto me = static_cast<std::uint32_t>(exchange.index());
   // Each spill's stream indexes -> the table's.
@@ -1049,7 +1091,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
       if (!index) throw std::runtime_error("a merge process's stream is missing from the table");
       to_table[s].push_back(*index);
     }
-  auto owners = plan_owners(spills, to_table, table.size(), exchange.processes());
+  auto owners = plan_owners(spills, to_table, table.size(), walkers);
   const std::vector<std::uint32_t> spill_owner = std::move(owners.first);
   const WalkPlan plan{exchange, std::move(owners.second)};
   // One descriptor per spill file this process walks.

@@ -151,11 +151,21 @@ void check_spills_seen(const std::vector<SpillSummary>& spills);
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct);
 // The same, shared by the processes of `exchange` (collective: each calls it with the same
-// spills, one per process, in process order): each walks the ranks of its own spill and holds
-// the messages in flight of the streams they receive; the sends travel between them in
-// rounds. Every process gets the whole report, the same as one process would compute. Where
-// a rank or a stream's receives are in two spills, the first process walks them all.
+// arguments): process walkers[s] walks the ranks of spill s and holds the messages in flight
+// of the streams they receive; the sends travel between the processes in rounds. Every
+// process gets the whole report, the same as one process would compute. Where a rank or a
+// stream's receives are in two spills, the first process walks them all.
+CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
+                                bool correct, const AnalysisExchange& exchange,
+                                const std::vector<std::uint32_t>& walkers);
+// The same with a spill per process, process p's spill p (else spill_walkers' choice).
 CausalityReport check_causality(const std::vector<SpillSummary>& spills, const StreamTable& table,
                                 bool correct, const AnalysisExchange& exchange);
+// Which process walks each spill: spill s is process places[s]'s own (its place in the
+// exchange; -1: no process of the exchange wrote it), and each other spill goes to the
+// process with the fewest endpoints to walk so far (ties: the lowest place), the largest
+// first. `processes`: the exchange's.
+std::vector<std::uint32_t> spill_walkers(const std::vector<SpillSummary>& spills,
+                                         const std::vector<int>& places, std::size_t processes);
 
 }  // namespace rocprof::merge

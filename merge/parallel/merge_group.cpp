@@ -227,6 +227,7 @@ int MergeGroup::choose_active(std::uint64_t records, const MergingLimits& limits
                       static_cast<std::uint32_t>(CPU_COUNT(&where.cpus)),
                       static_cast<std::uint32_t>(CPU_COUNT(&node_cpus[where.node]))});
   const std::vector<std::size_t> active = active_processes(places, records, limits);
+  active_ = active;
   active_count_ = static_cast<int>(active.size());
   const auto mine = std::find(active.begin(), active.end(), static_cast<std::size_t>(index_));
   active_place_ = static_cast<int>(mine - active.begin());
@@ -235,6 +236,26 @@ int MergeGroup::choose_active(std::uint64_t records, const MergingLimits& limits
       active.begin(), active.end(), [&](std::size_t i) { return everywhere[i].node == node_; }));
   return active_count_;
 }
+
+std::vector<int> MergeGroup::merging_places() const {
+  std::vector<int> places(static_cast<std::size_t>(launched_), -1);
+  if (active_count_ == launched_ || active_.empty()) {  // every process merges, in its place
+    for (std::size_t i = 0; i < places.size(); ++i) places[i] = static_cast<int>(i);
+    return places;
+  }
+  for (std::size_t place = 0; place < active_.size(); ++place)
+    places.at(active_[place]) = static_cast<int>(place);
+  return places;
+}
+
+void MergeGroup::release_left_out() const {
+  if (!mpi_ || active_count_ == launched_) return;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  wait_idle(request);
+}
+
+void MergeGroup::wait_until_released() const { release_left_out(); }
 
 bool MergeGroup::narrow() {
   if (!mpi_ || active_count_ == size_) return true;

@@ -74,11 +74,19 @@ class MergeGroup {
   int choose_active(std::uint64_t records, const MergingLimits& limits);
   // The processes launched, merging or not.
   int launched() const noexcept { return launched_; }
-  // Collective on every launched process, once no process needs those left out any more (they
-  // have walked the messages of their spills with the others): those leave the group, and
-  // index() and size() count the merging ones from then on. False on a
-  // process that left: it takes no part in the group's work any more.
+  // Each launched process's place among the merging ones (-1: left out), in launch order.
+  std::vector<int> merging_places() const;
+  // Collective on every launched process, once they have shared what the merging ones need
+  // of the others (their message spills' summaries): those left out leave the group, and
+  // index() and size() count the merging ones from then on. False on a process that left: it
+  // takes no part in the group's work any more, but keeps its files (its spill, which the
+  // merging processes read) until release_left_out() lets it go.
   bool narrow();
+  // Collective on every launched process after narrow(): the merging ones call
+  // release_left_out() once they have no use for the left-out ones' files, which wait in
+  // wait_until_released() without keeping a CPU busy. Nothing where none was left out.
+  void release_left_out() const;
+  void wait_until_released() const;
 
   // The first process's share of the ranks, of an equal share (weighted_block): set before
   // the blocks are cut, the same on every process.
@@ -146,6 +154,7 @@ class MergeGroup {
   int node_place_ = 0;
   int active_place_ = 0;
   int active_count_ = 1;
+  std::vector<std::size_t> active_;  // the merging processes' launch indexes, in their order
   double first_share_ = 1.0;
   int on_node_ = 1;
   bool mpi_ = false;

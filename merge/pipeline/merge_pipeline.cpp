@@ -318,7 +318,7 @@ void MergePipeline::check(Run& run) {
                                       limits.records_per_process >> 10, limits.cpus_per_process);
     fmt::print(
         "rocprof-merge: {} of the {} processes merge this job ({}); the others stop after "
-        "the matching\n",
+        "the check\n",
         merging, run.group.launched(), why);
   }
   run.group.set_first_share(sink_->first_process_share(merging, run.linked_parts));
@@ -364,16 +364,20 @@ void MergePipeline::align(Run& run) {
 
 bool MergePipeline::match_and_correct(Run& run) {
   AlignedJob& job = *run.job;
-  run.matched = match_messages(
-      job, run.checked->checked_here,
-      {run.group, early_, *sink_, run.report, *run.staged, options_.correct_causality, run.cpus});
-  if (!run.matched) return false;
-  // The processes left out of the merge helped check the files and match the messages of
-  // the ranks they spilled: they go now.
+  const MatchContext context{
+      run.group, early_, *sink_, run.report, *run.staged, options_.correct_causality, run.cpus};
+  std::optional<GatheredSpills> gathered = gather_spills(job, run.checked->checked_here, context);
+  if (!gathered) return false;
+  // The processes left out of the merge helped check the files; they keep their spills
+  // until the merging ones have walked them, then go.
   if (!run.group.narrow()) {
+    run.group.wait_until_released();
     run.left = true;
     return true;
   }
+  run.matched = match_messages(job, std::move(*gathered), context);
+  run.group.release_left_out();
+  if (!run.matched) return false;
   // What a failed write leaves behind goes: the parts are named by the merging processes'
   // order.
   run.partial.emplace(run.staged->path(), sink_->archive(), run.group.leader(),

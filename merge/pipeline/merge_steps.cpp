@@ -44,9 +44,9 @@ AlignedJob align_ranks(const CheckedJob& checked) {
   return job;
 }
 
-std::optional<MatchedJob> match_messages(AlignedJob& job,
-                                         const std::vector<std::size_t>& checked_here,
-                                         const MatchContext& context) {
+std::optional<GatheredSpills> gather_spills(AlignedJob& job,
+                                            const std::vector<std::size_t>& checked_here,
+                                            const MatchContext& context) {
   const MergeGroup& group = context.group;
   context.report.phase("reading MPI messages");
   bool failed = false;
@@ -84,8 +84,8 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
     }
   }
   if (group.any(failed)) return std::nullopt;
-  MatchedJob matched;
-  matched.streams = std::make_shared<StreamTable>(counts, std::move(invisible));
+  GatheredSpills gathered;
+  gathered.streams = std::make_shared<StreamTable>(counts, std::move(invisible));
   // Ranks whose calls came from several threads: their flows are numbered as matched.
   std::vector<std::int32_t> threaded;
   for (const auto& spilled : spills)
@@ -93,6 +93,20 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
       if (section.threaded != 0) threaded.push_back(section.rank);
   for (auto& rank : job.ranks)
     rank.set_threaded(std::find(threaded.begin(), threaded.end(), rank.rank()) != threaded.end());
+  // The merging processes walk every spill: their own, and those of the processes left out.
+  const std::vector<int> places = group.merging_places();
+  const auto merging = static_cast<std::size_t>(
+      std::count_if(places.begin(), places.end(), [](int place) { return place >= 0; }));
+  gathered.walkers = spill_walkers(spills, places, merging);
+  gathered.spills = std::move(spills);
+  return gathered;
+}
+
+std::optional<MatchedJob> match_messages(AlignedJob& job, GatheredSpills gathered,
+                                         const MatchContext& context) {
+  const MergeGroup& group = context.group;
+  MatchedJob matched;
+  matched.streams = std::move(gathered.streams);
   // Every process walks the ranks it spilled; the sink may start meanwhile, on the other
   // CPUs, on the ranks as they are now, uncorrected.
   context.report.phase("matching MPI messages");
@@ -100,8 +114,8 @@ std::optional<MatchedJob> match_messages(AlignedJob& job,
   context.sink.begin_early(job.block(),
                            std::min<unsigned>(context.cpus > 0 ? context.cpus - 1 : 0, 3));
   try {
-    matched.report =
-        check_causality(spills, *matched.streams, context.correct, GroupExchange(group));
+    matched.report = check_causality(gathered.spills, *matched.streams, context.correct,
+                                     GroupExchange(group), gathered.walkers);
   } catch (const std::exception& error) {
     // The others may wait for this process's part of the walk for ever: the merge ends.
     fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));

@@ -44,10 +44,18 @@ struct AlignedJob {
 };
 AlignedJob align_ranks(const CheckedJob& checked);
 
-// match: the message endpoints every process spilled, matched by all of them (each walks the
-// ranks it spilled; check_causality), the report the same everywhere. Meanwhile their other
-// CPUs let the sink start early (Sink::begin_early). nullopt after a failure told (every
-// process agrees, or the merge ends: a failure inside the shared walk aborts it).
+// match, in two steps. First every launched process finishes its message spill and they
+// share their summaries (nullopt after a failure told, on every process). Then, once those
+// left out of the merge have left (MergeGroup::narrow), the merging processes match the
+// messages of every spill together (check_causality: each walks its own spill and a share of
+// those left out), the report the same everywhere. Meanwhile their other CPUs let the sink
+// start early (Sink::begin_early). nullopt after a failure told; a failure inside the shared
+// walk ends the whole merge (the others would wait for this process for ever).
+struct GatheredSpills {
+  std::vector<SpillSummary> spills;    // in launch order
+  std::vector<std::uint32_t> walkers;  // by spill: the merging process that walks it
+  std::shared_ptr<StreamTable> streams;
+};
 struct MatchedJob {
   CausalityReport report;
   std::shared_ptr<StreamTable> streams;
@@ -61,8 +69,10 @@ struct MatchContext {
   bool correct = true;  // compute the causality correction
   unsigned cpus = 1;    // CPUs this process may count on
 };
-std::optional<MatchedJob> match_messages(AlignedJob& job,
-                                         const std::vector<std::size_t>& checked_here,
+std::optional<GatheredSpills> gather_spills(AlignedJob& job,
+                                            const std::vector<std::size_t>& checked_here,
+                                            const MatchContext& context);
+std::optional<MatchedJob> match_messages(AlignedJob& job, GatheredSpills gathered,
                                          const MatchContext& context);
 
 // correct: the matching's corrections and streams applied to every rank. Outputs are on the

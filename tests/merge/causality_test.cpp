@@ -512,6 +512,21 @@ TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
   EXPECT_GT(left_after_correction, 0);
 }
 
+TEST(Causality, SpillsOfProcessesLeftOutGoToTheLeastLoadedWalker) {
+  // Spills of 10, 40, 30, 20 and 5 endpoints; processes 0 and 1 wrote the first and third.
+  std::vector<SpillSummary> spills(5);
+  const std::uint64_t sizes[] = {10, 40, 30, 20, 5};
+  for (std::size_t s = 0; s < spills.size(); ++s)
+    spills[s].sections.push_back({static_cast<std::int32_t>(s), 0, 0, sizes[s]});
+  // Its own to each writer (10, 30), then the largest first: 40 to 0 (50), 20 to 1 (50), 5
+  // to the lower place of a tie.
+  EXPECT_EQ(spill_walkers(spills, {0, -1, 1, -1, -1}, 2),
+            (std::vector<std::uint32_t>{0, 0, 1, 1, 0}));
+  EXPECT_EQ(spill_walkers(spills, {0, 1, 2, 3, 4}, 5), (std::vector<std::uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(spill_walkers(spills, {-1, -1, -1, -1, -1}, 1),
+            (std::vector<std::uint32_t>{0, 0, 0, 0, 0}));
+}
+
 TEST(Causality, ProcessesSharingTheWalkFindWhatOneFinds) {
   // Random patterns as above, some with threaded ranks whose receives were completed out of
   // their posted order (repaired), walked by 2, 3 and 5 processes (threads, each with a
@@ -560,22 +575,29 @@ TEST(Causality, ProcessesSharingTheWalkFindWhatOneFinds) {
       repaired += alone.repaired.empty() ? 0 : 1;
       with_given_up += alone.given_up.empty() ? 0 : 1;
       corrected += alone.corrections.empty() ? 0 : 1;
-      for (const std::size_t processes : {2, 3, 5}) {
-        SCOPED_TRACE(testing::Message() << "pattern " << pattern << " correct " << correct
-                                        << " processes " << processes);
-        const std::vector<SpillSummary> spills = spill.split(processes);
+      // A spill per process; and 5 spills of which 2 processes wrote 2 and walk all (the
+      // others' processes left out of the merge).
+      const std::vector<std::pair<std::size_t, std::vector<int>>> cases = {
+          {2, {0, 1}}, {3, {0, 1, 2}}, {5, {0, 1, 2, 3, 4}}, {2, {0, -1, 1, -1, -1}}};
+      for (const auto& [processes, places] : cases) {
+        SCOPED_TRACE(testing::Message()
+                     << "pattern " << pattern << " correct " << correct << " processes "
+                     << processes << " spills " << places.size());
+        const std::vector<SpillSummary> spills = spill.split(places.size());
+        const std::vector<std::uint32_t> walkers = spill_walkers(spills, places, processes);
         std::vector<StreamCount> counts;
         for (const SpillSummary& each : spills)
           counts.insert(counts.end(), each.streams.begin(), each.streams.end());
         const StreamTable table(counts, {});
         ThreadExchange::Meeting meeting(processes);
         std::vector<CausalityReport> reports(processes);
-        std::vector<std::thread> walkers;
+        std::vector<std::thread> threads;
         for (std::size_t p = 0; p < processes; ++p)
-          walkers.emplace_back([&, p] {
-            reports[p] = check_causality(spills, table, correct, ThreadExchange(meeting, p));
+          threads.emplace_back([&, p] {
+            reports[p] =
+                check_causality(spills, table, correct, ThreadExchange(meeting, p), walkers);
           });
-        for (std::thread& walker : walkers) walker.join();
+        for (std::thread& thread : threads) thread.join();
         for (const CausalityReport& report : reports) {
           EXPECT_EQ(report.serialize(), alone.serialize());
           EXPECT_EQ(report.messages, alone.messages);
