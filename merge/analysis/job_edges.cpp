@@ -23,8 +23,10 @@ void JobEdges::append(std::span<const WaitEdge> edges) {
       if (end == begin || edges[end].awaited != edges[end - 1].awaited)
         awaited_.insert(edges[end].awaited);
     }
-    std::stable_sort(arrivals.begin(), arrivals.end(),
-                     [](const Arrival& a, const Arrival& b) { return a.to < b.to; });
+    // Mostly in order already: a rank's waits end in the order they begin.
+    const auto by_end = [](const Arrival& a, const Arrival& b) { return a.to < b.to; };
+    if (!std::is_sorted(arrivals.begin(), arrivals.end(), by_end))
+      std::stable_sort(arrivals.begin(), arrivals.end(), by_end);
     RankArrivals of_rank{rank, arrivals_.size(), arrivals.size(), {}};
     for (std::size_t i = 0; i < arrivals.size(); i += kMarkStep)
       of_rank.marks.push_back(arrivals[i].to);
