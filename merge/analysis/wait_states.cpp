@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -904,6 +905,23 @@ class Analysis {
           std::lower_bound(names.begin(), names.end(), report_.causes[c]) - names.begin());
     std::vector<std::int64_t> used(names.size(), -1);  // by name: its number in job.causes
     if (first) job.edges = JobEdges(scratch_, round_bytes_);
+    // On the first process a range's ordered parts are merged and kept on a thread of their
+    // own, while the next range is taken, dealt, ordered and gathered (the others wait for
+    // the first process otherwise): one range at a time, in order.
+    std::future<void> keeping;
+    auto keep = [&](std::vector<std::vector<std::byte>> parts, std::size_t r) {
+      std::vector<WaitEdge> range = merged_edges(parts, names.size(), ranges[r], ranges[r + 1]);
+      std::vector<std::vector<std::byte>>().swap(parts);
+      for (WaitEdge& edge : range) {
+        std::int64_t& number = used[edge.cause];
+        if (number < 0) {
+          number = static_cast<std::int64_t>(job.causes.size());
+          job.causes.push_back(names[edge.cause]);
+        }
+        edge.cause = static_cast<std::uint32_t>(number);
+      }
+      job.edges.append(range);
+    };
     for (std::size_t r = 0; r + 1 < ranges.size(); ++r) {
       // Each process orders the edges of some of the range's waiting ranks (causes by their
       // names' rank, which every process knows); the first merges the ordered parts.
@@ -916,17 +934,10 @@ class Analysis {
           gather_to_first(exchange_, {bytes.begin(), bytes.end()});
       std::vector<WaitEdge>().swap(mine);
       if (!first) continue;
-      std::vector<WaitEdge> range = merged_edges(parts, names.size(), ranges[r], ranges[r + 1]);
-      for (WaitEdge& edge : range) {
-        std::int64_t& number = used[edge.cause];
-        if (number < 0) {
-          number = static_cast<std::int64_t>(job.causes.size());
-          job.causes.push_back(names[edge.cause]);
-        }
-        edge.cause = static_cast<std::uint32_t>(number);
-      }
-      job.edges.append(range);
+      if (keeping.valid()) keeping.get();  // rethrows its failure
+      keeping = std::async(std::launch::async, keep, std::move(parts), r);
     }
+    if (keeping.valid()) keeping.get();
     return job;
   }
 
