@@ -441,6 +441,28 @@ TEST(Causality, ASendMovedByALaterRaiseOfItsRankIsCheckedAgain) {
   EXPECT_FALSE(report.corrections.contains(2));
 }
 
+// `count` random messages between `ranks` ranks (each stream's receives in their posted
+// order), a quarter of them received up to 250 ns before they were sent.
+std::vector<Message> random_messages(std::mt19937& random, std::int32_t ranks, std::size_t count) {
+  std::vector<std::uint64_t> clock(static_cast<std::size_t>(ranks), 1000);
+  std::vector<Message> messages;
+  std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_stream;
+  for (std::size_t m = 0; m < count; ++m) {
+    const auto from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks));
+    auto to = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks - 1));
+    if (to >= from) ++to;
+    auto& sender = clock[static_cast<std::size_t>(from)];
+    auto& receiver = clock[static_cast<std::size_t>(to)];
+    sender += 10 + random() % 1000;
+    const std::uint64_t received = std::max(receiver + 10, sender + 50 + random() % 500) -
+                                   (random() % 4 == 0 ? random() % 250 : 0);
+    receiver = std::max(receiver, received);
+    std::int64_t& ordinal = per_stream[{from, to}];
+    messages.push_back({from, to, sender, received, ordinal++});
+  }
+  return messages;
+}
+
 TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
   // Random message patterns between a few ranks: receives that end before their send (by up
   // to 200 ns), receives completed out of their posted order, neighbouring endpoints swapped
@@ -451,23 +473,7 @@ TEST(Causality, FindsWhatAWalkInTimeOrderFinds) {
   int left_after_correction = 0;  // sends moved after their receive was checked (stale)
   for (int pattern = 0; pattern < 60; ++pattern) {
     const auto ranks = static_cast<std::int32_t>(2 + random() % 10);
-    std::vector<std::uint64_t> clock(static_cast<std::size_t>(ranks), 1000);
-    std::vector<Message> messages;
-    std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_stream;
-    const std::size_t count = 20 + random() % 400;
-    for (std::size_t m = 0; m < count; ++m) {
-      const auto from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks));
-      auto to = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks - 1));
-      if (to >= from) ++to;
-      auto& sender = clock[static_cast<std::size_t>(from)];
-      auto& receiver = clock[static_cast<std::size_t>(to)];
-      sender += 10 + random() % 1000;
-      const std::uint64_t received = std::max(receiver + 10, sender + 50 + random() % 500) -
-                                     (random() % 4 == 0 ? random() % 250 : 0);
-      receiver = std::max(receiver, received);
-      std::int64_t& ordinal = per_stream[{from, to}];
-      messages.push_back({from, to, sender, received, ordinal++});
-    }
+    std::vector<Message> messages = random_messages(random, ranks, 20 + random() % 400);
     // Some neighbouring messages of a stream complete in the other's posted place.
     for (std::size_t m = 1; m < messages.size(); ++m)
       if (random() % 10 == 0)
@@ -537,23 +543,7 @@ TEST(Causality, ProcessesSharingTheWalkFindWhatOneFinds) {
   int corrected = 0;
   for (int pattern = 0; pattern < 40; ++pattern) {
     const auto ranks = static_cast<std::int32_t>(2 + random() % 12);
-    std::vector<std::uint64_t> clock(static_cast<std::size_t>(ranks), 1000);
-    std::vector<Message> messages;
-    std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_stream;
-    const std::size_t count = 20 + random() % 600;
-    for (std::size_t m = 0; m < count; ++m) {
-      const auto from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks));
-      auto to = static_cast<std::int32_t>(random() % static_cast<unsigned>(ranks - 1));
-      if (to >= from) ++to;
-      auto& sender = clock[static_cast<std::size_t>(from)];
-      auto& receiver = clock[static_cast<std::size_t>(to)];
-      sender += 10 + random() % 1000;
-      const std::uint64_t received = std::max(receiver + 10, sender + 50 + random() % 500) -
-                                     (random() % 4 == 0 ? random() % 250 : 0);
-      receiver = std::max(receiver, received);
-      std::int64_t& ordinal = per_stream[{from, to}];
-      messages.push_back({from, to, sender, received, ordinal++});
-    }
+    std::vector<Message> messages = random_messages(random, ranks, 20 + random() % 600);
     // Out of their posted order; on a threaded rank, unordered (their posts overlapped).
     const bool threads = pattern % 3 == 0;
     std::set<std::int32_t> threaded;
