@@ -107,8 +107,8 @@ std::optional<MatchedJob> match_messages(AlignedJob& job, GatheredSpills gathere
   const MergeGroup& group = context.group;
   MatchedJob matched;
   matched.streams = std::move(gathered.streams);
-  // Every process walks the ranks it spilled; the sink may start meanwhile, on the other
-  // CPUs, on the ranks as they are now, uncorrected.
+  // Every merging process walks its spill and its share of those left out; the sink may
+  // start meanwhile, on the other CPUs, on the ranks as they are now, uncorrected.
   context.report.phase("matching MPI messages");
   for (auto& rank : job.ranks) rank.set_streams(matched.streams);
   context.sink.begin_early(job.block(),
