@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -383,7 +384,12 @@ class EndpointCursor {
 struct PassCounts {
   std::uint64_t before = 0;
   std::uint64_t after = 0;
+  MatchingSteps steps;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point from) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+}
 
 // The sends a correcting walk made stale: a raise of their rank's steps at or before their
 // time came after they were sent, so the corrected time their receive was checked against is
@@ -849,16 +855,24 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
   std::uint64_t last = 0;
   std::uint64_t taken = 0;
   std::uint64_t active = 0;
+  MatchingSteps& steps_taken = counts.steps;
   for (;;) {
+    const auto walking = std::chrono::steady_clock::now();
     while (!runnable.empty()) {
       const std::size_t i = runnable.back();
       runnable.pop_back();
-      taken += run(i, last);
+      const std::uint64_t endpoints = run(i, last);
+      taken += endpoints;
+      steps_taken.endpoints += endpoints;
     }
+    steps_taken.handed += handed;
     IterationNote note{handed, taken, active, kNever};
     for (const std::size_t i : paused)
       note.earliest = std::min(note.earliest, cursors[i].head().time_ns);
     handed = 0;
+    const auto exchanging = std::chrono::steady_clock::now();
+    steps_taken.walking_s += std::chrono::duration<double>(exchanging - walking).count();
+    if (processes > 1) ++steps_taken.exchanges;
     IterationNote all{0, 0, 0, kNever};
     for (const IterationNote& each : end_iteration(note)) {
       all.handed += each.handed;
@@ -866,6 +880,7 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
       all.active += each.active;
       all.earliest = std::min(all.earliest, each.earliest);
     }
+    steps_taken.exchanging_s += seconds_since(exchanging);
     if (all.handed > 0) continue;  // the sends handed on may let cursors go on
     // The round is over on every process.
     if (in_round) {
@@ -877,9 +892,13 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
       in_round = false;
     }
     if (all.earliest == kNever) {
-      if (!unstick()) break;
+      const auto unsticking = std::chrono::steady_clock::now();
+      const bool stuck = unstick();
+      steps_taken.exchanging_s += seconds_since(unsticking);
+      if (!stuck) break;
       continue;
     }
+    ++steps_taken.rounds;
     // The earliest endpoint is always within the horizon: every round makes progress.
     last = all.earliest > kNever - (window - 1) ? kNever : all.earliest + (window - 1);
     active = paused.size();
@@ -1129,6 +1148,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   // correcting walk kept track, only the receives of the sends it made stale can end before
   // their send; else a second walk counts. Ranks of several cursors (a rank's file given
   // twice) share a function, whose raises the tracking cannot follow.
+  const auto rechecking = std::chrono::steady_clock::now();
   if (correct && max_shift > 0) {
     const bool shared = corrections.size() < cursors.size();
     const bool tracked =
@@ -1146,6 +1166,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
           walk(again, matching, steps, false, plan, ignored, nullptr, nullptr, nullptr).after;
     }
   }
+  counts.steps.rechecking_s = seconds_since(rechecking);
   // Every process's part (its ranks' corrections and repaired receives, its counts), in
   // process order: the same report everywhere.
   CausalityReport mine;
@@ -1174,6 +1195,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
                                  part.repaired_ranks.end());
     report.corrections.merge(part.corrections);
   }
+  report.steps = counts.steps;
   std::sort(report.repaired.begin(), report.repaired.end(),
             [](const RepairedReceive& a, const RepairedReceive& b) {
               return std::pair(a.stream, a.place) < std::pair(b.stream, b.place);

@@ -110,6 +110,17 @@ struct RepairedReceive {
   std::uint32_t message;  // the ordinal of the send it is paired with
 };
 
+// How this process's part of the matching went (--timings): not shared, not serialized.
+struct MatchingSteps {
+  double walking_s = 0;         // taking endpoints, its own cursors
+  double exchanging_s = 0;      // the rounds' exchanges, waiting for the other processes included
+  double rechecking_s = 0;      // counting what the correction left
+  std::uint64_t endpoints = 0;  // taken by this process
+  std::uint64_t rounds = 0;
+  std::uint64_t exchanges = 0;  // iterations that ended in an exchange (with other processes)
+  std::uint64_t handed = 0;     // sends handed to other processes
+};
+
 struct CausalityReport {
   std::uint64_t messages = 0;  // matched
   std::uint64_t violations_before = 0;
@@ -122,6 +133,7 @@ struct CausalityReport {
   std::vector<std::uint32_t> given_up;
   std::vector<RepairedReceive> repaired;
   std::vector<std::int32_t> repaired_ranks;  // the ranks that made them, once each
+  MatchingSteps steps;                       // this process's own (not in serialize())
 
   std::vector<std::byte> serialize() const;
   static CausalityReport deserialize(std::span<const std::byte> bytes);

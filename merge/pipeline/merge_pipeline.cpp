@@ -159,6 +159,16 @@ std::vector<RankWaitInput> add_up(Summary& summary, const std::vector<const Alig
   return mine;
 }
 
+// --timings: the matching's steps as the first process timed them.
+std::string matching_steps(const MatchingSteps& steps) {
+  return fmt::format(
+      "the matching's steps on the first process: {:.3f} s walking {} message endpoints in {} "
+      "rounds, {:.3f} s in {} exchanges with the other processes ({} sends handed to them), "
+      "{:.3f} s counting what the correction left",
+      steps.walking_s, steps.endpoints, steps.rounds, steps.exchanging_s, steps.exchanges,
+      steps.handed, steps.rechecking_s);
+}
+
 // --timings: the analysis's steps as the first process timed them.
 std::string analysis_steps(const Summary& summary) {
   const WaitStateReport& waits = summary.wait_states();
@@ -525,6 +535,7 @@ bool MergePipeline::write_first_process_outputs(Run& run) {
     for (std::size_t i = run.shared_phases; i < all.size(); ++i)
       run.timing_report.push_back(fmt::format("{:.3f} s {}{}", all[i].second, all[i].first,
                                               group.size() > 1 ? " (first process only)" : ""));
+    run.timing_report.push_back(matching_steps(run.matched->report.steps));
     if (options_.analyse) run.timing_report.push_back(analysis_steps(summary));
   }
   if (!run.quiet)

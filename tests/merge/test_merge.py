@@ -620,6 +620,11 @@ class MergeTest(unittest.TestCase):
                 self.assertEqual(len(line[line.index("process:"):].split()), 4, line)
             self.assertTrue(lines[-1].endswith("s moving the output into place "
                                                "(first process only)"), lines[-1])
+            # The matching is shared: the first process handed sends to the others' ranks.
+            matching = [l for l in result.stderr.splitlines() if "the matching's steps" in l]
+            self.assertEqual(len(matching), 1, result.stderr)
+            self.assertRegex(matching[0], r"in [1-9][0-9]* exchanges with the other processes "
+                                          r"\([1-9][0-9]* sends handed to them\)")
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
     def test_timings_list_the_analysis_the_report_and_the_final_move(self):
@@ -638,8 +643,15 @@ class MergeTest(unittest.TestCase):
         steps = [l for l in result.stderr.splitlines() if "the analysis's steps" in l]
         self.assertEqual(len(steps), 1, result.stderr)
         self.assertIn("gathering", steps[0])
+        # The matching's steps: one line, with the endpoints it walked (4 ranks x 2 per
+        # message; no other process to exchange with).
+        matching = [l for l in result.stderr.splitlines() if "the matching's steps" in l]
+        self.assertEqual(len(matching), 1, result.stderr)
+        self.assertRegex(matching[0], r"s walking [1-9][0-9]* message endpoints in [1-9][0-9]* "
+                                      r"rounds, [0-9.]+ s in 0 exchanges with the other "
+                                      r"processes \(0 sends handed to them\)")
         lines = [l.split(" s ", 1) for l in result.stderr.splitlines()
-                 if " s " in l and l not in steps]
+                 if " s " in l and "steps on the first process" not in l]
         phases = [name for _, name in lines]
         for name in ("checking rank files", "analysing wait states and the critical path",
                      "writing the HTML report", "adding the analysis to the timeline",
