@@ -593,41 +593,38 @@ struct StuckNote {
 // Every process's `value`, in process order.
 template <typename T>
 std::vector<T> share_value(const AnalysisExchange& exchange, const T& value) {
-  if (exchange.processes() == 1) return {value};
   ByteWriter out;
   out.put(value);
-  std::vector<std::vector<std::byte>> parts(exchange.processes(), out.take());
   std::vector<T> values;
-  for (const std::vector<std::byte>& part : exchange.all_to_all(std::move(parts))) {
+  for (const std::vector<std::byte>& part : all_gather(exchange, out.take())) {
     ByteReader in(part);
     values.push_back(in.get<T>());
   }
   return values;
 }
 
-// The stream of a waiting receive that a threaded rank's unordered place lets take an earlier
-// message (see repair_waiting_receive), checked without changing anything.
-bool can_repair(const InFlight& flight, const std::vector<EndpointCursor>& cursors) {
-  if (flight.waiting < 0) return false;
-  const EndpointCursor& cursor = cursors[static_cast<std::size_t>(flight.waiting)];
-  const SpilledEndpoint& head = cursor.head();
-  if (!cursor.threaded() || !head.unordered()) return false;
-  const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
-  const auto instead = flight.latest_untaken_sent_by(flight.wanted, latest_send);
-  return instead && flight.claimant(*instead) != head.ordinal();
-}
-
 // When no rank can go on: a threaded rank's waiting receive whose posting order its rows could
 // not tell (its thread's call overlapped another's) may hold the place of a message not sent
-// yet while an earlier one, sent before it ended, is still untaken. It takes the latest such
-// message instead, and the receive that was to take that one gets the awaited message.
-// Returns the cursor to resume (can_repair(flight) must hold).
-std::size_t repair_waiting_receive(const std::vector<EndpointCursor>& cursors, InFlight& flight) {
-  const auto waiting = static_cast<std::size_t>(flight.waiting);
-  const SpilledEndpoint& head = cursors[waiting].head();
+// yet while an earlier one, sent before it ended, is still untaken. The message it takes
+// instead: the latest such one (nullopt where the stream's waiting receive is no such one).
+std::optional<std::uint32_t> repair_target(const InFlight& flight,
+                                           const std::vector<EndpointCursor>& cursors) {
+  if (flight.waiting < 0) return std::nullopt;
+  const EndpointCursor& cursor = cursors[static_cast<std::size_t>(flight.waiting)];
+  const SpilledEndpoint& head = cursor.head();
+  if (!cursor.threaded() || !head.unordered()) return std::nullopt;
   const std::uint64_t latest_send = head.time_ns - std::min(head.time_ns, kLeastLatencyNs);
-  const std::uint32_t instead = *flight.latest_untaken_sent_by(flight.wanted, latest_send);
-  const std::uint32_t place = head.ordinal();
+  const auto instead = flight.latest_untaken_sent_by(flight.wanted, latest_send);
+  if (!instead || flight.claimant(*instead) == head.ordinal()) return std::nullopt;
+  return instead;
+}
+
+// The waiting receive takes message `instead` (repair_target), and the receive that was to
+// take that one gets the awaited message. Returns the cursor to resume.
+std::size_t repair_waiting_receive(const std::vector<EndpointCursor>& cursors, InFlight& flight,
+                                   std::uint32_t instead) {
+  const auto waiting = static_cast<std::size_t>(flight.waiting);
+  const std::uint32_t place = cursors[waiting].head().ordinal();
   flight.exchange(instead, flight.wanted);
   flight.redirected[place] = instead;
   flight.claimed_by[instead] = place;
@@ -818,7 +815,7 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
     for (std::size_t n = 0; n < held.size(); ++n) {
       const InFlight& flight = streams[n];
       if (flight.waiting < 0) continue;
-      if (mine.repairable == kNever && can_repair(flight, cursors)) mine.repairable = held[n];
+      if (mine.repairable == kNever && repair_target(flight, cursors)) mine.repairable = held[n];
       const std::uint64_t time = cursors[static_cast<std::size_t>(flight.waiting)].head().time_ns;
       if (time < mine.waiting_time) {
         mine.waiting_time = time;
@@ -837,8 +834,10 @@ PassCounts walk(std::vector<EndpointCursor>& cursors, MatchingStreams& table,
     if (all.waiting_stream == kNever) return false;
     if (all.repairable != kNever) {
       const auto stream = static_cast<std::uint32_t>(all.repairable);
-      if (plan.owner(stream) == me)
-        paused.push_back(repair_waiting_receive(cursors, flight_of(stream)));
+      if (plan.owner(stream) == me) {
+        InFlight& flight = flight_of(stream);
+        paused.push_back(repair_waiting_receive(cursors, flight, *repair_target(flight, cursors)));
+      }
       return true;
     }
     const auto stream = static_cast<std::uint32_t>(all.waiting_stream);
@@ -951,35 +950,26 @@ std::uint64_t stale_receives_before_send(std::vector<EndpointCursor> cursors,
                                          const WalkPlan& plan,
                                          const std::vector<RepairedReceive>& repaired,
                                          StaleSends& tracked) {
-  const std::size_t processes = plan.exchange.processes();
-  std::vector<std::vector<FinalSend>> to(processes);
+  std::vector<std::vector<FinalSend>> to(plan.exchange.processes());
   for (const auto& [message, send] : tracked.take_stale()) {
     const auto [sender, sent] = send;
-    const auto stream = static_cast<std::uint32_t>(message >> 32);
-    to[processes == 1 ? 0 : plan.owner(stream)].push_back(
+    to[plan.owner(static_cast<std::uint32_t>(message >> 32))].push_back(
         {message, sent + steps[sender]->at(sent)});
   }
+  std::vector<std::vector<std::byte>> parts;
+  for (const std::vector<FinalSend>& sends : to) {
+    ByteWriter out;
+    out.put_vector(sends);
+    parts.push_back(out.take());
+  }
+  to.clear();
   absl::flat_hash_map<std::uint64_t, std::uint64_t> stale;  // message -> its final send time
   std::vector<bool> touched(table.size(), false);
-  auto take = [&](const std::vector<FinalSend>& sends) {
-    for (const FinalSend& send : sends) {
+  for (const std::vector<std::byte>& part : plan.exchange.all_to_all(std::move(parts))) {
+    ByteReader in(part);
+    for (const FinalSend& send : in.get_vector<FinalSend>()) {
       stale[send.message] = send.corrected;
       touched[send.message >> 32] = true;
-    }
-  };
-  if (processes == 1) {
-    take(to[0]);
-  } else {
-    std::vector<std::vector<std::byte>> parts(processes);
-    for (std::size_t p = 0; p < processes; ++p) {
-      ByteWriter out;
-      out.put_vector(to[p]);
-      parts[p] = out.take();
-    }
-    to.clear();
-    for (const std::vector<std::byte>& part : plan.exchange.all_to_all(std::move(parts))) {
-      ByteReader in(part);
-      take(in.get_vector<FinalSend>());
     }
   }
   absl::flat_hash_map<std::uint64_t, std::uint32_t> paired;
@@ -1183,8 +1173,7 @@ CausalityReport check_causality(const std::vector<SpillSummary>& spills, const S
   } else {
     const std::vector<std::byte> bytes = mine.serialize();
     mine = CausalityReport{};
-    for (const std::vector<std::byte>& part :
-         exchange.all_to_all(std::vector<std::vector<std::byte>>(exchange.processes(), bytes)))
+    for (const std::vector<std::byte>& part : all_gather(exchange, bytes))
       parts.push_back(CausalityReport::deserialize(part));
   }
   for (CausalityReport& part : parts) {

@@ -255,8 +255,6 @@ void MergeGroup::release_left_out() const {
   wait_idle(request);
 }
 
-void MergeGroup::wait_until_released() const { release_left_out(); }
-
 bool MergeGroup::narrow() {
   if (!mpi_ || active_count_ == size_) return true;
   const bool merges = active_place_ < active_count_;

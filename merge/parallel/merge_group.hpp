@@ -82,11 +82,10 @@ class MergeGroup {
   // takes no part in the group's work any more, but keeps its files (its spill, which the
   // merging processes read) until release_left_out() lets it go.
   bool narrow();
-  // Collective on every launched process after narrow(): the merging ones call
-  // release_left_out() once they have no use for the left-out ones' files, which wait in
-  // wait_until_released() without keeping a CPU busy. Nothing where none was left out.
+  // Collective on every launched process after narrow(): the merging ones call it once they
+  // have no use for the left-out ones' files any more, the left-out ones to wait for that
+  // (without keeping a CPU busy). Nothing where none was left out.
   void release_left_out() const;
-  void wait_until_released() const;
 
   // The first process's share of the ranks, of an equal share (weighted_block): set before
   // the blocks are cut, the same on every process.

@@ -381,7 +381,7 @@ bool MergePipeline::match_and_correct(Run& run) {
   // The processes left out of the merge helped check the files; they keep their spills
   // until the merging ones have walked them, then go.
   if (!run.group.narrow()) {
-    run.group.wait_until_released();
+    run.group.release_left_out();
     run.left = true;
     return true;
   }
