@@ -4,6 +4,7 @@
 // one process uses SingleProcessExchange, and tests may run several in threads.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -34,6 +35,30 @@ class SingleProcessExchange final : public AnalysisExchange {
     received.push_back(std::move(parts.at(0)));
     return received;
   }
+};
+
+// Another exchange, timed: how long its all-to-alls took, waiting for the others included
+// (for --timings). Not for concurrent use, as no exchange is.
+class TimedExchange final : public AnalysisExchange {
+ public:
+  explicit TimedExchange(const AnalysisExchange& inner) : inner_(inner) {}
+  std::size_t processes() const override { return inner_.processes(); }
+  std::size_t index() const override { return inner_.index(); }
+  std::vector<std::vector<std::byte>> all_to_all(
+      std::vector<std::vector<std::byte>> parts) const override {
+    const auto began = std::chrono::steady_clock::now();
+    std::vector<std::vector<std::byte>> received = inner_.all_to_all(std::move(parts));
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    ++count_;
+    return received;
+  }
+  double seconds() const noexcept { return seconds_; }
+  std::size_t count() const noexcept { return count_; }
+
+ private:
+  const AnalysisExchange& inner_;
+  mutable double seconds_ = 0;
+  mutable std::size_t count_ = 0;
 };
 
 // Every process's bytes on the first process, in process order; empty parts elsewhere.

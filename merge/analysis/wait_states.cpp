@@ -311,8 +311,11 @@ class Analysis {
     // rounds, so those wait for the last. Message ends and collective calls are let go once
     // used: the doings stay, for causes and call paths.
     // Every exchange waits for every thread of every process: a round has three.
+    double taking = 0;
     for (std::uint32_t round = 0; round < rounds; ++round) {
+      const auto taken_from = std::chrono::steady_clock::now();
       take_slices({round * kEndSlices / rounds, (round + 1) * kEndSlices / rounds});
+      taking += seconds_between(taken_from, std::chrono::steady_clock::now());
       const std::vector<std::vector<std::byte>> arrived =
           exchange_.all_to_all(outgoing_sends(instance_parts()));
       const auto [instances, sends] = instances_and_sends(arrived);
@@ -333,7 +336,10 @@ class Analysis {
     WaitStateReport job = gathered();
     job.seconds = {.finding = seconds_between(began, found),
                    .late_senders = seconds_between(found, blamed),
-                   .gathering = seconds_between(blamed, std::chrono::steady_clock::now())};
+                   .gathering = seconds_between(blamed, std::chrono::steady_clock::now()),
+                   .taking = taking,
+                   .exchanging = exchange_.seconds(),
+                   .exchanges = exchange_.count()};
     return job;
   }
 
@@ -1056,7 +1062,7 @@ class Analysis {
   }
 
   std::vector<RankWaitInput>& mine_;
-  const AnalysisExchange& exchange_;
+  TimedExchange exchange_;
   const TimeWindow& window_;
   const std::size_t processes_;
   const std::size_t round_bytes_;              // of ends and calls a round takes

@@ -62,6 +62,9 @@ struct WaitStateReport {
     double finding = 0;       // the rounds: ends paired, collectives added up, waits blamed
     double late_senders = 0;  // receives of several messages blamed after the last round
     double gathering = 0;     // totals, causes and edges gathered on the first process
+    double taking = 0;        // of finding: the rounds' ends and calls taken (spilled: read)
+    double exchanging = 0;    // of all three, in exchanges with the other processes
+    std::size_t exchanges = 0;
   } seconds;
 
   bool empty() const noexcept { return waits.empty(); }

@@ -180,9 +180,11 @@ std::string analysis_steps(const Summary& summary) {
   return fmt::format(
       "the analysis's steps on the first process: {:.3f} s finding waits{}, {:.3f} s blaming "
       "the receives of several messages, {:.3f} s gathering {} wait edges, {:.3f} s walking "
-      "the critical path, {:.3f} s sharing it out",
+      "the critical path, {:.3f} s sharing it out; of the first three, {:.3f} s taking the "
+      "rounds' message ends and collective calls, {:.3f} s in {} exchanges",
       waits.seconds.finding, rounds, waits.seconds.late_senders, waits.seconds.gathering,
-      waits.edges.size(), path.walking_s, path.attributing_s);
+      waits.edges.size(), path.walking_s, path.attributing_s, waits.seconds.taking,
+      waits.seconds.exchanging, waits.seconds.exchanges);
 }
 
 }  // namespace

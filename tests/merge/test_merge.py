@@ -625,6 +625,10 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(len(matching), 1, result.stderr)
             self.assertRegex(matching[0], r"in [1-9][0-9]* exchanges with the other processes "
                                           r"\([1-9][0-9]* sends handed to them\)")
+            # The analysis's too: how long its exchanges with the others took.
+            analysis = [l for l in result.stderr.splitlines() if "the analysis's steps" in l]
+            self.assertEqual(len(analysis), 1, result.stderr)
+            self.assertRegex(analysis[0], r"[0-9.]+ s in [1-9][0-9]* exchanges$")
         self.assertEqual([n for n in os.listdir(self.dir) if ".part" in n or ".messages" in n], [])
 
     def test_timings_list_the_analysis_the_report_and_the_final_move(self):
