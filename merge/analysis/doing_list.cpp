@@ -10,13 +10,22 @@ namespace {
 constexpr std::uint64_t kFirstDistanceNs = 1000;
 constexpr std::uint64_t kLargestDistanceNs = std::uint64_t{1} << 62;
 
-// `doings` in doing_order: counted out by lane, then sorted by begin within each lane, where
-// they mostly came in order already.
-std::vector<Doing> in_doing_order(std::span<const Doing> doings, std::size_t lanes) {
+// A buffer each thread keeps from one rank's list to the next: ordering a list in a buffer
+// of its own each time made fresh memory for every rank, which the kernel then had to map.
+std::vector<Doing>& reused_buffer(std::size_t size) {
+  thread_local std::vector<Doing> buffer;
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer;
+}
+
+// Puts `doings` in doing_order, in place: counted out by lane into the buffer, sorted by
+// begin within each lane, where they mostly came in order already, and copied back.
+void put_in_doing_order(std::span<Doing> doings, std::size_t lanes) {
+  if (std::is_sorted(doings.begin(), doings.end(), doing_order)) return;
   std::vector<std::size_t> ends(lanes + 1, 0);
   for (const Doing& doing : doings) ++ends[doing.lane() + 1];
   std::partial_sum(ends.begin(), ends.end(), ends.begin());
-  std::vector<Doing> sorted(doings.size());
+  std::vector<Doing>& sorted = reused_buffer(doings.size());
   for (const Doing& doing : doings) sorted[ends[doing.lane()]++] = doing;
   const auto by_begin = [](const Doing& a, const Doing& b) { return a.begin_ns < b.begin_ns; };
   std::size_t begin = 0;
@@ -26,7 +35,7 @@ std::vector<Doing> in_doing_order(std::span<const Doing> doings, std::size_t lan
     if (!std::is_sorted(first, last, by_begin)) std::sort(first, last, by_begin);
     begin = ends[lane];
   }
-  return sorted;
+  std::copy_n(sorted.begin(), doings.size(), doings.begin());
 }
 
 }  // namespace
@@ -58,13 +67,13 @@ void DoingList::add(const Doing& doing) {
 void DoingList::join_all() {
   // The doings up to sorted_ are in doing_order since the last join: only those added since
   // are ordered, then merged in (a sort of the whole list each time was most of a large
-  // rank's analysis cost).
+  // rank's analysis cost), through this thread's buffer rather than memory of their own.
   const auto middle = doings_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-  const std::vector<Doing> tail =
-      in_doing_order(std::span<const Doing>(middle, doings_.end()), latest_of_lane_.size());
-  std::copy(tail.begin(), tail.end(), middle);
-  std::inplace_merge(doings_.begin(), middle, doings_.end(),
-                     [](const Doing& a, const Doing& b) { return doing_order(a, b); });
+  put_in_doing_order(std::span<Doing>(middle, doings_.end()), latest_of_lane_.size());
+  std::vector<Doing>& merged = reused_buffer(doings_.size());
+  std::merge(doings_.begin(), middle, middle, doings_.end(), merged.begin(),
+             [](const Doing& a, const Doing& b) { return doing_order(a, b); });
+  std::copy_n(merged.begin(), doings_.size(), doings_.begin());
   std::size_t kept = 0;
   for (const Doing& doing : doings_)
     if (kept == 0 || !joined(doings_[kept - 1], doing)) doings_[kept++] = doing;
@@ -75,13 +84,14 @@ void DoingList::join_all() {
 }
 
 std::vector<Doing> DoingList::take() {
-  std::vector<Doing> sorted = in_doing_order(doings_, latest_of_lane_.size());
-  // Freed, not cleared: the budget reserved stays with the list until it goes, and a process
-  // finishes every rank's list before any goes.
-  std::vector<Doing>().swap(doings_);
+  put_in_doing_order(doings_, latest_of_lane_.size());
+  // The list's own memory goes with its doings: the budget it reserved is address space,
+  // mapped only as far as doings came.
+  std::vector<Doing> taken = std::move(doings_);
+  doings_ = {};
   std::vector<std::size_t>().swap(latest_of_lane_);
   sorted_ = 0;
-  return sorted;
+  return taken;
 }
 
 }  // namespace rocprof::merge
