@@ -42,11 +42,23 @@ struct SpilledBlock {
 };
 
 // Orders `items` by slice, each slice's in the order they were; returns where each slice
-// begins (slice s: items [starts[s], starts[s + 1])).
+// begins (slice s: items [starts[s], starts[s + 1])). The order is made in buffers each thread
+// keeps for the next rank (up to kKeptOrderItems) and copied back: vectors of their own each
+// time made fresh memory for every rank, which the kernel had to map page by page.
+inline constexpr std::size_t kKeptOrderItems = std::size_t{1} << 18;
 template <typename T, typename SliceOf>
 std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, SliceOf slice_of) {
+  static_assert(std::is_trivially_copyable_v<T>);
   std::array<std::uint32_t, kEndSlices + 1> starts{};
-  std::vector<std::uint32_t> slices(items.size());
+  thread_local std::vector<std::uint32_t> kept_slices;
+  thread_local std::vector<T> kept_ordered;
+  std::vector<std::uint32_t> own_slices;
+  std::vector<T> own_ordered;
+  const bool kept = items.size() <= kKeptOrderItems;
+  std::vector<std::uint32_t>& slices = kept ? kept_slices : own_slices;
+  std::vector<T>& ordered = kept ? kept_ordered : own_ordered;
+  if (slices.size() < items.size()) slices.resize(items.size());
+  if (ordered.size() < items.size()) ordered.resize(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     slices[i] = slice_of(items[i]);
     ++starts[slices[i] + 1];
@@ -54,9 +66,8 @@ std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, 
   for (std::uint32_t s = 0; s < kEndSlices; ++s) starts[s + 1] += starts[s];
   std::array<std::uint32_t, kEndSlices> next{};
   std::copy_n(starts.begin(), kEndSlices, next.begin());
-  std::vector<T> ordered(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) ordered[next[slices[i]]++] = items[i];
-  items.swap(ordered);
+  std::copy_n(ordered.begin(), items.size(), items.begin());
   return starts;
 }
 
