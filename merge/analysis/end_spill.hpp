@@ -45,7 +45,7 @@ struct SpilledBlock {
 // begins (slice s: items [starts[s], starts[s + 1])). The order is made in buffers each thread
 // keeps for the next rank (up to kKeptOrderItems) and copied back: vectors of their own each
 // time made fresh memory for every rank, which the kernel had to map page by page.
-inline constexpr std::size_t kKeptOrderItems = std::size_t{1} << 18;
+inline constexpr std::size_t kKeptOrderItems = std::size_t{1} << 16;
 template <typename T, typename SliceOf>
 std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, SliceOf slice_of) {
   static_assert(std::is_trivially_copyable_v<T>);
