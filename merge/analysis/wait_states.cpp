@@ -32,6 +32,11 @@ constexpr std::uint64_t kRoundWorkingSet = 3;  // a round's memory / its items' 
 // Waits each process sends in a piece of blame_in_pieces at least: with thousands of merge
 // processes the budget's share would be a few waits, and each piece is an exchange.
 constexpr std::size_t kLeastBlamePiece = 1024;
+// A rank awaited by more of a step's waits than a process's even share of them (and by at
+// least kLeastHotWaits) has its doings copied to every process (Analysis::share_hot_ranks);
+// a process holds up to kSharedDoings doings of such ranks (24 bytes each).
+constexpr std::uint64_t kLeastHotWaits = 64;
+constexpr std::size_t kSharedDoings = std::size_t{1} << 18;
 
 // A send as it travels to the process of the rank it went to, where its receive is: its rank
 // and its function as an index into the job's function names (the same on every process).
@@ -666,6 +671,7 @@ class Analysis {
   // rank everyone waits for (a late rank) would otherwise receive every process's waits of
   // the round at once. Every process takes as many pieces as the one with the most.
   void blame_in_pieces(const std::vector<FoundWait>& waits) {
+    share_hot_ranks(waits);
     const std::size_t piece = std::max<std::size_t>(
         kLeastBlamePiece, round_bytes_ / (kRoundWorkingSet * processes_ * sizeof(PathedWait)));
     const std::uint64_t pieces = most_of_all((waits.size() + piece - 1) / piece);
@@ -762,7 +768,8 @@ class Analysis {
       wait.from = std::max(wait.from, window_.begin_ns);
       wait.to = std::min(wait.to, window_.end_ns);
       if (wait.to <= wait.from) continue;  // outside the window
-      Outgoing& to = out[owner(wait.awaited)];
+      // Blamed here if this process holds the awaited rank's doings (its own or shared).
+      Outgoing& to = out[shared_.contains(wait.awaited) ? exchange_.index() : owner(wait.awaited)];
       std::string path = doings_of(wait.waiting).call_path(wait.thread_id, wait.call_begin);
       const auto [entry, added] =
           to.numbers.try_emplace(path, static_cast<std::uint32_t>(to.paths.size()));
@@ -804,7 +811,7 @@ class Analysis {
       // Waits come in runs of one awaited rank (often one late rank) and of one key: each
       // looked up once per run.
       std::optional<std::int32_t> awaited;
-      std::size_t awaited_index = 0;
+      Blamed blamed{};
       std::optional<NumberedWaitKey> last_key;
       WaitTotals* last_totals = nullptr;  // of last_key; valid until the next insertion
       for (std::size_t i = 0; i < waits.size() / sizeof(PathedWait); ++i) {
@@ -815,13 +822,10 @@ class Analysis {
             static_cast<int>(wait.pattern) >= kWaitPatterns || wait.to < wait.from)
           throw std::runtime_error("a merge process sent a damaged analysis message");
         if (awaited != wait.awaited) {
-          const auto found = local_.find(wait.awaited);
-          if (found == local_.end())
-            throw std::runtime_error("a merge process sent a damaged analysis message");
+          blamed = blamed_at(wait.awaited);
           awaited = wait.awaited;
-          awaited_index = found->second;
         }
-        const std::uint32_t cause = cause_of(awaited_index, wait.from, wait.to);
+        const std::uint32_t cause = cause_of(blamed, wait.from, wait.to);
         edges_.add({wait.waiting, wait.awaited, wait.from, wait.to, wait.pattern, cause});
         const NumberedWaitKey key{wait.pattern,  wait.waiting, call_path,
                                   wait.function, wait.awaited, cause};
@@ -841,16 +845,95 @@ class Analysis {
     }
   }
 
-  // The number in report_.causes of what the awaited rank (one of this process's) was doing
-  // in [from, to): named once per name of the rank's doings, not for every wait.
-  std::uint32_t cause_of(std::size_t awaited_index, std::uint64_t from, std::uint64_t to) {
-    const RankDoings& doings = doings_at(awaited_index);
-    const Doing* doing = doings.cause_doing(from, to);
-    std::vector<std::int64_t>& numbers = cause_numbers_by_name_[awaited_index];
+  // An awaited rank's doings, and its cause numbers by RankDoings::named_alike (-1: not yet
+  // named), for blaming waits on it here.
+  struct Blamed {
+    const RankDoings* doings = nullptr;
+    std::vector<std::int64_t>* numbers = nullptr;
+  };
+  // Of one of this process's ranks or of one shared with it; a wait on any other rank is
+  // damage (thrown).
+  Blamed blamed_at(std::int32_t rank) {
+    if (const auto local = local_.find(rank); local != local_.end())
+      return {&doings_at(local->second), &cause_numbers_by_name_[local->second]};
+    if (const auto shared = shared_.find(rank); shared != shared_.end())
+      return {shared->second.doings.get(), &shared->second.cause_numbers};
+    throw std::runtime_error("a merge process sent a damaged analysis message");
+  }
+
+  // The number in report_.causes of what the awaited rank was doing in [from, to): named once
+  // per name of the rank's doings, not for every wait.
+  std::uint32_t cause_of(const Blamed& blamed, std::uint64_t from, std::uint64_t to) {
+    const Doing* doing = blamed.doings->cause_doing(from, to);
+    std::vector<std::int64_t>& numbers = *blamed.numbers;
     const std::size_t slot = RankDoings::named_alike(doing);
     if (slot >= numbers.size()) numbers.resize(slot + 1, -1);
-    if (numbers[slot] < 0) numbers[slot] = cause_number(doings.cause_name(doing));
+    if (numbers[slot] < 0) numbers[slot] = cause_number(blamed.doings->cause_name(doing));
     return static_cast<std::uint32_t>(numbers[slot]);
+  }
+
+  // Ranks that many of this step's waits wait for (a late rank everyone waits for) have
+  // their doings copied to every process, which then blames its waits on them itself: a wait
+  // is otherwise blamed by the awaited rank's process, which would blame every wait of the
+  // job while the others wait for it. Every process learns how many waits each rank has
+  // (so all choose the same ranks); each keeps the copies up to kSharedDoings doings.
+  void share_hot_ranks(const std::vector<FoundWait>& waits) {
+    if (processes_ == 1) return;
+    absl::flat_hash_map<std::int32_t, std::uint64_t> mine;
+    for (const FoundWait& wait : waits) ++mine[wait.awaited];
+    ByteWriter out;
+    out.put<std::uint64_t>(mine.size());
+    for (const auto& [rank, count] : mine) {
+      out.put(rank);
+      out.put(count);
+    }
+    std::map<std::int32_t, std::uint64_t> counts;
+    std::uint64_t total = 0;
+    for (const std::vector<std::byte>& part : all_gather(exchange_, out.take())) {
+      if (part.empty()) continue;  // from a thread that failed
+      ByteReader in(part);
+      const auto ranks = in.get<std::uint64_t>();
+      if (ranks > part.size())
+        throw std::runtime_error("a merge process sent a damaged analysis message");
+      for (std::uint64_t i = 0; i < ranks; ++i) {
+        const auto rank = in.get<std::int32_t>();
+        const auto count = in.get<std::uint64_t>();
+        counts[rank] += count;
+        total += count;
+      }
+    }
+    std::vector<std::int32_t> hot;
+    for (const auto& [rank, count] : counts)
+      if (count >= kLeastHotWaits && count * processes_ > total && owner_.contains(rank) &&
+          shared_ranks_.insert(rank).second)
+        hot.push_back(rank);
+    if (hot.empty()) return;
+    ByteWriter copies;
+    for (const std::int32_t rank : hot) {
+      const auto local = local_.find(rank);
+      if (local == local_.end()) continue;
+      const RankWaitInput& input = mine_[local->second];
+      RankWaitInput copy;  // the doings alone: what blaming needs
+      copy.rank = input.rank;
+      copy.names = input.names;
+      copy.doings = input.doings;
+      copy.region_lanes = input.region_lanes;
+      copy.joined_within_ns = input.joined_within_ns;
+      copy.put(copies);
+    }
+    for (const std::vector<std::byte>& part : all_gather(exchange_, copies.take())) {
+      ByteReader in(part);
+      while (!in.done()) {
+        RankWaitInput input = RankWaitInput::get(in);
+        if (local_.contains(input.rank) || shared_.contains(input.rank) ||
+            shared_doings_ + input.doings.size() > kSharedDoings)
+          continue;
+        shared_doings_ += input.doings.size();
+        SharedRank& shared = shared_[input.rank];
+        shared.input = std::move(input);
+        shared.doings = std::make_unique<RankDoings>(shared.input);
+      }
+    }
   }
 
   // A cause's number in report_.causes (added the first time).
@@ -948,8 +1031,8 @@ class Analysis {
   }
 
   // Each of `edges` to a process its waiting rank picks, and what the others sent this one.
-  // The edges are kept by the awaited rank's process: where every rank waited for one late
-  // rank, one process holds them all, and would order them alone.
+  // The edges are kept where they were blamed, mostly the awaited rank's process: where
+  // every rank waited for one late rank, one process might hold most, and order them alone.
   std::vector<WaitEdge> by_waiting_rank(std::vector<WaitEdge> edges) const {
     Outgoing<WaitEdge> dealt(processes_);
     const auto process_of_rank = [&](const WaitEdge& edge) {
@@ -1035,6 +1118,7 @@ class Analysis {
                              std::vector<std::int32_t>& ranges) const {
     WaitStateReport job;
     job.rounds = rounds_;
+    job.shared_ranks = static_cast<std::uint32_t>(shared_ranks_.size());
     job.spilled_bytes = job_spilled_bytes_;
     std::set<std::string> causes;
     std::map<std::int32_t, std::uint64_t> counts;
@@ -1076,12 +1160,22 @@ class Analysis {
   // To the waiting rank's process: waits found in this round, and late-sender candidates.
   Outgoing<FoundWait> found_{processes_};
   std::shared_ptr<ScratchFile> scratch_;  // null: the analysis holds everything
-  ProcessEdges edges_;                    // of this process's awaited ranks' waits
+  ProcessEdges edges_;                    // of the waits this process blamed
   absl::flat_hash_map<std::string, std::uint32_t> cause_numbers_;  // into report_.causes
   // By index into mine_, then RankDoings::named_alike: cause numbers, -1 not yet named.
   std::vector<std::vector<std::int64_t>> cause_numbers_by_name_;
+  // Other processes' ranks whose doings this process holds (share_hot_ranks); map nodes stay
+  // put, as each RankDoings refers to its input.
+  struct SharedRank {
+    RankWaitInput input;
+    std::unique_ptr<RankDoings> doings;
+    std::vector<std::int64_t> cause_numbers;  // as cause_numbers_by_name_'s
+  };
+  std::map<std::int32_t, SharedRank> shared_;
+  std::size_t shared_doings_ = 0;
+  std::set<std::int32_t> shared_ranks_;         // chosen so far, the same on every process
   WaitingRankRuns<FoundWait> candidates_kept_;  // of this process's waiting ranks
-  WaitStateReport report_;  // this process's awaited ranks' waits (but their edges)
+  WaitStateReport report_;                      // the waits this process blamed (but their edges)
   std::uint64_t mismatched_ = 0;
   std::uint64_t my_collective_calls_ = 0;   // of this process's ranks, in every round
   std::uint64_t job_collective_calls_ = 0;  // of every process's ranks

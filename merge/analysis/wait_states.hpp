@@ -55,6 +55,8 @@ struct WaitStateReport {
   std::uint64_t mismatched_collectives = 0;
   // In how many rounds the message ends and collective calls were taken (not exchanged).
   std::uint32_t rounds = 1;
+  // Ranks so many waited for that their doings went to every process (not exchanged).
+  std::uint32_t shared_ranks = 0;
   // Bytes of ends and calls that every process together had spilled (not exchanged).
   std::uint64_t spilled_bytes = 0;
   // How long the first process's steps took, in seconds (not exchanged): for --timings.

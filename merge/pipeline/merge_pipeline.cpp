@@ -177,13 +177,18 @@ std::string analysis_steps(const Summary& summary) {
       waits.rounds > 1 ? fmt::format(" in {} rounds ({:.1f} MiB of them spilled)", waits.rounds,
                                      static_cast<double>(waits.spilled_bytes) / (1 << 20))
                        : std::string(" in 1 round");
+  const std::string shared =
+      waits.shared_ranks > 0
+          ? fmt::format(", the doings of {} ranks that many waited for copied to every process",
+                        waits.shared_ranks)
+          : std::string();
   return fmt::format(
       "the analysis's steps on the first process: {:.3f} s finding waits{}, {:.3f} s blaming "
       "the receives of several messages, {:.3f} s gathering {} wait edges, {:.3f} s walking "
-      "the critical path, {:.3f} s sharing it out; of the first three, {:.3f} s taking the "
+      "the critical path, {:.3f} s sharing it out{}; of the first three, {:.3f} s taking the "
       "rounds' message ends and collective calls, {:.3f} s in {} exchanges",
       waits.seconds.finding, rounds, waits.seconds.late_senders, waits.seconds.gathering,
-      waits.edges.size(), path.walking_s, path.attributing_s, waits.seconds.taking,
+      waits.edges.size(), path.walking_s, path.attributing_s, shared, waits.seconds.taking,
       waits.seconds.exchanging, waits.seconds.exchanges);
 }
 

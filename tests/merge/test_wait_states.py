@@ -271,7 +271,8 @@ class WaitStatesTest(unittest.TestCase):
         self.assertNotRegex(told, r"finding waits in \d+ rounds")
         steps = r"the analysis's steps on the first process: [0-9.]+ s finding waits in 1 round, " \
             r"[0-9.]+ s blaming the receives of several messages, [0-9.]+ s gathering (\d+) wait " \
-            r"edges, [0-9.]+ s walking the critical path, [0-9.]+ s sharing it out; of the " \
+            r"edges, [0-9.]+ s walking the critical path, [0-9.]+ s sharing it out(, the " \
+            r"doings of [0-9]+ ranks that many waited for copied to every process)?; of the " \
             r"first three, [0-9.]+ s taking the rounds' message ends and collective calls, " \
             r"[0-9.]+ s in [1-9][0-9]* exchanges"
         edges = int(re.search(steps, told).group(1))

@@ -381,8 +381,9 @@ TEST(CriticalPath, WalksBackThroughEachWaitToTheRankWaitedFor) {
 }
 
 // A random job: ranks exchanging messages (blocking and not, a wait completing several)
-// and calling collectives, with regions, API calls and kernels around them.
-std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
+// and calling collectives, with regions, API calls and kernels around them. A `late` rank
+// works longer each step, so that the others mostly wait for it.
+std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks, std::int32_t late = -1) {
   std::mt19937_64 random(seed);
   auto draw = [&](std::uint64_t below) { return random() % below; };
   std::vector<Rank> job;
@@ -394,7 +395,7 @@ std::vector<Rank> random_job(std::uint32_t seed, std::int32_t ranks) {
     for (std::int32_t r = 0; r < ranks; ++r) {
       Rank& rank = job[static_cast<std::size_t>(r)];
       std::uint64_t& t = now[static_cast<std::size_t>(r)];
-      const std::uint64_t work = 1000 + draw(20000);
+      const std::uint64_t work = 1000 + draw(20000) + (r == late ? 40000 : 0);
       rank.region("step", t, t + work);
       if (draw(2) == 0) rank.doing(DoingKind::kGpuWork, "kernel k", t + 10, t + work / 2, 7);
       if (draw(3) == 0) rank.doing(DoingKind::kApiCall, "cudaMemcpy", t + 5, t + work / 3, 1);
@@ -582,6 +583,29 @@ TEST(WaitStates, EveryNumberOfMergeProcessesFindsTheSameWaitsAndPath) {
     for (const std::size_t processes : {2U, 3U, 8U, 16U})
       expect_same(expected, analysed_by(job, processes),
                   fmt::format("seed {}, {} processes", seed, processes));
+  }
+}
+
+TEST(WaitStates, WaitsOnARankEveryoneWaitsForAreBlamedWhereTheyAreFound) {
+  // Every rank waits for rank 4 at each collective, its next rank at each message: more
+  // waits are on it than 3 or 8 processes' even share, so its doings go to every process,
+  // which blames its own waits on it, with the causes the process of rank 4 would find.
+  for (const std::uint32_t seed : {1U, 2U}) {
+    const std::vector<Rank> job = random_job(seed, 11, 4);
+    const auto expected = analysed_by(job, 1);
+    EXPECT_EQ(expected.first.shared_ranks, 0U);
+    std::size_t on_late = 0;
+    for (const WaitEdge& edge : expected.first.edges.all()) on_late += edge.awaited == 4 ? 1 : 0;
+    ASSERT_GT(on_late * 3, expected.first.edges.size()) << "seed " << seed;
+    for (const std::size_t processes : {3U, 8U}) {
+      const auto found = analysed_by(job, processes);
+      EXPECT_GE(found.first.shared_ranks, 1U) << processes;
+      expect_same(expected, found, fmt::format("seed {}, {} processes", seed, processes));
+    }
+    // Threads of processes share it too (each a process of its own to the analysis).
+    const auto threaded = analysed_by_threads(job, {2, 3}, kAnalysisMemory);
+    EXPECT_GE(threaded.first.shared_ranks, 1U);
+    expect_same(expected, threaded, fmt::format("seed {}, threads", seed));
   }
 }
 
