@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <numeric>
 #include <span>
+#include <utility>
+
+#include "merge/analysis/thread_buffer.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -10,22 +13,14 @@ namespace {
 constexpr std::uint64_t kFirstDistanceNs = 1000;
 constexpr std::uint64_t kLargestDistanceNs = std::uint64_t{1} << 62;
 
-// A buffer each thread keeps from one rank's list to the next: ordering a list in a buffer
-// of its own each time made fresh memory for every rank, which the kernel then had to map.
-std::vector<Doing>& reused_buffer(std::size_t size) {
-  thread_local std::vector<Doing> buffer;
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer;
-}
-
-// Puts `doings` in doing_order, in place: counted out by lane into the buffer, sorted by
-// begin within each lane, where they mostly came in order already, and copied back.
+// Puts `doings` in doing_order, in place: counted out by lane into the thread's buffer,
+// sorted by begin within each lane, where they mostly came in order already, and copied back.
 void put_in_doing_order(std::span<Doing> doings, std::size_t lanes) {
   if (std::is_sorted(doings.begin(), doings.end(), doing_order)) return;
   std::vector<std::size_t> ends(lanes + 1, 0);
   for (const Doing& doing : doings) ++ends[doing.lane() + 1];
   std::partial_sum(ends.begin(), ends.end(), ends.begin());
-  std::vector<Doing>& sorted = reused_buffer(doings.size());
+  std::vector<Doing>& sorted = ThreadBuffer<Doing>::at_least(doings.size());
   for (const Doing& doing : doings) sorted[ends[doing.lane()]++] = doing;
   const auto by_begin = [](const Doing& a, const Doing& b) { return a.begin_ns < b.begin_ns; };
   std::size_t begin = 0;
@@ -67,10 +62,10 @@ void DoingList::add(const Doing& doing) {
 void DoingList::join_all() {
   // The doings up to sorted_ are in doing_order since the last join: only those added since
   // are ordered, then merged in (a sort of the whole list each time was most of a large
-  // rank's analysis cost), through this thread's buffer rather than memory of their own.
+  // rank's analysis cost), through the thread's buffer.
   const auto middle = doings_.begin() + static_cast<std::ptrdiff_t>(sorted_);
   put_in_doing_order(std::span<Doing>(middle, doings_.end()), latest_of_lane_.size());
-  std::vector<Doing>& merged = reused_buffer(doings_.size());
+  std::vector<Doing>& merged = ThreadBuffer<Doing>::at_least(doings_.size());
   std::merge(doings_.begin(), middle, middle, doings_.end(), merged.begin(),
              [](const Doing& a, const Doing& b) { return doing_order(a, b); });
   std::copy_n(merged.begin(), doings_.size(), doings_.begin());
@@ -85,13 +80,11 @@ void DoingList::join_all() {
 
 std::vector<Doing> DoingList::take() {
   put_in_doing_order(doings_, latest_of_lane_.size());
-  // The list's own memory goes with its doings: the budget it reserved is address space,
-  // mapped only as far as doings came.
-  std::vector<Doing> taken = std::move(doings_);
-  doings_ = {};
   std::vector<std::size_t>().swap(latest_of_lane_);
   sorted_ = 0;
-  return taken;
+  // The list's own memory goes with its doings: the budget it reserved is address space,
+  // mapped only as far as doings came.
+  return std::exchange(doings_, {});
 }
 
 }  // namespace rocprof::merge

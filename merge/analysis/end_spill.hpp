@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "merge/analysis/thread_buffer.hpp"
 #include "merge/files/scratch_file.hpp"
 
 namespace rocprof::merge {
@@ -42,23 +43,16 @@ struct SpilledBlock {
 };
 
 // Orders `items` by slice, each slice's in the order they were; returns where each slice
-// begins (slice s: items [starts[s], starts[s + 1])). The order is made in buffers each thread
-// keeps for the next rank (up to kKeptOrderItems) and copied back: vectors of their own each
-// time made fresh memory for every rank, which the kernel had to map page by page.
+// begins (slice s: items [starts[s], starts[s + 1])). Through the thread's buffers
+// (thread_buffer.hpp), kept for the next rank up to kKeptOrderItems items.
 inline constexpr std::size_t kKeptOrderItems = std::size_t{1} << 16;
 template <typename T, typename SliceOf>
 std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, SliceOf slice_of) {
   static_assert(std::is_trivially_copyable_v<T>);
+  struct Slices;  // tells the slices' buffer from a buffer of items
   std::array<std::uint32_t, kEndSlices + 1> starts{};
-  thread_local std::vector<std::uint32_t> kept_slices;
-  thread_local std::vector<T> kept_ordered;
-  std::vector<std::uint32_t> own_slices;
-  std::vector<T> own_ordered;
-  const bool kept = items.size() <= kKeptOrderItems;
-  std::vector<std::uint32_t>& slices = kept ? kept_slices : own_slices;
-  std::vector<T>& ordered = kept ? kept_ordered : own_ordered;
-  if (slices.size() < items.size()) slices.resize(items.size());
-  if (ordered.size() < items.size()) ordered.resize(items.size());
+  std::vector<std::uint32_t>& slices = ThreadBuffer<std::uint32_t, Slices>::at_least(items.size());
+  std::vector<T>& ordered = ThreadBuffer<T>::at_least(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     slices[i] = slice_of(items[i]);
     ++starts[slices[i] + 1];
@@ -68,6 +62,8 @@ std::array<std::uint32_t, kEndSlices + 1> order_by_slice(std::vector<T>& items, 
   std::copy_n(starts.begin(), kEndSlices, next.begin());
   for (std::size_t i = 0; i < items.size(); ++i) ordered[next[slices[i]]++] = items[i];
   std::copy_n(ordered.begin(), items.size(), items.begin());
+  ThreadBuffer<std::uint32_t, Slices>::keep_at_most(kKeptOrderItems);
+  ThreadBuffer<T>::keep_at_most(kKeptOrderItems);
   return starts;
 }
 
