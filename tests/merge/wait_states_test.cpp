@@ -871,6 +871,84 @@ TEST(WaitStates, DamagedBlamePartsFromAnotherProcessAreRefused) {
   }
 }
 
+// The ranks' inputs of a part that carries copies of ranks many waited for (a doings-only
+// RankWaitInput each, one after the other); empty if `part` is no such part.
+std::vector<RankWaitInput> copied_ranks(const std::vector<std::byte>& part) {
+  std::vector<RankWaitInput> copies;
+  try {
+    ByteReader in(part);
+    while (!in.done()) copies.push_back(RankWaitInput::get(in));
+  } catch (const std::exception&) {
+    return {};
+  }
+  for (const RankWaitInput& copy : copies)
+    if (copy.doings.empty() || !copy.messages.empty()) return {};
+  return copies;
+}
+
+// Whether `part` is a count of waits per awaited rank: a count n, then n (rank, waits).
+bool waits_per_rank(const std::vector<std::byte>& part, std::int32_t ranks) {
+  if (part.size() < sizeof(std::uint64_t)) return false;
+  ByteReader in(part);
+  const auto count = in.get<std::uint64_t>();
+  if (count == 0 || part.size() != sizeof(std::uint64_t) + count * 12) return false;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto rank = in.get<std::int32_t>();
+    in.get<std::uint64_t>();
+    if (rank < 0 || rank >= ranks) return false;
+  }
+  return true;
+}
+
+TEST(WaitStates, DamagedCopiesOfARankManyWaitForAreRefused) {
+  // Rank 4, which most waits wait for, is process 1's: process 1 sends its waits per
+  // awaited rank to the first, then the copy of rank 4's doings. Damage to either is refused
+  // with a message, never sized for or looked up.
+  const std::vector<Rank> job = random_job(1, 11, 4);
+  const std::size_t calls = analysed_with_damage(job, 0, {}).first;
+  std::size_t counts_call = 0;
+  std::size_t copies_call = 0;
+  for (std::size_t call = 1; call <= calls; ++call)
+    analysed_with_damage(job, call, [&](std::vector<std::byte>& part) {
+      if (counts_call == 0 && waits_per_rank(part, 11)) counts_call = call;
+      const std::vector<RankWaitInput> copies = copied_ranks(part);
+      if (copies_call == 0 && copies.size() == 1 && copies[0].rank == 4) copies_call = call;
+    });
+  ASSERT_GT(counts_call, 0U);
+  ASSERT_GT(copies_call, counts_call);
+  const auto refused = [&](std::size_t call, const auto& damage, const std::string& what) {
+    const auto [damaged_calls, error] = analysed_with_damage(job, call, damage);
+    EXPECT_EQ(damaged_calls, call) << what;
+    EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": '" << error << "'";
+  };
+  refused(
+      counts_call,
+      [](std::vector<std::byte>& part) {
+        const std::uint64_t count = std::uint64_t{1} << 40U;
+        std::memcpy(part.data(), &count, sizeof(count));
+      },
+      "a count of ranks past the part");
+  // A doing named past the copy's names: found by its bytes, its name overwritten.
+  const auto renamed = [](std::size_t doing) {
+    return [doing](std::vector<std::byte>& part) {
+      const RankWaitInput copy = copied_ranks(part).at(0);
+      const Doing& target = copy.doings.at(doing % copy.doings.size());
+      const auto* bytes = reinterpret_cast<const std::byte*>(&target);
+      const auto at = std::search(part.begin(), part.end(), bytes, bytes + sizeof(Doing));
+      ASSERT_NE(at, part.end());
+      const std::uint32_t name = 1U << 30U;
+      const auto name_at = reinterpret_cast<const std::byte*>(&target.name) - bytes;
+      std::memcpy(&*(at + name_at), &name, sizeof(name));
+    };
+  };
+  std::mt19937 random(1);
+  for (int i = 0; i < 3; ++i)
+    refused(copies_call, renamed(random()), "a copied doing named past the names");
+  refused(
+      copies_call, [](std::vector<std::byte>& part) { part.resize(part.size() - 3); },
+      "a copy cut short");
+}
+
 TEST(WaitStates, DamagedSendsAndInstancePartsFromAnotherProcessAreRefused) {
   // A round's first exchange carries each process's collective instance parts, after their
   // length, and then its sends: the first round's follows the exchange of ranks and functions
