@@ -203,6 +203,17 @@ bool use_tsc(const Config& config) {
   return tsc_is_usable(why);
 }
 
+// Appends "begin NS" or "end NS" (CLOCK_BOOTTIME) to ROCPROF_MPI_FLUSH_LOG, if set. Opened
+// for each line: the application may close descriptors it did not open.
+void log_flush(const std::string& log, const char* what) {
+  if (log.empty()) return;
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const std::string line = fmt::format("{} {}\n", what, clock_ns(CLOCK_BOOTTIME));
+  (void)!::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+
 // Writer thread: one flush per interval or request; the last request closes the file.
 void writer_loop(State& state) {
   tl_recorder_thread = true;
@@ -234,7 +245,9 @@ void writer_loop(State& state) {
         // ...and the file, with the run's last clock pair.
         if (close && !state.sink->finish_clock_pairs()) state.failed.store(true);
         if (close) unguard_descriptor(state.writer->file_descriptor());
+        log_flush(state.config.flush_log, "begin");
         ok = close ? state.writer->close(status) : state.writer->flush(status);
+        log_flush(state.config.flush_log, "end");
         if (!ok) state.failed.store(true);
         if (close && ok) state.closed.store(true);
       }

@@ -162,6 +162,7 @@ bool read_config(Config& config, std::string& error) {
       return false;
     }
   }
+  if (const char* value = env("ROCPROF_MPI_FLUSH_LOG")) config.flush_log = value;
   if (const char* value = env("ROCPROF_MPI_SIGNAL_FLUSH_TIMEOUT")) {
     if (!parse_duration_ms(value, config.signal_flush_timeout_ms)) {
       error =

@@ -58,6 +58,10 @@ struct Config {
   // when empty), every ROCPROF_MPI_COUNTER_INTERVAL.
   std::vector<std::string> device_counters;
   std::uint32_t counter_interval_ms = 10;
+  // ROCPROF_MPI_FLUSH_LOG: a file to which the writer appends each flush's start and end
+  // (CLOCK_BOOTTIME), so that a test killing the process can tell whether the kill fell
+  // inside a flush; empty: none.
+  std::string flush_log;
 };
 
 // Reads the environment. On a bad value returns false with `error` naming the variable, its

@@ -2,7 +2,11 @@
 """SIGKILL at seeded random moments against the recorder's promise (docs/RECORDER.md): a rank
 killed at any moment leaves a file that stock HDF5 (h5py, h5dump) and our reader
 (rank_file_dump) read whole, holding every range recorded up to one flush interval before
-the kill, with the machine idle or loaded by busy processes.
+the kill, with the machine idle or loaded by busy processes. A kill that falls inside a
+flush (the recorder logs each flush's start and end: ROCPROF_MPI_FLUSH_LOG) may instead
+leave a file our reader refuses, naming it, or that stock HDF5 reads only partly, as the
+promise says. Such kills are counted; if more than a quarter of the random kills fall
+inside flushes, the run fails. `--flush-kills` adds kills aimed inside flushes, to check what they leave.
 
 Each case runs `traced_app rate RATE` under the recorder, kills it with SIGKILL at a random
 moment, then checks the file. Cases cycle through the rates and loads given. Prints one line
@@ -53,6 +57,10 @@ def parse():
     parser.add_argument("--slack-ms", type=int, default=100,
                         help="allowed beyond one flush interval: the flush's own time and the "
                              "scheduler's delay in waking the writer")
+    parser.add_argument("--flush-kills", type=int, default=0,
+                        help="kills aimed inside a flush besides the random ones, on an idle "
+                             "machine: each waits for the flush log to show a flush begun, "
+                             "then kills; none landing inside fails the run")
     parser.add_argument("--keep", help="copy the files of failed cases here")
     return parser.parse_args()
 
@@ -72,12 +80,25 @@ def stop_load(processes):
         process.wait()
 
 
+def killed_in_flush(log):
+    """Whether the flush log (one "begin NS" or "end NS" line per event) ends inside a flush."""
+    try:
+        with open(log) as lines:
+            last = lines.read().split("\n")[-2:-1]
+    except FileNotFoundError:
+        return False
+    return bool(last) and last[0].startswith("begin ")
+
+
 def check_file(args, path, killed_at_ns):
-    """Returns a list of problems with the file (empty: the promise held) and its figures."""
+    """Returns a list of problems with the file (empty: the promise held), its figures, and
+    whether our reader refused it naming the file."""
     problems = []
     figures = {}
     dump = subprocess.run([args.dump, path], capture_output=True, text=True,
                           env=dict(os.environ, HDF5_PLUGIN_PATH=args.plugins))
+    figures["refused_by_name"] = dump.returncode != 0 and path in dump.stderr
+    figures["reader_ok"] = dump.returncode == 0
     if dump.returncode != 0:
         problems.append(f"rank_file_dump exit {dump.returncode}: {dump.stderr.strip()[:300]}")
     # Stock h5dump: the structure, and the last rows of the markers (the chunks a kill
@@ -130,13 +151,26 @@ def check_file(args, path, killed_at_ns):
     return problems, figures
 
 
-def run_case(args, work, rate, load, delay):
+def wait_for_flush(log, limit_s):
+    """Returns once the flush log shows a flush begun and not ended (True), or after
+    `limit_s` (False)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if killed_in_flush(log):
+            return True
+    return False
+
+
+def run_case(args, work, rate, load, delay, aim=False):
     out = os.path.join(work, "out")
     shutil.rmtree(out, ignore_errors=True)
+    flushes = os.path.join(work, "flushes")
+    if os.path.exists(flushes):
+        os.remove(flushes)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "OMPI_"))}
     env.update(LD_PRELOAD=args.recorder, ROCPROF_MPI_OUTPUT_DIR=out,
                ROCPROF_MPI_FLUSH_INTERVAL=f"{args.interval_ms}ms",
-               ROCPROF_MPI_DOMAINS="roctx")
+               ROCPROF_MPI_DOMAINS="roctx", ROCPROF_MPI_FLUSH_LOG=os.path.join(work, "flushes"))
     if args.lib_dir:
         env["LD_LIBRARY_PATH"] = args.lib_dir
     busy = start_load(load)
@@ -149,6 +183,8 @@ def run_case(args, work, rate, load, delay):
             app.wait()
             return [f"the app did not start: {line!r}"], {}, out
         time.sleep(delay)
+        if aim:
+            wait_for_flush(flushes, 2.0)  # if none is seen, the kill falls where it may
         killed_at = boottime_ns()
         app.send_signal(signal.SIGKILL)
         app.wait()
@@ -158,7 +194,19 @@ def run_case(args, work, rate, load, delay):
     if len(files) != 1:
         return [f"expected one file, found {files}"], {}, out
     problems, figures = check_file(args, os.path.join(out, files[0]), killed_at)
+    figures["in_flush"] = killed_in_flush(flushes)
     return problems, figures, out
+
+
+def within_flush_window(problems, figures):
+    """Whether a kill inside a flush left what the promise allows there: our reader refuses
+    the file naming it, or reads it and only stock HDF5 reads it partly."""
+    if not figures.get("in_flush"):
+        return False
+    if figures.get("refused_by_name"):
+        return True
+    return figures.get("reader_ok", False) and all(
+        p.startswith(("h5py:", "h5dump")) for p in problems)
 
 
 def main():
@@ -169,17 +217,29 @@ def main():
     else:
         cases = [(int(r), int(n)) for n in args.loads.split(",") for r in args.rates.split(",")]
     generator = random.Random(args.seed)
-    passed = failed = 0
+    passed = failed = in_flush = in_flush_damaged = 0
     worst = {}
+    aimed = 0
     with tempfile.TemporaryDirectory(prefix="kill_stress_") as work:
-        for case in range(args.kills):
+        for case in range(args.kills + args.flush_kills):
             rate, load = cases[case % len(cases)]
             delay = generator.uniform(args.earliest, args.latest)
-            problems, figures, out = run_case(args, work, rate, load, delay)
+            aim = case >= args.kills
+            if aim:
+                load = 0  # busy processes starve the poll that aims the kill
+            problems, figures, out = run_case(args, work, rate, load, delay, aim)
+            if aim:
+                aimed += 1 if figures.get("in_flush") else 0
             key = (rate, load)
             if "lost_ms" in figures:
                 worst[key] = max(worst.get(key, 0.0), figures["lost_ms"])
-            if problems:
+            in_flush += 1 if figures.get("in_flush") and not aim else 0
+            if problems and within_flush_window(problems, figures):
+                in_flush_damaged += 1
+                print(f"case {case}: rate {rate}/s, load {load}, kill at {delay:.3f} s, inside "
+                      "a flush (allowed): " + "; ".join(problems), flush=True)
+                passed += 1
+            elif problems:
                 failed += 1
                 print(f"case {case}: rate {rate}/s, load {load}, kill at {delay:.3f} s: "
                       + "; ".join(problems), flush=True)
@@ -190,6 +250,15 @@ def main():
                 passed += 1
     for (rate, load), lost in sorted(worst.items()):
         print(f"rate {rate}/s, load {load}: at most {lost:.0f} ms lost before a kill")
+    print(f"{in_flush} of {args.kills} random kills fell inside a flush; {aimed} of "
+          f"{args.flush_kills} aimed kills did; {in_flush_damaged} kills inside a flush left a "
+          "file our reader refused or stock HDF5 read partly")
+    if args.flush_kills and aimed == 0:
+        failed += 1
+        print("no aimed kill fell inside a flush: they tested nothing")
+    if in_flush * 4 > args.kills:
+        failed += 1
+        print("more than a quarter of the kills fell inside a flush: flushes take too long")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
