@@ -65,10 +65,12 @@ class ParallelStrategy final : public MergeStrategy {
       fmt::print(stderr, "rocprof-merge: {}\n", context.staged.tell(failure_text(error)));
       failed = true;
     }
-    // A phase of its own: waiting for the other processes' parts, and copying this one.
-    context.report.phase("joining the parts");
+    // Phases of their own, so that --timings tells an uneven share of the ranks (the wait)
+    // from the copy.
+    context.report.phase("waiting for the other processes' parts");
     if (group_.any(failed)) return std::nullopt;
     events = group_.sum(events);
+    context.report.phase("joining the parts");
     if (!join_parts(group_, target, std::min(context.cpus, kMostCopyThreads), scratch_))
       return std::nullopt;
     return events;

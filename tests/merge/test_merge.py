@@ -614,6 +614,10 @@ class MergeTest(unittest.TestCase):
             self.assertTrue(lines[0].endswith(")") and "starting MPI (each process:" in lines[0],
                             result.stderr)
             self.assertTrue(any("checking rank files (each process:" in l for l in lines))
+            # The parts: the wait for the others' (an uneven share) apart from the copy.
+            phases = [l.split(" s ", 1)[1].split(" (")[0] for l in lines]
+            waiting = phases.index("waiting for the other processes' parts")
+            self.assertEqual(phases[waiting + 1], "joining the parts", phases)
             for line in lines:
                 if line.endswith("(first process only)"):  # the first process's own work
                     continue
