@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/hdf5_superblock.hpp"
 #include "lib/format/text.hpp"
 
 namespace rocprof::format {
@@ -378,6 +379,12 @@ bool RankFileWriter::flush(const RankFileStatus& status) {
   }
   if (!reserve(0) || !write_strings()) return false;
   if (!write_status(status)) return fail("cannot update the file status");
+  // The end of allocated space reaches the file before anything that points into the space
+  // allocated since the last flush (hdf5_superblock.hpp).
+  haddr_t end = 0;
+  if (fd_ >= 0 && H5Fget_eoa(file_.get(), &end) >= 0 && !raise_superblock_end(fd_, end))
+    return fail(
+        fmt::format("cannot write the superblock: {}", std::generic_category().message(errno)));
   if (H5Fflush(file_.get(), H5F_SCOPE_LOCAL) < 0) return fail("cannot flush");
   return fence_flushed_space();
 }
