@@ -70,7 +70,7 @@ Handle create_extensible(hid_t parent, const char* name, hid_t type, hsize_t chu
 // command line is kept whole in a dataset of the same name beside it.
 bool write_command_line(hid_t root, const std::vector<std::string>& arguments) {
   constexpr std::size_t kAttributeArguments = 256;
-  constexpr std::size_t kAttributeBytes = 16 * 1024;
+  constexpr std::size_t kAttributeBytes = std::size_t{16} * 1024;
   std::size_t fitting = 0;
   std::size_t bytes = 0;
   while (fitting < arguments.size() && fitting < kAttributeArguments &&
