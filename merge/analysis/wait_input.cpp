@@ -71,13 +71,14 @@ void RankWaitInput::collectives_in(SliceRange range, std::vector<CollectiveCall>
   items_in(range, collectives, held_collective_starts, spilled_collectives, spill.get(), out);
 }
 
-void RankWaitInput::put(ByteWriter& out) const {
-  if (spilled()) throw std::logic_error("a spilled wait-state input cannot travel");
+void RankWaitInput::put(ByteWriter& out, Part part) const {
+  const bool whole = part == Part::kWhole;
+  if (whole && spilled()) throw std::logic_error("a spilled wait-state input cannot travel");
   out.put(rank);
   out.put<std::uint64_t>(names.size());
   for (const std::string& name : names) out.put_string(name);
-  out.put_vector(messages);
-  out.put_vector(collectives);
+  out.put_vector(whole ? messages : std::vector<MessageEnd>{});
+  out.put_vector(whole ? collectives : std::vector<CollectiveCall>{});
   out.put_vector(doings);
   out.put_vector(region_lanes);
   out.put(joined_within_ns);

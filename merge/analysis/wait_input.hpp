@@ -125,7 +125,9 @@ struct RankWaitInput {
   void collectives_in(SliceRange range, std::vector<CollectiveCall>& out);
 
   // Of one held in memory whole (spilled() false: put throws std::logic_error otherwise).
-  void put(ByteWriter& out) const;
+  // `kDoings`: its doings alone (what blaming needs), its ends and calls sent as none.
+  enum class Part : std::uint8_t { kWhole, kDoings };
+  void put(ByteWriter& out, Part part = Part::kWhole) const;
   static RankWaitInput get(ByteReader& in);
 };
 

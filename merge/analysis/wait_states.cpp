@@ -911,14 +911,7 @@ class Analysis {
     for (const std::int32_t rank : hot) {
       const auto local = local_.find(rank);
       if (local == local_.end()) continue;
-      const RankWaitInput& input = mine_[local->second];
-      RankWaitInput copy;  // the doings alone: what blaming needs
-      copy.rank = input.rank;
-      copy.names = input.names;
-      copy.doings = input.doings;
-      copy.region_lanes = input.region_lanes;
-      copy.joined_within_ns = input.joined_within_ns;
-      copy.put(copies);
+      mine_[local->second].put(copies, RankWaitInput::Part::kDoings);
     }
     for (const std::vector<std::byte>& part : all_gather(exchange_, copies.take())) {
       ByteReader in(part);
