@@ -22,25 +22,25 @@ constexpr std::array<unsigned char, 8> kSignature{0x89, 'H', 'D', 'F', '\r', '\n
 
 constexpr std::uint32_t rotate(std::uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
 
+// A little-endian word of up to four bytes (lookup3 reads the last one to three bytes so).
 std::uint32_t little_u32(const unsigned char* p, std::size_t count) {
   std::uint32_t value = 0;
   for (std::size_t i = 0; i < count; ++i) value |= std::uint32_t{p[i]} << (8 * i);
   return value;
 }
 
-std::uint64_t load_u64(std::span<const std::byte> block, std::size_t at) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < 8; ++i)
-    value |= std::uint64_t{std::to_integer<unsigned char>(block[at + i])} << (8 * i);
+// The superblock's fields are little-endian, as this machine's words are (x86-64, as the
+// rank files' native types assume).
+template <typename T>
+T load(std::span<const std::byte> block, std::size_t at) {
+  T value{};
+  std::memcpy(&value, block.data() + at, sizeof value);
   return value;
 }
 
-void store_u32(std::span<std::byte> block, std::size_t at, std::uint32_t value) {
-  for (std::size_t i = 0; i < 4; ++i) block[at + i] = std::byte((value >> (8 * i)) & 0xff);
-}
-
-void store_u64(std::span<std::byte> block, std::size_t at, std::uint64_t value) {
-  for (std::size_t i = 0; i < 8; ++i) block[at + i] = std::byte((value >> (8 * i)) & 0xff);
+template <typename T>
+void store(std::span<std::byte> block, std::size_t at, T value) {
+  std::memcpy(block.data() + at, &value, sizeof value);
 }
 
 }  // namespace
@@ -85,16 +85,15 @@ bool read_superblock_end(std::span<const std::byte, kSuperblockBytes> block, std
   if ((version != 2 && version != 3) || std::to_integer<unsigned>(block[kOffsetSizeAt]) != 8 ||
       std::to_integer<unsigned>(block[kLengthSizeAt]) != 8)
     return false;
-  const std::uint32_t stored =
-      little_u32(reinterpret_cast<const unsigned char*>(block.data()) + kChecksumAt, 4);
-  if (stored != hdf5_metadata_checksum(block.first(kChecksumAt))) return false;
-  end = load_u64(block, kEndAt);
+  if (load<std::uint32_t>(block, kChecksumAt) != hdf5_metadata_checksum(block.first(kChecksumAt)))
+    return false;
+  end = load<std::uint64_t>(block, kEndAt);
   return true;
 }
 
 void set_superblock_end(std::span<std::byte, kSuperblockBytes> block, std::uint64_t end) {
-  store_u64(block, kEndAt, end);
-  store_u32(block, kChecksumAt, hdf5_metadata_checksum(block.first(kChecksumAt)));
+  store<std::uint64_t>(block, kEndAt, end);
+  store<std::uint32_t>(block, kChecksumAt, hdf5_metadata_checksum(block.first(kChecksumAt)));
 }
 
 bool raise_superblock_end(int fd, std::uint64_t end) {
