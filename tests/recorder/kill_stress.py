@@ -6,7 +6,8 @@ the kill, with the machine idle or loaded by busy processes. A kill that falls i
 flush (the recorder logs each flush's start and end: ROCPROF_MPI_FLUSH_LOG) may instead
 leave a file our reader refuses, naming it, or that stock HDF5 reads only partly, as the
 promise says. Such kills are counted; if more than a quarter of the random kills fall
-inside flushes, the run fails. `--flush-kills` adds kills aimed inside flushes, to check what they leave.
+inside flushes, the run fails. `--flush-kills` adds kills aimed inside flushes, to check
+what they leave.
 
 Each case runs `traced_app rate RATE` under the recorder, kills it with SIGKILL at a random
 moment, then checks the file. Cases cycle through the rates and loads given. Prints one line
@@ -91,8 +92,8 @@ def killed_in_flush(log):
 
 
 def check_file(args, path, killed_at_ns):
-    """Returns a list of problems with the file (empty: the promise held), its figures, and
-    whether our reader refused it naming the file."""
+    """Returns a list of problems with the file (empty: the promise held) and its figures,
+    among them whether our reader read it or refused it naming the file."""
     problems = []
     figures = {}
     dump = subprocess.run([args.dump, path], capture_output=True, text=True,
@@ -170,7 +171,7 @@ def run_case(args, work, rate, load, delay, aim=False):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROCPROF_MPI_", "OMPI_"))}
     env.update(LD_PRELOAD=args.recorder, ROCPROF_MPI_OUTPUT_DIR=out,
                ROCPROF_MPI_FLUSH_INTERVAL=f"{args.interval_ms}ms",
-               ROCPROF_MPI_DOMAINS="roctx", ROCPROF_MPI_FLUSH_LOG=os.path.join(work, "flushes"))
+               ROCPROF_MPI_DOMAINS="roctx", ROCPROF_MPI_FLUSH_LOG=flushes)
     if args.lib_dir:
         env["LD_LIBRARY_PATH"] = args.lib_dir
     busy = start_load(load)
@@ -217,9 +218,8 @@ def main():
     else:
         cases = [(int(r), int(n)) for n in args.loads.split(",") for r in args.rates.split(",")]
     generator = random.Random(args.seed)
-    passed = failed = in_flush = in_flush_damaged = 0
+    passed = failed = in_flush = aimed = in_flush_damaged = 0
     worst = {}
-    aimed = 0
     with tempfile.TemporaryDirectory(prefix="kill_stress_") as work:
         for case in range(args.kills + args.flush_kills):
             rate, load = cases[case % len(cases)]
@@ -228,12 +228,14 @@ def main():
             if aim:
                 load = 0  # busy processes starve the poll that aims the kill
             problems, figures, out = run_case(args, work, rate, load, delay, aim)
-            if aim:
-                aimed += 1 if figures.get("in_flush") else 0
+            if figures.get("in_flush"):
+                if aim:
+                    aimed += 1
+                else:
+                    in_flush += 1
             key = (rate, load)
             if "lost_ms" in figures:
                 worst[key] = max(worst.get(key, 0.0), figures["lost_ms"])
-            in_flush += 1 if figures.get("in_flush") and not aim else 0
             if problems and within_flush_window(problems, figures):
                 in_flush_damaged += 1
                 print(f"case {case}: rate {rate}/s, load {load}, kill at {delay:.3f} s, inside "
