@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -107,6 +108,19 @@ TEST_F(Hdf5Superblock, NeverLowersTheEnd) {
   const Block before = read_block(path);
   const int fd = ::open(path.c_str(), O_RDWR);
   ASSERT_TRUE(raise_superblock_end(fd, 100));
+  ::close(fd);
+  EXPECT_EQ(read_block(path), before);
+  EXPECT_TRUE(opens_in_hdf5(path));
+}
+
+// A write that fails (here: a descriptor open for reading only) is reported, with errno.
+TEST_F(Hdf5Superblock, AFailedWriteIsReported) {
+  const std::string path = make_file(dir_, "read_only.h5");
+  const Block before = read_block(path);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  errno = 0;
+  EXPECT_FALSE(raise_superblock_end(fd, fs::file_size(path) + 4096));
+  EXPECT_NE(errno, 0);  // ftruncate refuses a descriptor not open for writing
   ::close(fd);
   EXPECT_EQ(read_block(path), before);
   EXPECT_TRUE(opens_in_hdf5(path));
