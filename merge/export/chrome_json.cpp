@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <span>
@@ -15,12 +14,12 @@
 
 #include <fmt/format.h>
 
-#include "lib/format/text.hpp"
 #include "merge/events/flow_ids.hpp"
 #include "merge/events/gpu_names.hpp"
 #include "merge/events/mpi_call_rows.hpp"
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
+#include "merge/export/json_text.hpp"
 #include "merge/timeline/rank_timeline.hpp"
 
 namespace rocprof::merge {
@@ -30,40 +29,6 @@ using namespace rocprof::format;
 
 // Device queues get thread ids far above Linux thread ids so they sort after the host's.
 constexpr std::uint64_t kQueueTrackBase = 1'000'000'000ULL;
-
-// `text` as the inside of a JSON string: valid UTF-8, quotes and control characters escaped.
-std::string escape(std::string_view raw) {
-  const std::string text = valid_utf8(raw);
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        else
-          out += c;
-    }
-  }
-  return out;
-}
-
-// A number as JSON has it; JSON has no NaN or infinity, so those become the strings
-// "NaN", "Infinity" and "-Infinity" (as JavaScript's JSON readers name them).
-std::string json_number(double value) {
-  if (std::isnan(value)) return "\"NaN\"";
-  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  return fmt::format("{}", value);
-}
 
 // `,"field":"pinned"` for an argument list, or nothing when the kind is unknown.
 std::string memory_kind_arg(std::string_view field, MemoryKind kind) {
@@ -134,14 +99,14 @@ class RankEvents {
   void process(const TimelineProcess& process) {
     pid_ = process.rank;
     json_.event(R"J({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {} ({})"}}}})J",
-                pid_, pid_, escape(process.hostname));
+                pid_, pid_, json_escaped(process.hostname));
     json_.event(R"J({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})J",
                 pid_, pid_);
   }
 
   void thread(std::uint32_t tid, const std::string& name) {
     json_.event(R"J({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})J",
-                pid_, tid, escape(name));
+                pid_, tid, json_escaped(name));
   }
 
   // Message flows: ids as strings, since JSON readers hold numbers as doubles (53 bits).
@@ -150,7 +115,7 @@ class RankEvents {
     const MpiCallRow& row = call.row;
     json_.event(
         R"J({{"name":"{}","cat":"mpi","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"peer":{},"tag":{},"bytes_sent":{},"bytes_received":{},"communicator":{},"request":{},"external_id":{}}}}})J",
-        escape(reader_.string(row.function)), pid_, row.thread_id, us(row.begin_ns),
+        json_escaped(reader_.string(row.function)), pid_, row.thread_id, us(row.begin_ns),
         dur(row.begin_ns, row.end_ns), row.peer, row.tag, row.bytes_sent, row.bytes_received,
         row.communicator, row.request, row.external_id);
     // Inside the slice, so viewers bind the arrow's ends to it.
@@ -167,7 +132,7 @@ class RankEvents {
   void mark(const TimelineMark& mark) {
     json_.event(
         R"J({{"name":"{}","cat":"marker","ph":"i","s":"t","pid":{},"tid":{},"ts":{:.3f}{}}})J",
-        escape(reader_.string(mark.row.message)), pid_, mark.row.thread_id,
+        json_escaped(reader_.string(mark.row.message)), pid_, mark.row.thread_id,
         us(mark.row.timestamp_ns), args_of(mark.annotations, mark.row.id));
   }
 
@@ -175,7 +140,7 @@ class RankEvents {
     const Range& range = drawn.range;
     json_.event(
         R"J({{"name":"{}","cat":"range","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f}{}}})J",
-        escape(reader_.string(range.name)), pid_, range.thread_id, us(range.begin_ns),
+        json_escaped(reader_.string(range.name)), pid_, range.thread_id, us(range.begin_ns),
         dur(range.begin_ns, range.end_ns),
         range.region ? args_of(drawn.annotations, range.id) : std::string());
     if (!range.region) return;
@@ -188,7 +153,7 @@ class RankEvents {
     const ApiCallRow& row = call.row;
     json_.event(
         R"J({{"name":"{}","cat":"api","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"external_id":{},"bytes":{},"stream":{}}}}})J",
-        escape(call.names(row.domain, row.op)), pid_, row.thread_id, us(row.begin_ns),
+        json_escaped(call.names(row.domain, row.op)), pid_, row.thread_id, us(row.begin_ns),
         dur(row.begin_ns, row.end_ns), row.correlation_id, row.external_id, row.bytes, row.stream);
     if (call.ends_inside_flow)
       json_.event(
@@ -201,7 +166,7 @@ class RankEvents {
   void counter(const TimelineCounter& sample) {
     json_.event(
         R"J({{"name":"{}","cat":"counter","ph":"C","pid":{},"ts":{:.3f},"args":{{"value":{}}}}})J",
-        escape(*sample.track_name), pid_, us(sample.row.timestamp_ns),
+        json_escaped(*sample.track_name), pid_, us(sample.row.timestamp_ns),
         json_number(sample.row.value));
   }
 
@@ -215,19 +180,19 @@ class RankEvents {
     if (row.registers != 0 || row.grid[0] != 0)  // a kernel with what it asked of the GPU
       json_.event(
           R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"grid":[{},{},{}],"block":[{},{},{}],"shared_bytes":{},"registers":{}}}}})J",
-          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          json_escaped(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
           row.correlation_id, row.grid[0], row.grid[1], row.grid[2], row.block[0], row.block[1],
           row.block[2], row.shared_bytes, row.registers);
     else if (row.src_kind != MemoryKind::kUnknown || row.dst_kind != MemoryKind::kUnknown)
       json_.event(  // a copy or memset with the memory it touched (only what is known)
           R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}{}{}}}}})J",
-          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          json_escaped(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
           row.correlation_id, row.bytes, memory_kind_arg("src_kind", row.src_kind),
           memory_kind_arg("dst_kind", row.dst_kind));
     else
       json_.event(
           R"J({{"name":"{}","cat":"gpu","ph":"X","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"correlation_id":{},"bytes":{}}}}})J",
-          escape(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
+          json_escaped(name), pid_, track, us(row.begin_ns), dur(row.begin_ns, row.end_ns),
           row.correlation_id, row.bytes);
     if (!work.issued) return;
     json_.event(
@@ -258,10 +223,10 @@ class RankEvents {
     std::string args;
     annotations.for_marker(id, [&](const AnnotationValue& value) {
       args += args.empty() ? R"J(,"args":{)J" : ",";
-      args += fmt::format(R"J("{}":)J", escape(value.name));
+      args += fmt::format(R"J("{}":)J", json_escaped(value.name));
       switch (value.kind) {
         case AnnotationValue::Kind::kString:
-          args += fmt::format(R"J("{}")J", escape(value.text));
+          args += fmt::format(R"J("{}")J", json_escaped(value.text));
           break;
         case AnnotationValue::Kind::kDouble:
           args += json_number(value.double_value);
