@@ -6,9 +6,9 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git python3 binutils clang-format
   libfmt-dev libcli11-dev libprotobuf-dev protobuf-compiler libotf2-trace-dev otf2-tools libzstd-dev zlib1g-dev clang libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
-  libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
+  libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libsqlite3-dev sqlite3
   libhsa-runtime-dev libamdhip64-dev librocm-smi-dev
-  python3-h5py python3-hdf5plugin
+  python3-h5py python3-hdf5plugin python3-pandas
   slurmctld slurmd slurm-client
   chromium fonts-dejavu-core lammps gfortran
 )

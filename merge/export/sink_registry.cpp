@@ -39,6 +39,7 @@ SinkRegistry& sinks() {
     built_in.add({".otf2", "OTF2 archive", make_otf2_sink});
     built_in.add({".h5", "merged tables", make_merged_hdf5_sink});
     built_in.add({".json", "Chrome trace events", make_chrome_json_sink});
+    built_in.add({".db", "rocpd database", make_rocpd_sink});
     return built_in;
   }();
   return registry;

@@ -3,6 +3,8 @@
   (a parallel merge writes chunks in the order they arrive, so the file's bytes may differ);
 - .otf2: every file of the archive (NAME.otf2, NAME.def, NAME/) by its name within the
   archive, the anchor's random trace identifier left out (OTF2 draws one per archive);
+- .db: every table's and view's definition and every table's rows in id order, read with
+  Python's sqlite3 (a parallel merge adds the processes' rows in another order, so pages differ);
 - any other output: its bytes."""
 
 import hashlib
@@ -65,12 +67,27 @@ def _hdf5_digest(path, digest):
             visit(name, f[name])
 
 
+def _sqlite_digest(path, digest):
+    import sqlite3  # noqa: PLC0415
+
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        objects = db.execute("SELECT type, name, sql FROM sqlite_master "
+                             "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").fetchall()
+        for kind, name, sql in objects:
+            digest.update(repr((kind, name, sql)).encode())
+            if kind == "table":
+                for row in db.execute(f'SELECT * FROM "{name}" ORDER BY 1'):
+                    digest.update(repr(row).encode())
+
+
 def output_digest(path):
     digest = hashlib.sha256()
     if path.endswith(".otf2"):
         _otf2_digest(path, digest)
     elif path.endswith(".h5"):
         _hdf5_digest(path, digest)
+    elif path.endswith(".db"):
+        _sqlite_digest(path, digest)
     else:
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):

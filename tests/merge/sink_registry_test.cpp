@@ -19,6 +19,7 @@ TEST(SinkRegistry, EachExtensionFindsItsSink) {
   EXPECT_EQ(extension_of(sinks().find("trace.json")), ".json");
   EXPECT_EQ(extension_of(sinks().find("/tmp/a.b/merged.h5")), ".h5");
   EXPECT_EQ(extension_of(sinks().find("archive.otf2")), ".otf2");
+  EXPECT_EQ(extension_of(sinks().find("job.db")), ".db");
   EXPECT_EQ(sinks().find("trace.txt"), nullptr);
   EXPECT_EQ(sinks().find("pftrace"), nullptr);  // a name, no extension
   EXPECT_EQ(sinks().find("trace.PFTRACE"), nullptr);
@@ -31,11 +32,12 @@ TEST(SinkRegistry, PartsOrOneOutputTogether) {
   EXPECT_EQ(parallel("a.json"), Sink::Parallel::kParts);
   EXPECT_EQ(parallel("a.h5"), Sink::Parallel::kTogether);
   EXPECT_EQ(parallel("a.otf2"), Sink::Parallel::kTogether);
+  EXPECT_EQ(parallel("a.db"), Sink::Parallel::kTogether);
   EXPECT_TRUE(sinks().find("a.otf2")->make()->archive());
   EXPECT_FALSE(sinks().find("a.h5")->make()->archive());
   EXPECT_EQ(sinks().known(),
-            ".pftrace (Perfetto), .otf2 (OTF2 archive), .h5 (merged tables) and .json (Chrome "
-            "trace events)");
+            ".pftrace (Perfetto), .otf2 (OTF2 archive), .h5 (merged tables), .json (Chrome "
+            "trace events) and .db (rocpd database)");
 }
 
 class NothingSink final : public Sink {

@@ -25,7 +25,7 @@ JOBS = {
     "gpu": ["5", "4000", "1", "-2000000", "--gpu-aware-allreduce", "--busy-rank=2:20"],
     "counters": ["4", "2000", "2", "1000000", "--counters=40"],
 }
-FORMATS = ("pftrace", "json", "h5", "otf2")
+FORMATS = ("pftrace", "json", "h5", "otf2", "db")
 
 
 def run(command, procs=1):
