@@ -288,6 +288,9 @@ void WaitInputGatherer::Doings::api_call(const format::ApiCallRow& row) {
 }
 
 void WaitInputGatherer::Doings::activity(const format::ActivityRow& row) {
+  // A CUDA host wait (no device) is the host waiting in its synchronising call, which is a
+  // doing of its own: not GPU work in flight.
+  if (row.device_id < 0) return;
   const std::uint32_t name =
       row.kernel_name != 0
           ? intern(kKernelName | row.kernel_name,

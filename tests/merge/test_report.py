@@ -149,7 +149,8 @@ class ReportTest(unittest.TestCase):
 
     def test_the_report_of_a_job_with_waits_and_kernels(self):
         job = os.path.join(self.dir, "job")
-        subprocess.run([SYNTHETIC, job, "4", "1000", "--late-rank=1:1000000:gpu"], check=True)
+        subprocess.run([SYNTHETIC, job, "4", "1000", "--late-rank=1:1000000:gpu", "--host-waits"],
+                       check=True)
         path, html = self.report(job, "job")
         # Self-contained: nothing loaded from anywhere.
         self.assertNotRegex(html, r"(src|href)\s*=")
@@ -158,11 +159,14 @@ class ReportTest(unittest.TestCase):
         # Rank 1 is late by 1 ms in each of 100 iterations: the others wait about 100 ms.
         self.assertAlmostEqual(rows[0].wait, 100.0, delta=0.5)
         self.assertAlmostEqual(rows[1].wait, 0.0, delta=0.01)
-        self.assertAlmostEqual(rows[1].gpu, 102.5, delta=0.01)  # its GPU ran slow_kernel
+        # Its GPU ran slow_kernel; the host waits for it (from before the kernel began) are
+        # host time.
+        self.assertAlmostEqual(rows[1].gpu, 102.5, delta=0.01)
         for plot in ("time-per-rank", "mpi-heatmap", "wait-patterns", "wait-causes",
                      "region-imbalance", "critical-path"):
             self.assertIn(f'id="{plot}"', html)
         self.assertIn("rank 1 in kernel slow_kernel", html)
+        self.assertNotIn("op 3", html)  # the host waits are nobody's cause nor path
         os.makedirs(ARTIFACTS, exist_ok=True)
         screenshot = os.path.join(ARTIFACTS, "report.png")
         dom, console = self.browse(path, screenshot)

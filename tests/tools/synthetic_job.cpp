@@ -90,6 +90,8 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
     const bool slow_kernel = job.late_on_gpu && own_delay > 0;
     constexpr std::uint32_t kLaunch = 2;
     constexpr std::uint32_t kSynchronize = 3;
+    constexpr std::uint8_t kCudaOps = 18;       // ROCPROF_MPI_DOMAIN_CUDA_OPS
+    constexpr std::uint32_t kCudaHostWait = 3;  // ROCPROF_MPI_CUDA_OP_SYNCHRONIZATION
     if (slow_kernel) {
       writer->append(OpNameRow{kLaunch, writer->intern("hipLaunchKernel"), kHipApi});
       writer->append(OpNameRow{kSynchronize, writer->intern("hipDeviceSynchronize"), kHipApi});
@@ -193,6 +195,16 @@ std::uint64_t write_synthetic_job(const SyntheticJob& job) {
         api.op = kSynchronize;
         api.kernel_name = 0;
         api_calls.push_back(api);
+        if (job.host_waits) {
+          auto wait = blank<ActivityRow>();
+          wait.begin_ns = api.begin_ns;
+          wait.end_ns = api.end_ns;
+          wait.correlation_id = api.correlation_id;
+          wait.device_id = -1;
+          wait.op = kCudaHostWait;
+          wait.domain = kCudaOps;
+          copies.push_back(wait);
+        }
       }
       // The ring: receive from the previous rank, send to the next; Waitall completes both
       // (a row per request, then its own, as the MPI layer records them). A message sent

@@ -47,6 +47,9 @@ struct SyntheticJob {
   int late_rank = -1;
   std::uint64_t late_ns = 0;
   bool late_on_gpu = false;
+  // With `late_on_gpu`: the synchronisation is also recorded as CUDA records a host wait (an
+  // activity of no device), from the call's begin to its end.
+  bool host_waits = false;
   // The rank files' compression, as the recorder's option takes it ("zstd:1", "deflate:1").
   std::string compression = "zstd:1";
 };

@@ -2,7 +2,7 @@
 // tests and benchmarks.
 // Usage: synthetic_job DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] [--gpu-aware-allreduce]
 //        [--user-regions] [--busy-rank=RANK:RANGES] [--counters=SAMPLES]
-//        [--late-rank=RANK:NS[:gpu]]
+//        [--late-rank=RANK:NS[:gpu]] [--host-waits]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       flag = job.gpu_aware_allreduce = true;
     else if (std::strcmp(argv[argc - 1], "--user-regions") == 0)
       flag = job.user_regions = true;
+    else if (std::strcmp(argv[argc - 1], "--host-waits") == 0)
+      flag = job.host_waits = true;
     else if (std::strncmp(argv[argc - 1], "--counters=", 11) == 0) {
       job.counter_samples = std::strtoull(argv[argc - 1] + 11, nullptr, 10);
       flag = true;
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: %s DIR RANKS EVENTS_PER_RANK [SKEWED_RANK SKEW_NS] "
                  "[--gpu-aware-allreduce] [--user-regions] [--busy-rank=RANK:RANGES] "
-                 "[--counters=SAMPLES] [--late-rank=RANK:NS[:gpu]]\n",
+                 "[--counters=SAMPLES] [--late-rank=RANK:NS[:gpu]] [--host-waits]\n",
                  argv[0]);
     return 2;
   }
