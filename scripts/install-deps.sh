@@ -8,7 +8,7 @@ packages=(
   libfmt-dev libcli11-dev libprotobuf-dev protobuf-compiler libotf2-trace-dev otf2-tools libzstd-dev zlib1g-dev clang libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libsqlite3-dev sqlite3
   libhsa-runtime-dev libamdhip64-dev librocm-smi-dev
-  python3-h5py python3-hdf5plugin python3-pandas
+  python3-h5py python3-hdf5plugin python3-pandas python3-plotly python3-networkx python3-ijson python3-psutil
   slurmctld slurmd slurm-client
   chromium fonts-dejavu-core lammps gfortran
 )

@@ -42,8 +42,9 @@ struct SinkJob {
   bool part_copied_after = false;
   // A parallel merge whose processes each write a file of their own, which the output links
   // (links_parts(), --h5-parts): written to parts_directory(`path`), named by the output
-  // relative to its own name once in place, `output_name` (merge/files/staged_output.hpp).
+  // relative to its own name once in place (merge/files/staged_output.hpp).
   bool linked_parts = false;
+  // The output's file name once in place (`path` is its staging name).
   std::string output_name;
 
   std::vector<const AlignedRank*> block() const {

@@ -40,6 +40,7 @@ SinkRegistry& sinks() {
     built_in.add({".h5", "merged tables", make_merged_hdf5_sink});
     built_in.add({".json", "Chrome trace events", make_chrome_json_sink});
     built_in.add({".db", "rocpd database", make_rocpd_sink});
+    built_in.add({".hta", "per-rank Kineto JSON for HTA", make_kineto_sink});
     return built_in;
   }();
   return registry;

@@ -41,5 +41,6 @@ std::unique_ptr<Sink> make_otf2_sink();
 std::unique_ptr<Sink> make_merged_hdf5_sink();
 std::unique_ptr<Sink> make_chrome_json_sink();
 std::unique_ptr<Sink> make_rocpd_sink();
+std::unique_ptr<Sink> make_kineto_sink();
 
 }  // namespace rocprof::merge

@@ -31,10 +31,10 @@ std::vector<PartialOutput::Written> PartialOutput::written() const {
   if (linked_parts_) paths.push_back({parts_directory(output_), true});
   const fs::path path(output_);
   if (archive_) {
-    // The rest of the archive: its definitions and its directory of .evt/.def files (the
+    // The rest of the archive: its definitions (if any) and its directory of files (the
     // directory held nothing else, or the merge would have refused to start).
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    paths.push_back({(parent / (path.stem().string() + ".def")).string(), false});
+    paths.push_back({(parent / (path.stem().string() + ".def")).string(), false, true});
     paths.push_back({(parent / path.stem()).string(), true});
   }
   return paths;
@@ -54,7 +54,7 @@ void PartialOutput::keep() noexcept {
 std::string PartialOutput::missing() const {
   std::error_code code;
   for (const Written& file : written())
-    if (!fs::exists(file.path, code))
+    if (!file.optional && !fs::exists(file.path, code))
       return fmt::format(
           "{} was written but is no longer there (removed, or its directory removed or "
           "renamed, during the merge)",

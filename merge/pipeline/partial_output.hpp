@@ -41,6 +41,7 @@ class PartialOutput {
   struct Written {
     std::string path;
     bool directory;
+    bool optional = false;  // an archive's NAME.def: OTF2 writes one, per-rank JSON none
   };
   std::vector<Written> written() const;
 

@@ -3,6 +3,7 @@
   (a parallel merge writes chunks in the order they arrive, so the file's bytes may differ);
 - .otf2: every file of the archive (NAME.otf2, NAME.def, NAME/) by its name within the
   archive, the anchor's random trace identifier left out (OTF2 draws one per archive);
+- .hta: the index NAME.hta (with NAME written as such) and every file of NAME/ by its name;
 - .db: every table's and view's definition and every table's rows in id order, read with
   Python's sqlite3 (a parallel merge adds the processes' rows in another order, so pages differ);
 - any other output: its bytes."""
@@ -80,6 +81,17 @@ def _sqlite_digest(path, digest):
                     digest.update(repr(row).encode())
 
 
+def _per_rank_json_digest(index, digest):
+    stem = index[: -len(".hta")]
+    name = os.path.basename(stem)
+    with open(index) as f:
+        digest.update(f.read().replace(f'"{name}/', '"NAME/').encode())
+    for file in sorted(os.listdir(stem)):
+        digest.update(file.encode())
+        with open(os.path.join(stem, file), "rb") as f:
+            digest.update(f.read())
+
+
 def output_digest(path):
     digest = hashlib.sha256()
     if path.endswith(".otf2"):
@@ -88,6 +100,8 @@ def output_digest(path):
         _hdf5_digest(path, digest)
     elif path.endswith(".db"):
         _sqlite_digest(path, digest)
+    elif path.endswith(".hta"):
+        _per_rank_json_digest(path, digest)
     else:
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):

@@ -20,6 +20,7 @@ TEST(SinkRegistry, EachExtensionFindsItsSink) {
   EXPECT_EQ(extension_of(sinks().find("/tmp/a.b/merged.h5")), ".h5");
   EXPECT_EQ(extension_of(sinks().find("archive.otf2")), ".otf2");
   EXPECT_EQ(extension_of(sinks().find("job.db")), ".db");
+  EXPECT_EQ(extension_of(sinks().find("job.hta")), ".hta");
   EXPECT_EQ(sinks().find("trace.txt"), nullptr);
   EXPECT_EQ(sinks().find("pftrace"), nullptr);  // a name, no extension
   EXPECT_EQ(sinks().find("trace.PFTRACE"), nullptr);
@@ -37,7 +38,7 @@ TEST(SinkRegistry, PartsOrOneOutputTogether) {
   EXPECT_FALSE(sinks().find("a.h5")->make()->archive());
   EXPECT_EQ(sinks().known(),
             ".pftrace (Perfetto), .otf2 (OTF2 archive), .h5 (merged tables), .json (Chrome "
-            "trace events) and .db (rocpd database)");
+            "trace events), .db (rocpd database) and .hta (per-rank Kineto JSON for HTA)");
 }
 
 class NothingSink final : public Sink {

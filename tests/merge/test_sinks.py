@@ -25,7 +25,7 @@ JOBS = {
     "gpu": ["5", "4000", "1", "-2000000", "--gpu-aware-allreduce", "--busy-rank=2:20"],
     "counters": ["4", "2000", "2", "1000000", "--counters=40"],
 }
-FORMATS = ("pftrace", "json", "h5", "otf2", "db")
+FORMATS = ("pftrace", "json", "h5", "otf2", "db", "hta")
 
 
 def run(command, procs=1):
@@ -66,7 +66,8 @@ class SinkTest(unittest.TestCase):
             job = self.job(name)
             for fmt in FORMATS:
                 for procs in (1, 2):
-                    out = os.path.join(self.dir, f"{name}-{procs}.{fmt}")
+                    # Archives (.otf2, .hta) each have a directory of their name.
+                    out = os.path.join(self.dir, f"{name}-{procs}-{fmt}.{fmt}")
                     run([MERGE, job, "-o", out, "-q"], procs)
                     digest = output_digest(out)
                     if procs == 1:
