@@ -171,6 +171,33 @@ class RocpdTest(unittest.TestCase):
                               "AND a.corr_id != 0")
         self.assertNotEqual(inside, [["0"]])
 
+    def test_the_analysis_is_the_summarys(self):
+        with open(self.summary + "_waits.csv") as f:
+            waits = sorted((r["pattern"], r["rank"], r["call_path"], r["function"],
+                            r["awaited_rank"], r["cause"], r["count"], r["total_ns"])
+                           for r in csv.DictReader(f))
+        self.assertTrue(waits)
+        stored = sql(self.db, "SELECT pattern, rank, call_path, function, awaited_rank, cause, "
+                              "count, CAST(total_ns AS INTEGER) FROM rocprofmpi_wait_state")
+        self.assertEqual(sorted(tuple(row) for row in stored), waits)
+        # Each wait: as many as counted, inside an MPI call of its waiting rank.
+        self.assertEqual(sql(self.db, "SELECT COUNT(*) FROM rocprofmpi_wait")[0][0],
+                         str(sum(int(w[6]) for w in waits)))
+        outside = sql(self.db, "SELECT COUNT(*) FROM rocprofmpi_wait w WHERE NOT EXISTS ("
+                               "SELECT 1 FROM regions r JOIN rocpd_info_process p ON p.pid = "
+                               "r.pid WHERE JSON_EXTRACT(p.extdata, '$.rank') = w.rank AND "
+                               "r.category = 'MPI_API' AND r.start <= w.start AND w.end <= r.end)")
+        self.assertEqual(outside, [["0"]])
+        with open(self.summary + "_critical_path.csv") as f:
+            path = {r["activity"]: float(r["total_ns"]) for r in csv.DictReader(f)}
+        stored = {name: float(ns) for name, ns in
+                  sql(self.db, "SELECT activity, time_ns FROM rocprofmpi_critical_path_activity")}
+        self.assertEqual(stored.keys(), path.keys())
+        for name, ns in path.items():
+            self.assertAlmostEqual(stored[name], ns, delta=1.0)
+        length = float(sql(self.db, 'SELECT SUM("end" - start) FROM rocprofmpi_critical_path')[0][0])
+        self.assertAlmostEqual(length, sum(path.values()), delta=len(path) + 1.0)
+
     def test_parallel_merges_write_the_same_database(self):
         serial = output_digest(self.db)
         for procs in (2, 3):
