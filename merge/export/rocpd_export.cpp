@@ -87,7 +87,10 @@ class RocpdFile {
   RocpdFile(const std::string& path, const std::string& suffix, const std::string& guid)
       : db_(path), suffix_(suffix) {
     // The file is staged and renamed into place only once written: no journal is needed.
-    db_.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;");
+    db_.execute(
+        "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+        "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536; "
+        "PRAGMA foreign_keys = OFF;");
     db_.execute(rocpd_tables_sql(suffix, guid));
   }
 

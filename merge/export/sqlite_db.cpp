@@ -10,7 +10,24 @@
 
 namespace rocprof::merge {
 
+namespace {
+
+// A connection is used by one thread at a time: no locks around its statements, and no
+// count of SQLite's memory (each allocation would take a lock for it). Set before SQLite
+// starts; if something started it already, it keeps its settings.
+void configure_sqlite_once() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return sqlite3_initialize() == SQLITE_OK;
+  }();
+  static_cast<void>(configured);
+}
+
+}  // namespace
+
 SqliteDatabase::SqliteDatabase(const std::string& path) : path_(path) {
+  configure_sqlite_once();
   const int status = sqlite3_open_v2(
       path.c_str(), &db_,
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
