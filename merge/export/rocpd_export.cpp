@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
 #include "lib/include/rocprof-mpi/cuda_domains.h"
 #include "merge/events/gpu_names.hpp"
 #include "merge/export/json_text.hpp"
@@ -106,19 +107,21 @@ class RocpdFile {
   std::int64_t string_id(std::string_view text) {
     const auto known = strings_.find(std::string(text));
     if (known != strings_.end()) return known->second;
-    auto id = static_cast<std::int64_t>(stable_hash(text) >> 1);
+    // The text as stored (invalid UTF-8 repaired, as bind does), and its id.
+    const std::string stored = is_valid_utf8(text) ? std::string(text) : valid_utf8(text);
+    const auto id = static_cast<std::int64_t>(stable_hash(stored) >> 1);
     if (!add_string_)
       add_string_.emplace(db_.prepare(fmt::format(
           "INSERT OR IGNORE INTO {} (id, string) VALUES (?, ?)", table("rocpd_string"))));
-    add_string_->bind(1, id).bind(2, text).run();
+    add_string_->bind(1, id).bind(2, stored).run();
     if (db_.changes() == 0) {
       // Either it is there (under this id) or another string took the id.
       SqliteStatement check =
           db_.prepare(fmt::format("SELECT string FROM {} WHERE id = ?", table("rocpd_string")));
       check.bind(1, id);
-      if (!check.step() || check.column_text(0) != text)
+      if (!check.step() || check.column_text(0) != stored)
         throw std::runtime_error(fmt::format(
-            "cannot write {}: two strings share the id {} (\"{}\")", db_.path(), id, text));
+            "cannot write {}: two strings share the id {} (\"{}\")", db_.path(), id, stored));
     }
     strings_.emplace(std::string(text), id);
     return id;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/format/text.hpp"
+
 namespace rocprof::merge {
 
 namespace {
@@ -107,6 +109,12 @@ SqliteStatement& SqliteStatement::bind(int index, double value) {
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::string_view text) {
+  // Readers decode TEXT as UTF-8 (Python's sqlite3 fails on anything else).
+  std::string repaired;
+  if (!format::is_valid_utf8(text)) {
+    repaired = format::valid_utf8(text);
+    text = repaired;
+  }
   if (sqlite3_bind_text64(statement_, index, text.data(), text.size(), SQLITE_TRANSIENT,
                           SQLITE_UTF8) != SQLITE_OK)
     db_->fail("binding");

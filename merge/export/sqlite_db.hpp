@@ -43,7 +43,8 @@ class SqliteDatabase {
 };
 
 // A prepared statement: bind by 1-based position, then run() (statements returning no rows)
-// or step() row by row. Reset after run() so it can be bound again.
+// or step() row by row. Reset after run() so it can be bound again. Text is bound as valid
+// UTF-8 (format/text.hpp's repair where it is not).
 class SqliteStatement {
  public:
   SqliteStatement(SqliteDatabase& db, sqlite3_stmt* statement) : db_(&db), statement_(statement) {}

@@ -137,7 +137,8 @@ class UserApiTest(unittest.TestCase):
     def test_names_and_values_that_break_strict_readers_come_out_valid(self):
         stdout, path = self.traced(ANNOTATIONS, "hostile")
         self.assertIn("hostile 0", stdout)
-        outputs = {ext: os.path.join(self.dir, "t" + ext) for ext in (".json", ".pftrace", ".h5")}
+        outputs = {ext: os.path.join(self.dir, "t" + ext)
+                   for ext in (".json", ".pftrace", ".h5", ".db", ".hta")}
         summaries = []
         for ext, output in outputs.items():
             merged = subprocess.run([MERGE, path, "-o", output], capture_output=True,
@@ -171,6 +172,18 @@ class UserApiTest(unittest.TestCase):
                          isinstance(item, h5py.Dataset) and h5py.check_string_dtype(item.dtype)
                          else None)
             self.assertIn("bad\ufffd\ufffdname", strings)
+        # The rocpd database: every text decodes (Python's sqlite3 refuses what does not).
+        import sqlite3
+        with sqlite3.connect(outputs[".db"]) as db:
+            names = {row[0] for row in db.execute("SELECT string FROM rocpd_string")}
+            values = {row[0] for row in db.execute("SELECT value FROM rocpd_arg")}
+        self.assertIn("bad\ufffd\ufffdname", names)
+        self.assertLessEqual({"nan", "inf", "-inf"}, values)  # the odd values, as text
+        # The per-rank Kineto JSON: strict UTF-8 and JSON as above.
+        for trace_file in glob.glob(os.path.join(self.dir, "t", "rank*.json")):
+            with open(trace_file, "rb") as f:
+                kineto = json.loads(f.read().decode("utf-8"), parse_constant=refuse)
+            self.assertIn("bad\ufffd\ufffdname", {e.get("name") for e in kineto["traceEvents"]})
         # The printed summary: the escape sequence shown, not sent to the terminal.
         for printed in summaries:
             self.assertNotIn(b"\x1b", printed)
