@@ -217,12 +217,8 @@ class KinetoRank {
   }
 
  private:
-  double us(std::uint64_t t) const {
-    return static_cast<double>(static_cast<std::int64_t>(t - origin_ns_)) / 1000.0;
-  }
-  static double dur(std::uint64_t begin, std::uint64_t end) {
-    return static_cast<double>(end > begin ? end - begin : 0) / 1000.0;
-  }
+  double us(std::uint64_t t) const { return microseconds_since(t, origin_ns_); }
+  static double dur(std::uint64_t begin, std::uint64_t end) { return duration_us(begin, end); }
 
   RankFile& file_;
   std::uint64_t origin_ns_;

@@ -14,23 +14,17 @@ import tempfile
 import unittest
 
 from merge_digest import output_digest
+from hta_check import report_gpu_busy_ms
+from traced_runs import run_merge as run
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 HTA_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hta_check.py")
-MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 JOB = ["4", "2000", "1", "-2000000", "--gpu-aware-allreduce", "--user-regions", "--counters=20",
        "--late-rank=2:20000:gpu", "--host-waits"]
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 
 
-def run(command, procs=1, check=True):
-    if procs > 1:
-        command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(procs)] + command
-    result = subprocess.run(command, capture_output=True, text=True, env=MPI_ENV, timeout=300)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(command)} exited {result.returncode}: {result.stderr}")
-    return result
 
 
 def union_ms(intervals):
@@ -116,13 +110,7 @@ class HtaTest(unittest.TestCase):
         self.assertTrue(all(e["args"]["stream"] == -1 for e in waits))
 
     def test_gpu_events_add_up_to_the_reports_gpu_busy_time(self):
-        with open(self.report, encoding="utf-8") as f:
-            html = f.read()
-        busy = {}
-        for cells in re.findall(r"<tr>((?:<td>[^<]*</td>){9})</tr>", html):
-            values = re.findall(r"<td>([^<]*)</td>", cells)
-            if re.fullmatch(r"\d+", values[0]):
-                busy[int(values[0])] = float(values[6])
+        busy = report_gpu_busy_ms(self.report)
         self.assertEqual(sorted(busy), [0, 1, 2, 3])
         self.assertGreater(busy[2], 0)
         for rank, trace in self.files.items():

@@ -12,13 +12,13 @@ import unittest
 from collections import Counter
 
 from merge_digest import output_digest
+from traced_runs import run_merge as run
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 SQLITE3 = os.environ.get("ROCPROF_TEST_SQLITE3", "sqlite3")
 DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "ROCPD.md")
 TOOLS_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rocpd_tools_check.py")
-MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 # Every kind of record: GPU-aware collectives (copies), user regions with copies inside, a late
 # rank whose ranges hold a kernel launch, device counters, skewed clocks.
@@ -26,13 +26,6 @@ JOB = ["5", "3000", "2", "-3000000", "--gpu-aware-allreduce", "--user-regions", 
        "--late-rank=3:20000:gpu"]
 
 
-def run(command, procs=1):
-    if procs > 1:
-        command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(procs)] + command
-    result = subprocess.run(command, capture_output=True, text=True, env=MPI_ENV, timeout=300)
-    if result.returncode != 0:
-        raise AssertionError(f"{' '.join(command)} exited {result.returncode}: {result.stderr}")
-    return result
 
 
 def sql(db, query):
@@ -211,7 +204,7 @@ class RocpdTest(unittest.TestCase):
     def test_amds_rocpd_tools_read_it_where_a_checkout_is_given(self):
         result = subprocess.run(
             ["/usr/bin/python3", TOOLS_CHECK, "--db", self.db, "--summary-csv", self.summary,
-             "--h5", self.h5], capture_output=True, text=True, env=MPI_ENV, timeout=300)
+             "--h5", self.h5], capture_output=True, text=True, timeout=300)
         if result.returncode == 77:
             self.skipTest(result.stdout.strip())
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)

@@ -11,12 +11,12 @@ import tempfile
 import unittest
 
 from merge_digest import output_digest
+from traced_runs import run_merge as run
 
 MERGE = os.environ["ROCPROF_TEST_MERGE"]
 SYNTHETIC = os.environ["ROCPROF_TEST_SYNTHETIC"]
 TOY_MERGE = os.environ["ROCPROF_TEST_TOY_MERGE"]
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_outputs.txt")
-MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 # name -> synthetic_job arguments (after DIR): skewed clocks, user regions, GPU-aware
 # collectives, a rank busy in long ranges, device counters sampled by two ranks.
@@ -28,13 +28,6 @@ JOBS = {
 FORMATS = ("pftrace", "json", "h5", "otf2", "db", "hta")
 
 
-def run(command, procs=1):
-    if procs > 1:
-        command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(procs)] + command
-    result = subprocess.run(command, capture_output=True, text=True, env=MPI_ENV, timeout=300)
-    if result.returncode != 0:
-        raise AssertionError(f"{' '.join(command)} exited {result.returncode}: {result.stderr}")
-    return result
 
 
 def read_golden():

@@ -14,6 +14,17 @@ def mpi_env():
     return env
 
 
+def run_merge(command, procs=1, check=True):
+    """A merge tool's `command`, on `procs` processes of mpirun when more than one; the
+    CompletedProcess (with `check`, an AssertionError with its stderr if it failed)."""
+    if procs > 1:
+        command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(procs)] + command
+    result = subprocess.run(command, capture_output=True, text=True, env=mpi_env(), timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
 def run_mpi(command, directory, ranks=4, timeout=300):
     """`command` on `ranks` processes of mpirun in `directory`; the CompletedProcess."""
     return subprocess.run(["mpirun", "--oversubscribe", "-np", str(ranks), *command],
