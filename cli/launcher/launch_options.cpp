@@ -12,6 +12,7 @@
 #include "lib/format/compression.hpp"
 #include "lib/settings/config.hpp"
 #include "lib/settings/identity.hpp"
+#include "lib/settings/mpi_exclude.hpp"
 
 namespace rocprof::cli {
 namespace {
@@ -23,6 +24,12 @@ bool is_job_launcher(const std::string& program) {
   const std::string name = std::filesystem::path(program).filename().string();
   return name == "mpirun" || name == "mpiexec" || name == "orterun" || name == "srun" ||
          name == "aprun" || name == "flux" || name == "jsrun";
+}
+
+bool traces_everything(const LaunchOptions& o) {
+  const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
+                      o.marker_trace || o.mpi_trace || o.sys_trace || o.cuda_trace);
+  return o.sys_trace || none;
 }
 
 std::string validate(const LaunchOptions& o) {
@@ -57,6 +64,13 @@ std::string validate(const LaunchOptions& o) {
     return fmt::format(
         "--counter-interval '{}' is not a duration between 1ms and 3600s (e.g. 10ms, 1s)",
         o.counter_interval);
+  if (!o.mpi_exclude.empty()) {
+    std::vector<std::string> patterns;
+    if (!settings::parse_mpi_exclude(o.mpi_exclude, patterns, error))
+      return "--mpi-exclude: " + error;
+    if (!traces_everything(o) && !o.mpi_trace)
+      return "--mpi-exclude needs MPI tracing (--mpi-trace or --sys-trace)";
+  }
   if (!o.mpi_ranks.empty()) {
     settings::RankList ranks;
     if (!settings::parse_rank_list(o.mpi_ranks, ranks, error)) return "--mpi-ranks: " + error;
@@ -128,6 +142,9 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
   app.add_option("-o,--output-file", o.output_file, "rank file name (same placeholders)")
       ->capture_default_str();
   app.add_option("--mpi-ranks", o.mpi_ranks, "trace only these world ranks, e.g. 0,4-7");
+  app.add_option("--mpi-exclude", o.mpi_exclude,
+                 "do not record these MPI calls: names or patterns, e.g. "
+                 "MPI_Comm_rank,MPI_Test* (or @FILE: one per line)");
   app.add_option("--compression", o.compression, "zstd[:LEVEL], deflate[:LEVEL] or none")
       ->capture_default_str();
   app.add_option("--flush-interval", o.flush_interval,
@@ -190,6 +207,16 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
         "rocprof-mpi: no '--' before the application (rocprof-mpi [options] -- ./app args)\n";
     return outcome;
   }
+  if (o.mpi_exclude.starts_with("@")) {
+    std::string list;
+    std::string error;
+    if (!settings::read_mpi_exclude_file(o.mpi_exclude.substr(1), list, error)) {
+      outcome.exit_code = 2;
+      outcome.message = "rocprof-mpi: --mpi-exclude: " + error + "\n";
+      return outcome;
+    }
+    o.mpi_exclude = list;
+  }
   if (const std::string error = validate(o);
       !error.empty() && !(o.print_config && o.command.empty())) {
     outcome.exit_code = 2;
@@ -199,16 +226,6 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
   outcome.run = true;
   return outcome;
 }
-
-namespace {
-
-bool traces_everything(const LaunchOptions& o) {
-  const bool none = !(o.hip_trace || o.hsa_trace || o.kernel_trace || o.memory_copy_trace ||
-                      o.marker_trace || o.mpi_trace || o.sys_trace || o.cuda_trace);
-  return o.sys_trace || none;
-}
-
-}  // namespace
 
 bool cuda_on_nvidia(const LaunchOptions& o) {
   return !o.cuda_trace &&
@@ -247,6 +264,7 @@ std::map<std::string, std::string> tracing_environment(const LaunchOptions& o,
   env["ROCPROF_MPI_ANNOUNCE"] = "1";
   env["ROCPROF_MPI_HELPER_CPUS"] = o.helper_cpus;
   if (!o.mpi_ranks.empty()) env["ROCPROF_MPI_RANKS"] = o.mpi_ranks;
+  if (!o.mpi_exclude.empty()) env["ROCPROF_MPI_EXCLUDE_CALLS"] = o.mpi_exclude;
   if (!o.device_counters.empty()) {
     env["ROCPROF_MPI_DEVICE_COUNTERS"] = o.device_counters;
     env["ROCPROF_MPI_COUNTER_INTERVAL"] = o.counter_interval;

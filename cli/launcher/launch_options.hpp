@@ -24,6 +24,9 @@ struct LaunchOptions {
   std::string output_directory = "rocprof-mpi-%job%";
   std::string output_file = "%rank%.h5";
   std::string mpi_ranks;  // empty: all
+  // MPI calls not recorded: names or patterns, comma-separated ("@FILE": from a filter file,
+  // read by parse_launch_options into the list).
+  std::string mpi_exclude;
   std::string compression = "zstd:1";
   std::string flush_interval = "1s";
   std::string clock_sync_interval;        // empty: at MPI_Init and MPI_Finalize only

@@ -4,6 +4,8 @@
 
 #include <rocprof-mpi/external_id.h>
 
+#include "mpi/runtime/call_filter.hpp"
+
 namespace rocprof::mpi {
 namespace {
 
@@ -45,6 +47,7 @@ bool calls_in_ticks() noexcept {
 }
 
 void CallRecord::emit(const rocprof_mpi_mpi_call_t& extra) const noexcept {
+  if (!recorded) return;
   if (calls_in_ticks())
     rocprof_mpi_record_mpi_call_ticks(function_name(fn), &extra);
   else
@@ -56,13 +59,15 @@ CallScope::CallScope(Fn fn) noexcept : active_(recording_mpi()) {
   call_.fn = fn;
   call_.row.peer = -1;
   call_.row.tag = -1;
+  call_.recorded = call_recorded(fn);
+  if (!call_.recorded) return;  // the decoders still run (bookkeeping); no id, no times
   call_.row.external_id = next_external_id();
   pushed_ = rocprof_mpi_external_id_push(&external_ids(), call_.row.external_id) != 0;
   call_.row.begin_ns = call_stamp();
 }
 
 CallScope::~CallScope() {
-  if (!active_) return;
+  if (!active_ || !call_.recorded) return;
   if (pushed_) rocprof_mpi_external_id_pop(&external_ids(), nullptr);
   if (call_.row.end_ns == 0) call_.row.end_ns = call_stamp();
   call_.emit(call_.row);

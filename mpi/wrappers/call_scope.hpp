@@ -19,6 +19,8 @@ namespace rocprof::mpi {
 struct CallRecord {
   Fn fn{};
   rocprof_mpi_mpi_call_t row{};
+  // False for a call of an excluded function (--mpi-exclude): decoded, never emitted.
+  bool recorded = true;
 
   // Records one more row for this call (same function, times and external id): used for
   // each request a single MPI_Waitall, _Waitsome, _Testall, _Startall... completes.
@@ -40,7 +42,7 @@ class CallScope {
 
   // Right after the PMPI call returned.
   void returned() noexcept {
-    if (active_) call_.row.end_ns = call_stamp();
+    if (active_ && call_.recorded) call_.row.end_ns = call_stamp();
   }
   CallRecord& call() noexcept { return call_; }
   // False when this process is not recording (the decoders are skipped then, except those

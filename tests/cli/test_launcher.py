@@ -55,6 +55,10 @@ class LauncherTest(unittest.TestCase):
             (["--flush-interval", "soon", *app], "--flush-interval 'soon'"),
             (["--clock-sync-interval", "often", *app], "--clock-sync-interval 'often'"),
             (["--mpi-ranks", "3-1", *app], "'3-1' in '3-1' is not a rank"),
+            (["--mpi-exclude", "MPI_Comm rank", *app], "'MPI_Comm rank' is not an MPI function"),
+            (["--mpi-exclude", "MPI_Send,,MPI_Recv", *app], "has an empty item"),
+            (["--mpi-exclude", "@no-such-filter", *app], "cannot read the filter file"),
+            (["--marker-trace", "--mpi-exclude", "MPI_Send", *app], "needs MPI tracing"),
             (["--mpi-trace"], "no '--' before the application"),
             (["--mpi-trace", "--"], "no application given"),
             (["--mpi-trace", "./app"], "'./app' is not an option"),
@@ -224,6 +228,41 @@ class LauncherTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "out"))), ["1.h5", "3.h5"])
         with h5py.File(os.path.join(self.dir, "out", "3.h5"), "r") as f:
             self.assertEqual(f["clock_samples"]["offset_ns"].shape[0], 2)
+
+    def test_mpi_exclude_leaves_those_calls_out_and_keeps_the_bookkeeping(self):
+        def calls_and_sends(out):
+            names, sends, comms = set(), [], set()
+            for rank in range(4):
+                with h5py.File(os.path.join(self.dir, out, f"{rank}.h5"), "r") as f:
+                    strings = f["strings"].asstr()[:]
+                    rows = f["mpi_calls"][:]
+                    comms |= {int(c) for c in f["communicators"]["communicator"][:]}
+                for row in rows:
+                    name = strings[row["function"]]
+                    names.add(name)
+                    if name == "MPI_Send":
+                        sends.append((int(row["peer"]), int(row["communicator"])))
+            return names, sorted(sends), comms
+
+        plain = self.mpirun("--mpi-trace", "-d", "all", scenario="comms")
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        with open(os.path.join(self.dir, "filter"), "w") as f:
+            f.write("# the communicator calls\nMPI_Comm_*   # split, dup, rank, free\n\n"
+                    "MPI_No_such_call\n")
+        result = self.mpirun("--mpi-trace", "--mpi-exclude", "@filter", "-d", "some",
+                             scenario="comms")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # One rank says what matched nothing.
+        self.assertEqual(result.stderr.count("MPI_No_such_call matches no MPI function"), 1)
+        all_names, all_sends, all_comms = calls_and_sends("all")
+        names, sends, comms = calls_and_sends("some")
+        self.assertTrue({"MPI_Comm_split", "MPI_Comm_dup", "MPI_Comm_free"} <= all_names)
+        self.assertEqual({n for n in names if n.startswith("MPI_Comm_")}, set())
+        self.assertEqual(names, {n for n in all_names if not n.startswith("MPI_Comm_")})
+        # The calls made on the communicators they created still say which (job-wide ids)
+        # and to whom (world ranks), as without the filter.
+        self.assertEqual(sends, all_sends)
+        self.assertEqual(comms, all_comms)
 
 
 if __name__ == "__main__":

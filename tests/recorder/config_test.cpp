@@ -14,6 +14,7 @@
 #include "lib/recorder/helper_threads.hpp"
 #include "lib/settings/config.hpp"
 #include "lib/settings/identity.hpp"
+#include "lib/settings/mpi_exclude.hpp"
 
 namespace {
 
@@ -227,6 +228,48 @@ TEST(RecorderIdentity, PlaceholderValuesAddNoPathComponents) {
   identity.job_id = "12/34";
   EXPECT_FALSE(expand(nullptr, "traces/%job%"));
   EXPECT_NE(error.find("has a '/'"), std::string::npos) << error;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MpiExclude, NamesAndPatternsSeparatedByCommas) {
+  using rocprof::settings::mpi_pattern_matches;
+  using rocprof::settings::parse_mpi_exclude;
+  std::vector<std::string> patterns;
+  std::string error;
+  ASSERT_TRUE(parse_mpi_exclude("MPI_Comm_rank, MPI_Test*,MPI_Wait[as]ll", patterns, error));
+  EXPECT_EQ(patterns, (std::vector<std::string>{"MPI_Comm_rank", "MPI_Test*", "MPI_Wait[as]ll"}));
+  EXPECT_TRUE(mpi_pattern_matches("MPI_Test*", "MPI_Testsome"));
+  EXPECT_TRUE(mpi_pattern_matches("MPI_Wait[as]ll", "MPI_Waitall"));
+  EXPECT_FALSE(mpi_pattern_matches("MPI_Wait[as]ll", "MPI_Wait"));
+  EXPECT_FALSE(mpi_pattern_matches("MPI_Comm_rank", "MPI_Comm_ranks"));
+  for (const char* bad : {"", "MPI_Send,", ",MPI_Send", "MPI_Send,,MPI_Recv"}) {
+    EXPECT_FALSE(parse_mpi_exclude(bad, patterns, error)) << bad;
+    EXPECT_NE(error.find("empty item"), std::string::npos) << error;
+  }
+  for (const char* bad : {"MPI Send", "MPI_Send;rm", "MPI_Send/x"}) {
+    EXPECT_FALSE(parse_mpi_exclude(bad, patterns, error)) << bad;
+    EXPECT_NE(error.find("is not an MPI function name or pattern"), std::string::npos) << error;
+  }
+}
+
+TEST(MpiExclude, FilterFilesHaveOnePerLineAndComments) {
+  using rocprof::settings::read_mpi_exclude_file;
+  char path[] = "/tmp/mpi_exclude_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "# polling\nMPI_Test*   # all of them\r\n\n  MPI_Iprobe\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  std::string list;
+  std::string error;
+  ASSERT_TRUE(read_mpi_exclude_file(path, list, error)) << error;
+  EXPECT_EQ(list, "MPI_Test*,MPI_Iprobe");
+  ::unlink(path);
+  EXPECT_FALSE(read_mpi_exclude_file(path, list, error));
+  EXPECT_NE(error.find("cannot read the filter file"), std::string::npos);
 }
 
 }  // namespace
