@@ -20,6 +20,12 @@ namespace {
 int rank = -1;
 int size = 0;
 
+// What libmpi_cxx's static constructors and some codes do: ask MPI before main runs.
+int initialized_before_main = -1;
+struct AskedBeforeMain {
+  AskedBeforeMain() { MPI_Initialized(&initialized_before_main); }
+} asked_before_main;
+
 void point_to_point() {
   const int next = (rank + 1) % size;
   const int previous = (rank + size - 1) % size;

@@ -30,7 +30,7 @@ h5py.h5pl.prepend(PLUGIN_DIR.encode())
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--mca", "odls_base_sigkill_timeout",
           "10"]
 SETUP_CALLS = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Finalize",
-               "rocprof_mpi_clock_sync"}
+               "rocprof_mpi_clock_sync", "MPI_Initialized"}
 
 
 def calls(path, keep_setup=False):
@@ -251,6 +251,16 @@ class MpiTest(MpiRunner):
             freed = [r["communicator"] for r in by_rank[rank] if r["function"] == "MPI_Comm_free"]
             self.assertEqual(freed, [comm_id(rank, "MPI_Intercomm_merge"), inter,
                                      comm_id(rank, "MPI_Comm_dup"), comm_id(rank, "MPI_Comm_split")])
+
+    def test_calls_made_before_main_are_recorded(self):
+        # mpi_patterns asks MPI_Initialized from a static constructor, before main.
+        self.run_ok("p2p")
+        for rank in range(4):
+            rows = calls(self.rank_file(rank), keep_setup=True)
+            first = min(rows, key=lambda r: r["begin_ns"])
+            init = next(r for r in rows if r["function"] == "MPI_Init")
+            self.assertEqual(first["function"], "MPI_Initialized")
+            self.assertLess(first["end_ns"], init["begin_ns"])
 
     def test_thread_multiple_records_each_thread(self):
         self.run_ok("threads")
