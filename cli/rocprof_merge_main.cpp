@@ -1,5 +1,5 @@
 // rocprof-merge: turns a traced job's rank files into one timeline on the reference rank's
-// clock, and prints a summary. Usage: rocprof-merge DIR|FILES... -o OUTPUT [options]
+// clock, and prints a summary. Usage: rocprof-merge DIR|FILES... -o OUTPUT.pftrace [options]
 #include <hdf5.h>
 #include <malloc.h>
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/merge/progress_bar.hpp"
+#include "cli/usage_line.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/pipeline/merge_pipeline.hpp"
@@ -27,10 +28,8 @@ constexpr int kMallocArenas = 4;
 }  // namespace
 
 int run(int argc, char** argv) {
-  CLI::App app{
-      "rocprof-merge: one timeline from a traced job's rank files.\n"
-      "Usage: rocprof-merge DIR|FILES... -o OUTPUT.json [options]",
-      "rocprof-merge"};
+  CLI::App app{"rocprof-merge: one timeline from a traced job's rank files.", "rocprof-merge"};
+  rocprof::cli::set_usage_line(app, "rocprof-merge DIR|FILES... -o OUTPUT.pftrace [options]");
   rocprof::merge::MergeOptions options;
   bool no_summary = false;
   bool no_correction = false;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/usage_line.hpp"
 #include "lib/device/counter_listing.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/settings/config.hpp"
@@ -116,10 +117,9 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
     }
   for (int i = split + 1; i < argc; ++i) o.command.emplace_back(argv[i]);
 
-  CLI::App app{
-      "rocprof-mpi: trace an MPI + GPU application, one HDF5 rank file per process.\n"
-      "Usage: [srun -n N | mpirun -np N] rocprof-mpi [options] -- ./app [args]",
-      "rocprof-mpi"};
+  CLI::App app{"rocprof-mpi: trace an MPI + GPU application, one HDF5 rank file per process.",
+               "rocprof-mpi"};
+  set_usage_line(app, "[srun -n N | mpirun -np N] rocprof-mpi [options] -- ./app [args]");
   app.set_version_flag("--version", std::string("rocprof-mpi ") + kVersion);
   app.add_flag("--hip-trace", o.hip_trace, "HIP API calls and the device work they issue");
   app.add_flag("--hsa-trace", o.hsa_trace, "HSA API calls and HSA device work");

@@ -111,8 +111,11 @@ class LauncherTest(unittest.TestCase):
                        "--marker-trace", "--mpi-trace", "--sys-trace", "--output-directory",
                        "--output-file", "--mpi-ranks", "--compression", "--flush-interval",
                        "--clock-sync-interval", "--cuda-trace", "--cuda-graph-trace", "--helper-cpus",
-                       "--print-config", "%env{NAME}%"):
+                       "--print-config", "--mpi-exclude", "%env{NAME}%"):
             self.assertIn(option, help_.stdout)
+        # One usage line, with the application after "--".
+        self.assertEqual(help_.stdout.count("Usage:"), 1)
+        self.assertIn("rocprof-mpi [options] -- ./app [args]", help_.stdout)
         version = self.launch("--version")
         self.assertEqual((version.returncode, version.stdout), (0, "rocprof-mpi 0.1.0\n"))
         config = self.launch("--print-config", "--marker-trace", "--mpi-trace", "--mpi-ranks",

@@ -293,7 +293,8 @@ class MergeReliabilityTest(unittest.TestCase):
                 self.assertEqual(result.stdout, "")
         helped = self.merge("--help")
         self.assertEqual(helped.returncode, 0, helped.stderr)
-        self.assertIn("Usage: rocprof-merge", helped.stdout)
+        self.assertIn("Usage: rocprof-merge DIR|FILES... -o OUTPUT.pftrace", helped.stdout)
+        self.assertEqual(helped.stdout.count("Usage:"), 1)  # ours, not CLI11's as well
 
     def test_incomplete_files_and_dropped_records_are_told_and_counted(self):
         # The merge said nothing of ranks whose file was never finished (complete = 0) or
