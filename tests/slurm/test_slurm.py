@@ -125,15 +125,16 @@ class SlurmTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         output = self.job_output(r"rocprof-mpi-merge-\d+\.out")
         self.assertIn(f"4 ranks", output)
-        self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.json")))
-        # And in parallel: srun -n 2 -c 2 rocprof-merge, to a Perfetto trace. The script passes
-        # -c on to srun, so neither merge process is confined to one CPU (it would say so).
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.pftrace")))
+        # And in parallel: srun -n 2 -c 2 rocprof-merge, to a Perfetto trace of its own. The
+        # script passes -c on to srun, so neither merge process is confined to one CPU (it
+        # would say so).
         result, merge_job = self.sbatch(os.path.join(JOBSCRIPTS, "merge.sbatch"),
                                         "-n", "2", "-c", "2",
                                         env={"TRACE": f"traces/{job}", "ROCPROF_MERGE": merge,
-                                             "OUTPUT": f"traces/{job}.pftrace"})
+                                             "OUTPUT": f"traces/{job}-parallel.pftrace"})
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}.pftrace")))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "traces", f"{job}-parallel.pftrace")))
         self.assertNotIn("may run on 1 CPU only",
                          self.job_output(rf"rocprof-mpi-merge-{merge_job}\.out"))
 
