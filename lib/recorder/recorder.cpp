@@ -88,6 +88,9 @@ struct State {
   Config config;
   Identity identity;
   std::string path;
+  // The output name was taken (a file of an earlier run, or another process's): this process
+  // writes beside it under a numbered name.
+  bool beside_another = false;
   std::mutex writer_mutex;  // pool thread (appends) vs writer thread (flushes)
   std::unique_ptr<format::RankFileWriter> writer;
   std::unique_ptr<RecordSink> sink;
@@ -389,11 +392,14 @@ bool open_output(State& state) {
     if (state.writer) {
       state.path = candidate.string();
       // A program the rank started shares its rank's name by design: nothing to say.
-      if (attempt > 0 && state.parent_pid == 0)
-        message(
-            fmt::format("{} already exists (another process with the same output name?); "
-                        "writing {} instead",
-                        wanted.string(), state.path));
+      if (attempt > 0 && state.parent_pid == 0) {
+        state.beside_another = true;
+        message(fmt::format(
+            "{} already exists (a file of an earlier run in this directory, or another process "
+            "with the same output name); writing {} instead. rocprof-merge refuses two runs in "
+            "one directory: trace into an empty one (rocprof-mpi -d DIR-%job%)",
+            wanted.string(), state.path));
+      }
       return true;
     }
     if (error.find("File exists") == std::string::npos) break;
@@ -616,10 +622,17 @@ void finish(std::uint32_t timeout_ms) noexcept {
       if (state->config.announce && state->identity.rank <= 0 && state->parent_pid == 0 &&
           !state->failed.load() && !g_exec_pending.load()) {
         const std::string directory = std::filesystem::path(state->path).parent_path().string();
-        message(
-            fmt::format("trace files are in {}; merge them with: rocprof-merge {} -o "
-                        "trace.pftrace",
-                        directory, directory));
+        if (state->beside_another)
+          message(fmt::format(
+              "trace files are in {}, beside files that were there before (this rank's is {}): "
+              "move this run's files to a directory of their own, then merge them with: "
+              "rocprof-merge DIR -o trace.pftrace",
+              directory, std::filesystem::path(state->path).filename().string()));
+        else
+          message(
+              fmt::format("trace files are in {}; merge them with: rocprof-merge {} -o "
+                          "trace.pftrace",
+                          directory, directory));
       }
       const format::RankFileStatus status = current_status(*state);
       // After a write failure its message was the one; drops then mean nothing more.

@@ -232,6 +232,20 @@ class LauncherTest(unittest.TestCase):
         with h5py.File(os.path.join(self.dir, "out", "3.h5"), "r") as f:
             self.assertEqual(f["clock_samples"]["offset_ns"].shape[0], 2)
 
+    def test_tracing_again_into_the_same_directory_says_what_to_do(self):
+        first = self.mpirun("--mpi-trace", "-d", "out")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        again = self.mpirun("--mpi-trace", "-d", "out")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "out"))),
+                         sorted([f"{r}.h5" for r in range(4)] + [f"{r}.1.h5" for r in range(4)]))
+        # Each rank says its file went beside the old one and why the merge would refuse;
+        # rank 0's hint says to move this run's files, not to merge the directory.
+        self.assertEqual(again.stderr.count("a file of an earlier run in this directory"), 4)
+        self.assertEqual(again.stderr.count("rocprof-merge refuses two runs in one directory"), 4)
+        self.assertIn("beside files that were there before (this rank's is 0.1.h5)", again.stderr)
+        self.assertNotIn("merge them with: rocprof-merge out", again.stderr)
+
     def test_mpi_exclude_leaves_those_calls_out_and_keeps_the_bookkeeping(self):
         def calls_and_sends(out):
             names, sends, comms = set(), [], set()
