@@ -355,7 +355,10 @@ void region_imbalance(std::string& out, const Summary& summary) {
   const std::vector<RegionImbalance> regions = summary.region_imbalance();
   out += "<h2>Region imbalance across ranks</h2>\n";
   if (regions.empty()) {
-    out += "<p>No region was run by more than one rank.</p>\n";
+    out += summary.regions().empty()
+               ? "<p>No region was recorded: ROC-TX ranges and user regions "
+                 "(rocprof-mpi --marker-trace) mark the phases compared here.</p>\n"
+               : "<p>No region was run by more than one rank.</p>\n";
     return;
   }
   out +=

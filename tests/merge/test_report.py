@@ -247,6 +247,9 @@ class ReportTest(unittest.TestCase):
         with open(html_path, encoding="utf-8") as f:
             html = f.read()
         self.assertIn("MPI polling", html)
+        # Traced without --marker-trace: no region at all, and the report says so as such.
+        self.assertIn("No region was recorded", html)
+        self.assertNotIn("No region was run by more than one rank", html)
         rows = self.check_adds_up(html, 4)
         tests = mpi_test_ms(os.path.join(self.dir, "p2p_mpi.csv"))
         sent = bytes_sent(h5)
