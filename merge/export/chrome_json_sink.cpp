@@ -21,10 +21,13 @@ class ChromeJsonSink final : public Sink {
                               {job.first_part(), job.last_part()});
   }
 
-  std::string advice(const std::string& output, std::uint64_t events) const override {
-    if (events <= kLargeJsonEvents) return {};
-    return fmt::format("{} holds {} events: JSON this large loads slowly in viewers", output,
-                       events);
+  // Said before the work: a trace of one event per record, at least.
+  std::string advice_before(const std::string& output, std::uint64_t records) const override {
+    if (records <= kLargeJsonEvents) return {};
+    return fmt::format(
+        "warning: {} will hold {:.1f} M events or more: JSON this large loads slowly or not at "
+        "all in a browser; a .pftrace of the job opens in Perfetto's UI",
+        output, static_cast<double>(records) / 1e6);
   }
 };
 

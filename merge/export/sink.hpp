@@ -140,6 +140,14 @@ class Sink {
     return true;
   }
 
+  // A word to the user before the output is written, from the job's `records` (all ranks),
+  // or "": what the output will be like, while there is still time to choose another.
+  virtual std::string advice_before(const std::string& output, std::uint64_t records) const {
+    static_cast<void>(output);
+    static_cast<void>(records);
+    return {};
+  }
+
   // A word to the user on the finished output (`events` in all), or "".
   virtual std::string advice(const std::string& output, std::uint64_t events) const {
     static_cast<void>(output);

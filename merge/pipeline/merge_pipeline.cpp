@@ -338,6 +338,9 @@ void MergePipeline::check(Run& run) {
         "the check\n",
         merging, run.group.launched(), why);
   }
+  if (run.group.leader() && !run.quiet)
+    if (const std::string advice = sink_->advice_before(options_.output, records); !advice.empty())
+      fmt::print(stderr, "rocprof-merge: {}\n", advice);
   run.group.set_first_share(sink_->first_process_share(merging, run.linked_parts));
   run.checked.emplace(take_checked(std::move(set), run.group));
   tell_inputs(*run.checked, run.group, run.quiet);

@@ -1206,6 +1206,26 @@ class MergeTest(unittest.TestCase):
                 self.assertIn("File too large", lines[0])
                 self.assertEqual(os.listdir(os.path.dirname(output)), [])
 
+    def test_json_too_large_for_a_browser_is_warned_of_before_it_is_written(self):
+        job = self.synthetic(ranks=4, events=2000, busy=(0, 2_100_000))
+        output = os.path.join(self.dir, "limited", "big.json")
+        os.makedirs(os.path.dirname(output))
+        # Writing fails at once (a 64 KiB file size limit): the warning came before.
+        result = subprocess.run(["sh", "-c", 'ulimit -f 64 && exec "$@"', "sh", MERGE, job,
+                                 "-o", output, "--no-summary"],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        lines = result.stderr.splitlines()
+        self.assertRegex(lines[0], r"big\.json will hold 4\.2 M events or more")  # 2 per range
+        self.assertIn("a .pftrace of the job opens in Perfetto's UI", lines[0])
+        self.assertIn("File too large", result.stderr)
+        # A small job's JSON, and other outputs of the large job, are not warned of.
+        small = self.merge(self.synthetic("small", ranks=2, events=200), "-o",
+                           os.path.join(self.dir, "small.json"), "--no-summary")
+        self.assertNotIn("will hold", small.stderr)
+        other = self.merge(job, "-o", os.path.join(self.dir, "big.h5"), "--no-summary")
+        self.assertNotIn("will hold", other.stderr)
+
     def test_a_full_file_system_gives_one_clear_error_or_the_whole_output(self):
         # Whatever the output and wherever the file system fills up, a merge either writes
         # exactly what it writes with room to spare, or fails with one line naming the output
