@@ -144,6 +144,8 @@ def main():
     parser.add_argument("--db", required=True)
     parser.add_argument("--summary-csv", required=True, help="PREFIX of rocprof-merge --summary-csv")
     parser.add_argument("--h5", help="the same job merged to .h5 (its API calls are counted)")
+    parser.add_argument("--show", action="store_true",
+                        help="print the first rows of every summary rocpd wrote")
     args = parser.parse_args()
     if not args.rocpd_source:
         print("skipped: no rocpd source given (--rocpd-source or ROCPD_SOURCE)")
@@ -179,6 +181,10 @@ def main():
         summary.generate_all_summaries(data, format="csv", output_path=out, domain_summary=True)
         print("rocpd summary wrote:", " ".join(sorted(
             os.path.basename(p) for p in glob.glob(os.path.join(out, "*.csv")))))
+        if args.show:
+            for path in sorted(glob.glob(os.path.join(out, "*.csv"))):
+                with open(path) as f:
+                    print(f"--- {os.path.basename(path)}\n" + "".join(f.readlines()[:6]), end="")
 
         mpi, kernels, copies, regions = ours(args.summary_csv)
         expect("MPI calls by function", rocpd_calls(out, "mpi_summary"), dict(mpi))
