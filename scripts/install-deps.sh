@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package rocprof-mpi needs to build and test. Idempotent and quiet
-# when everything is present; uses sudo when not run as root.
+# when everything is present; uses sudo when not run as root. With --main-job: only what
+# building and running the README's main job needs (not the programs and Python packages the
+# tests use: a browser, LAMMPS, Slurm, gfortran, h5py and kin).
 set -euo pipefail
 
 packages=(
@@ -8,10 +10,14 @@ packages=(
   libfmt-dev libcli11-dev libprotobuf-dev protobuf-compiler libotf2-trace-dev otf2-tools libzstd-dev zlib1g-dev clang libclang-rt-14-dev libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libsqlite3-dev sqlite3
   libhsa-runtime-dev libamdhip64-dev librocm-smi-dev
-  python3-h5py python3-hdf5plugin python3-pandas python3-plotly python3-networkx python3-ijson python3-psutil
-  slurmctld slurmd slurm-client
-  chromium fonts-dejavu-core lammps gfortran
 )
+if [ "${1:-}" != "--main-job" ]; then
+  packages+=(
+    python3-h5py python3-hdf5plugin python3-pandas python3-plotly python3-networkx python3-ijson python3-psutil
+    slurmctld slurmd slurm-client
+    chromium fonts-dejavu-core lammps gfortran
+  )
+fi
 
 missing=()
 for package in "${packages[@]}"; do
