@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/manuals.hpp"
 #include "cli/merge/progress_bar.hpp"
 #include "cli/usage_line.hpp"
 #include "merge/input/check_helpers.hpp"
@@ -91,7 +92,8 @@ int run(int argc, char** argv) {
       "network-only layer is left out), ROCPROF_MERGE_PROCESSES=auto|all|N (how many of the "
       "launched processes merge: auto takes fewer for a small job).\nExit status: 0 merged, 1 "
       "bad input or a failed write, 2 bad usage or an output that cannot be written (told "
-      "before any work).\nMore: docs/ROCPROF_MERGE.md");
+      "before any work).\nMore: " +
+      rocprof::cli::manual_path("ROCPROF_MERGE.md"));
   // The command line is read before MPI starts, so that a parallel merge can check its share
   // of the rank files while MPI starts; problems are told once it has, by the first process.
   std::exception_ptr parse_error;

@@ -8,11 +8,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ "${ROCPROF_DEMO_SKIP_BUILD:-0}" != 1 ]; then  # the tests run it on their own build
   bash "$root/scripts/install-deps.sh" --main-job
-  # Only what the example runs: the tools, the recorder and MPI layer with the libraries they
-  # load, and the example (scripts/test.sh builds everything).
-  ROCPROF_BUILD_TARGETS="rocprof-mpi-launcher rocprof-merge rocprof-mpi rocprof-mpi-pmpi \
-roctracer64 roctx64 rocprofiler-register rocprofiler64v2 rocprofiler-systems-user-library \
-h5zstd_rocprof jacobi_mpi" bash "$root/scripts/build.sh"
+  # Only what the example runs: the tools with the libraries they load, and the example
+  # (scripts/test.sh builds everything).
+  ROCPROF_BUILD_TARGETS="tools jacobi_mpi" bash "$root/scripts/build.sh"
 fi
 build="${ROCPROF_BUILD_DIR:-$root/build}"
 out="${ROCPROF_DEMO_DIR:-$PWD/rocprof-mpi-demo}"

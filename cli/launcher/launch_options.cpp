@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/manuals.hpp"
 #include "cli/usage_line.hpp"
 #include "lib/device/counter_listing.hpp"
 #include "lib/format/compression.hpp"
@@ -121,6 +122,7 @@ ParseOutcome parse_launch_options(int argc, char** argv, LaunchOptions& o) {
                "rocprof-mpi"};
   set_usage_line(app, "[srun -n N | mpirun -np N] rocprof-mpi [options] -- ./app [args]");
   app.set_version_flag("--version", std::string("rocprof-mpi ") + kVersion);
+  app.footer("More: " + manual_path("ROCPROF_MPI.md"));
   app.add_flag("--hip-trace", o.hip_trace, "HIP API calls and the device work they issue");
   app.add_flag("--hsa-trace", o.hsa_trace, "HSA API calls and HSA device work");
   app.add_flag("--kernel-trace", o.kernel_trace, "kernel dispatches");
