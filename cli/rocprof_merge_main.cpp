@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 
-#include "cli/manuals.hpp"
+#include "cli/help/manuals.hpp"
+#include "cli/help/usage_line.hpp"
 #include "cli/merge/progress_bar.hpp"
-#include "cli/usage_line.hpp"
 #include "merge/input/check_helpers.hpp"
 #include "merge/parallel/merge_group.hpp"
 #include "merge/pipeline/merge_pipeline.hpp"

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/manuals.hpp"
-#include "cli/usage_line.hpp"
+#include "cli/help/manuals.hpp"
+#include "cli/help/usage_line.hpp"
 #include "lib/device/counter_listing.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/settings/config.hpp"
