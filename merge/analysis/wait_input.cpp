@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "merge/events/gpu_names.hpp"
+
 namespace rocprof::merge {
 namespace {
 
@@ -288,9 +290,8 @@ void WaitInputGatherer::Doings::api_call(const format::ApiCallRow& row) {
 }
 
 void WaitInputGatherer::Doings::activity(const format::ActivityRow& row) {
-  // A CUDA host wait (no device) is the host waiting in its synchronising call, which is a
-  // doing of its own: not GPU work in flight.
-  if (row.device_id < 0) return;
+  // The host waiting in its synchronising call is that call's doing, not GPU work in flight.
+  if (is_host_wait(row)) return;
   const std::uint32_t name =
       row.kernel_name != 0
           ? intern(kKernelName | row.kernel_name,

@@ -15,6 +15,10 @@ namespace rocprof::merge {
 // ACTIVITY_DOMAIN_HIP_OPS of roctracer (the merge reads files, not the tracer's headers).
 inline constexpr std::uint8_t kHipOpsDomain = 2;
 
+// A CUDA host wait (a host thread waiting in a synchronising call, recorded as an activity of
+// no device): the host's time, not GPU work.
+inline bool is_host_wait(const format::ActivityRow& row) { return row.device_id < 0; }
+
 // The track of a GPU queue ("GPU 0 stream 13", "GPU 1 queue 4"); CUDA host waits, which
 // belong to no device, get a track of their own.
 inline std::string gpu_track_name(std::uint8_t domain, std::int32_t device, std::uint64_t queue) {

@@ -291,8 +291,7 @@ void Summary::install_watcher(const AlignedRank& rank, const std::shared_ptr<Sum
     }).add(duration, self);
   });
   watcher.activities = each<ActivityRow>([part, state, time, &reader, id](const ActivityRow& row) {
-    // A CUDA host wait (no device) is the host's time, not the GPU's.
-    if (row.device_id >= 0) time->gpu_work(row.begin_ns, row.end_ns);
+    if (!is_host_wait(row)) time->gpu_work(row.begin_ns, row.end_ns);
     const auto duration = static_cast<double>(row.end_ns - row.begin_ns);
     if (row.op == 0)
       cached(state->kernels, row.kernel_name, [&]() -> Stat& {
