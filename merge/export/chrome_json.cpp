@@ -1,8 +1,5 @@
 #include "merge/export/chrome_json.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -20,6 +17,7 @@
 #include "merge/events/op_names.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/export/json_text.hpp"
+#include "merge/files/exclusive_file.hpp"
 #include "merge/timeline/rank_timeline.hpp"
 
 namespace rocprof::merge {
@@ -34,19 +32,6 @@ constexpr std::uint64_t kQueueTrackBase = 1'000'000'000ULL;
 std::string memory_kind_arg(std::string_view field, MemoryKind kind) {
   if (kind == MemoryKind::kUnknown) return {};
   return fmt::format(R"(,"{}":"{}")", field, memory_kind_name(kind));
-}
-
-// `path` truncated for writing, never through a link (see BlockFile); null with errno set.
-std::FILE* open_for_writing(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) return nullptr;
-  std::FILE* file = ::fdopen(fd, "w");
-  if (file == nullptr) {
-    const int error = errno;
-    ::close(fd);
-    errno = error;
-  }
-  return file;
 }
 
 class JsonWriter {

@@ -1,8 +1,5 @@
 #include "merge/export/kineto_json.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -15,6 +12,7 @@
 #include "lib/include/rocprof-mpi/cuda_domains.h"
 #include "merge/events/gpu_names.hpp"
 #include "merge/export/json_text.hpp"
+#include "merge/files/exclusive_file.hpp"
 #include "merge/timeline/rank_timeline.hpp"
 
 namespace rocprof::merge {
@@ -50,15 +48,10 @@ std::string copy_event_name(const ActivityRow& row, const std::string& name) {
 class RankFile {
  public:
   explicit RankFile(const std::string& path) : path_(path) {
-    const int fd =
-        ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-    file_ = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
-    if (file_ == nullptr) {
-      const int error = errno;
-      if (fd >= 0) ::close(fd);
+    file_ = open_for_writing(path);
+    if (file_ == nullptr)
       throw std::runtime_error(
-          fmt::format("cannot write {}: {}", path, std::generic_category().message(error)));
-    }
+          fmt::format("cannot write {}: {}", path, std::generic_category().message(errno)));
   }
   ~RankFile() {
     if (file_ != nullptr) std::fclose(file_);
@@ -154,7 +147,7 @@ class KinetoRank {
 
   void gpu_work(const TimelineGpuWork& work) {
     const ActivityRow& row = work.row;
-    if (row.device_id < 0) {  // a CUDA host wait: the host's, on its thread
+    if (is_host_wait(row)) {  // the host's, on its thread
       file_.event(
           R"({{"ph": "X", "cat": "cuda_sync", "name": "{}", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}, "args": {{"device": -1, "stream": -1, "correlation": {}}}}})",
           json_escaped(work.names.of_activity(row)), pid_, work.issued ? work.issued_thread : pid_,

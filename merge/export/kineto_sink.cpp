@@ -11,6 +11,7 @@
 #include "merge/export/json_text.hpp"
 #include "merge/export/kineto_json.hpp"
 #include "merge/export/sink_registry.hpp"
+#include "merge/files/exclusive_file.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -69,7 +70,7 @@ class KinetoSink final : public Sink {
     for (const AlignedRank* rank : *job.ranks)
       files += fmt::format(R"({}{{"rank": {}, "file": "{}/{}"}})", files.empty() ? "" : ",\n  ",
                            rank->rank(), json_escaped(directory), kineto_rank_file(rank->rank()));
-    std::FILE* index = std::fopen(job.path.c_str(), "w");
+    std::FILE* index = open_for_writing(job.path);  // the staged name, never through a link
     if (index == nullptr) throw std::runtime_error(fmt::format("cannot write {}", job.path));
     fmt::print(index,
                "{{\n\"format\": \"per-rank Kineto trace JSON (rocprof-merge)\",\n"

@@ -100,7 +100,6 @@ class RocpdFile {
     add_string_.reset();
     db_.close();
   }
-  const std::string& suffix() const { return suffix_; }
   std::string table(std::string_view name) const { return fmt::format("\"{}{}\"", name, suffix_); }
 
   // The string's id: its hash, the same in every part of a parallel merge.

@@ -4,6 +4,7 @@
 // otherwise be written through.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 namespace rocprof::merge {
@@ -24,5 +25,9 @@ void create_empty(const std::string& path);
 // naming `prefix` and the reason.
 int create_unique(const std::string& prefix, const std::string& suffix, std::string& path,
                   int flags = 0);
+
+// Opens `path` for writing as a stream, truncated, never through a link (O_NOFOLLOW): for an
+// output the merge staged itself. Returns null with errno set.
+std::FILE* open_for_writing(const std::string& path);
 
 }  // namespace rocprof::merge
