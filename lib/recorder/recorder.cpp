@@ -218,11 +218,13 @@ void log_flush(const std::string& log, const char* what) {
 }
 
 // Writer thread: one flush per interval or request; the last request closes the file.
-void writer_loop(State& state) {
+// `seen`: the wake word as its creator read it before starting the thread, so that a request
+// made before the thread first runs (a program that ends at once, a starved helper) wakes it
+// rather than waiting for the interval's end.
+void writer_loop(State& state, std::uint32_t seen) {
   tl_recorder_thread = true;
   become_helper_thread(state.config.helpers_on_all_cpus, state.config.helper_nice);
   const std::uint64_t interval_ns = std::uint64_t{state.config.flush_interval_ms} * 1'000'000ULL;
-  std::uint32_t seen = state.wake_word.load(std::memory_order_acquire);
   std::uint64_t flush_began_ns = clock_ns(CLOCK_MONOTONIC);
   while (true) {
     wait_for_wake(state, seen, flush_began_ns + interval_ns);
@@ -574,7 +576,8 @@ void start_recording() noexcept {
     if (dlsym(RTLD_DEFAULT, "rocprofsys_user_start_trace") != nullptr &&
         !util::environment_flag("ROCPROFSYS_INIT_ENABLED").value_or(false))
       roctracer_stop();
-    state->writer_thread = std::thread(writer_loop, std::ref(*state));
+    state->writer_thread = std::thread(writer_loop, std::ref(*state),
+                                       state->wake_word.load(std::memory_order_acquire));
     g_active_pool.store(
         state->config.domains.mpi || state->config.domains.counters ? state->pool : nullptr,
         std::memory_order_relaxed);

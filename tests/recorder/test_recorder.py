@@ -109,6 +109,20 @@ class ExitPathTest(RecorderBase):
             self.assertEqual(f.attrs["clock"], "CLOCK_BOOTTIME")
             self.assertEqual(f.attrs["compression"], "zstd:1")
 
+    def test_a_short_program_never_waits_for_the_flush_interval(self):
+        # The writer thread may start after the program already asked for the file's close
+        # (a program that ends at once, or a starved helper thread): that request must wake
+        # it, not the next interval's deadline. A lost wake shows as a run of 60 s.
+        for attempt in range(25):
+            started = time.monotonic()
+            result = self.run_app("exit", 0, 0, timeout=30, ROCPROF_MPI_FLUSH_INTERVAL="60s")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertLess(time.monotonic() - started, 20, f"attempt {attempt}")
+            path = self.only_file()
+            with h5py.File(path, "r") as f:
+                self.assertEqual(int(f.attrs["complete"]), 1)
+            os.remove(path)
+
     def test_exit_from_another_thread(self):
         result = self.run_app("thread-exit", N, 5)
         self.assertEqual(result.returncode, 5)
