@@ -185,7 +185,6 @@ bool RankFileWriter::initialise(const RankMetadata& metadata) {
     TableState state;  // its dataset is made with its first chunk: a table never used has none
     state.table = table;
     state.chunk_rows = table->chunk_rows;
-    state.tail.resize(table->chunk_rows * table->row_size);
     tables_.push_back(std::move(state));
   }
   const Handle string_type = vlen_string_type();
@@ -205,9 +204,11 @@ bool RankFileWriter::append_rows(std::size_t table, const std::byte* rows, std::
   TableState& state = tables_[table];
   const std::size_t row_size = state.table->row_size;
   const std::size_t chunk_rows = state.chunk_rows;
+  if (count > 0 && !state.tail)
+    state.tail = std::make_unique_for_overwrite<std::byte[]>(chunk_rows * row_size);
   while (count > 0) {
     const std::size_t take = std::min(count, chunk_rows - state.tail_rows);
-    std::memcpy(state.tail.data() + state.tail_rows * row_size, rows, take * row_size);
+    std::memcpy(state.tail.get() + state.tail_rows * row_size, rows, take * row_size);
     state.tail_rows += take;
     state.tail_dirty = true;
     rows += take * row_size;
@@ -267,7 +268,7 @@ bool RankFileWriter::write_chunk(TableState& state, std::size_t rows) {
   for (const Column& column : state.table->columns)
     fields_.push_back({column.offset, column_type_size(column.type)});
   const std::span<const std::byte> encoded =
-      encoder_.encode_packed(state.tail.data(), state.table->row_size, fields_, rows, chunk_rows);
+      encoder_.encode_packed(state.tail.get(), state.table->row_size, fields_, rows, chunk_rows);
   if (encoded.empty()) return fail("compression failed");
   stored_.assign(encoded.begin(), encoded.end());
   append_fletcher32(stored_);

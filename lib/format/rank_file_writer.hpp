@@ -86,7 +86,9 @@ class RankFileWriter {
     // is rewritten in one chunk of exactly its rows.
     std::size_t chunk_rows = 0;
     std::uint64_t full_chunks = 0;  // chunks written whole; never rewritten
-    std::vector<std::byte> tail;    // rows after the last full chunk
+    // Rows after the last full chunk; allocated at the table's first row, and never zeroed:
+    // a process pays in memory and page faults only for the tables it uses.
+    std::unique_ptr<std::byte[]> tail;
     std::size_t tail_rows = 0;
     bool tail_dirty = false;  // tail changed since it was last written
     // Bytes of the tail's chunk as last written (0: not written since the last full chunk).
