@@ -121,213 +121,249 @@ bool RecordSink::finish_clock_pairs() {
   return append_all();
 }
 
+// ---- one handler per kind of record ----
+
+void RecordSink::keep_external_correlation(const char* slot) {
+  const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
+  auto row = blank<ExternalCorrelationRow>();
+  row.correlation_id = record.correlation_id;
+  row.external_id = record.external_id;
+  externals_.push_back(row);
+  last_external_ = {record.correlation_id, record.external_id};
+}
+
+void RecordSink::keep_runtime_api_call(const char* slot) {
+  const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
+  auto row = blank<ApiCallRow>();
+  row.domain = static_cast<std::uint8_t>(record.domain);
+  row.op = record.op;
+  row.correlation_id = record.correlation_id;
+  row.begin_ns = record.begin_ns;
+  row.end_ns = record.end_ns;
+  row.thread_id = record.thread_id;
+  row.external_id =
+      last_external_.correlation_id == record.correlation_id ? last_external_.external_id : 0;
+  if (!pending_args_.empty()) {
+    if (const auto found = pending_args_.find(record.correlation_id);
+        found != pending_args_.end()) {
+      const ApiArgsRow& args = found->second.args;
+      row.stream = args.stream;
+      row.bytes = args.bytes;
+      std::memcpy(row.grid, args.grid, sizeof row.grid);
+      std::memcpy(row.block, args.block, sizeof row.block);
+      row.copy_direction = args.copy_direction;
+      row.kernel_name = found->second.kernel_name;
+      pending_args_.erase(found);
+    }
+  }
+  keep_api_call(row);
+}
+
+void RecordSink::keep_runtime_activity(const char* slot) {
+  const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
+  auto row = blank<ActivityRow>();
+  row.domain = static_cast<std::uint8_t>(record.domain);
+  row.op = record.op;
+  row.kind = record.kind;
+  row.correlation_id = record.correlation_id;
+  row.begin_ns = record.begin_ns;
+  row.end_ns = record.end_ns;
+  row.device_id = record.device_id;
+  row.queue_id = record.queue_id;
+  // The last union holds a kernel name for dispatches, a byte count for copies.
+  if (record.op == 0)
+    row.kernel_name = intern_kernel(record.kernel_name);
+  else if (record.op == 1)
+    row.bytes = record.bytes;
+  keep_activity(row);
+}
+
+void RecordSink::keep_roctx_marker(const char* slot) {
+  const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
+  auto row = blank<MarkerRow>();
+  row.op = static_cast<MarkerOp>(record.op);
+  row.level = record.kind;
+  row.id = record.correlation_id;
+  // The recorder's pool stamps ROC-TX records with TSC ticks in TSC mode.
+  row.timestamp_ns = ticks_ ? tick_converter_.to_ns(record.begin_ns) : record.begin_ns;
+  row.thread_id = record.thread_id;
+  row.message = intern(record.mark_message);
+  markers_.push_back(row);
+  note_thread(record.thread_id, row.timestamp_ns);
+}
+
+void RecordSink::keep_mpi_call(const char* slot) {
+  const auto& item = as_private<MpiCallRow>(slot);
+  MpiCallRow row = item.row;
+  row.thread_id = item.header.thread_id;
+  row.function = item.header.domain == kMpiCallDomain ? intern(item.header.text)
+                                                      : intern_static(item.header.text);
+  if (item.header.domain == kMpiTickCallDomain) {
+    row.begin_ns = tick_converter_.to_ns(row.begin_ns);
+    row.end_ns = tick_converter_.to_ns(row.end_ns);
+  }
+  mpi_calls_.push_back(row);
+  note_thread(row.thread_id, row.begin_ns);
+}
+
+void RecordSink::keep_communicator(const char* slot) {
+  const auto& item = as_private<CommunicatorRow>(slot);
+  CommunicatorRow row = item.row;
+  row.creator = intern(item.header.text);
+  communicators_.push_back(row);
+}
+
+void RecordSink::keep_counter_sample(const char* slot) {
+  const auto& item = as_private<CounterSampleRow>(slot);
+  CounterSampleRow row = item.row;
+  row.counter = intern(item.header.text);
+  counters_.push_back(row);
+}
+
+void RecordSink::keep_counter_session(const char* slot) {
+  // Its text: the device's name, then (from the sampler) backend and counters, each after a
+  // kAnnotationSeparator.
+  const auto& item = as_private<CounterSessionRow>(slot);
+  CounterSessionRow row = item.row;
+  std::string_view text = item.header.text != nullptr ? item.header.text : "";
+  std::string_view fields[3];
+  for (std::string_view& field : fields) {
+    const std::size_t split = text.find(kAnnotationSeparator);
+    field = text.substr(0, split);
+    text = split == std::string_view::npos ? std::string_view{} : text.substr(split + 1);
+  }
+  row.name = intern(fields[0]);
+  row.backend = fields[1].empty() ? 0 : intern(fields[1]);
+  row.counters = fields[2].empty() ? 0 : intern(fields[2]);
+  sessions_.push_back(row);
+}
+
+void RecordSink::keep_clock_sample(const char* slot) {
+  clocks_.push_back(as_private<ClockSampleRow>(slot).row);
+}
+
+void RecordSink::keep_code_object(const char* slot) {
+  const auto& item = as_private<CodeObjectRow>(slot);
+  CodeObjectRow row = item.row;
+  row.uri = intern(item.header.text);
+  code_objects_.push_back(row);
+}
+
+void RecordSink::keep_kernel_symbol(const char* slot) {
+  const auto& item = as_private<KernelSymbolRow>(slot);
+  KernelSymbolRow row = item.row;
+  row.name = intern_kernel(item.header.text);
+  kernel_symbols_.push_back(row);
+}
+
+void RecordSink::keep_user_annotation(const char* slot) {
+  const auto& item = as_private<AnnotationRow>(slot);
+  AnnotationRow row = item.row;
+  row.thread_id = item.header.thread_id;
+  const std::string_view text = item.header.text != nullptr ? item.header.text : "";
+  const std::size_t split = text.find(kAnnotationSeparator);
+  row.name = intern(text.substr(0, split));
+  row.text = split == std::string_view::npos ? 0 : intern(text.substr(split + 1));
+  annotations_.push_back(row);
+}
+
+void RecordSink::keep_user_marker(const char* slot) {
+  // A user region's begin or end, or a progress point (rocprofsys_user_*).
+  const auto& item = as_private<MarkerRow>(slot);
+  MarkerRow row = item.row;
+  row.thread_id = item.header.thread_id;
+  row.message = intern(item.header.text);
+  markers_.push_back(row);
+  note_thread(row.thread_id, row.timestamp_ns);
+}
+
+void RecordSink::keep_cuda_api_call(const char* slot) {
+  const auto& item = as_private<ApiCallRow>(slot);
+  ApiCallRow row = item.row;
+  row.thread_id = item.header.thread_id;
+  row.kernel_name = intern_kernel(item.header.text);
+  keep_api_call(row);
+  if (row.external_id != 0) {
+    auto link = blank<ExternalCorrelationRow>();
+    link.correlation_id = row.correlation_id;
+    link.external_id = row.external_id;
+    externals_.push_back(link);
+  }
+}
+
+void RecordSink::keep_cuda_activity(const char* slot) {
+  const auto& item = as_private<ActivityRow>(slot);
+  ActivityRow row = item.row;
+  row.kernel_name = intern_kernel(item.header.text);
+  keep_activity(row);
+}
+
+void RecordSink::keep_api_args(const char* slot) {
+  const auto& item = as_private<ApiArgsRow>(slot);
+  if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();
+  pending_args_[item.row.correlation_id] = {item.row, intern_kernel(item.header.text)};
+}
+
+// ---- which handler a record goes to ----
+
 bool RecordSink::consume(const char* begin, const char* end) {
   // Every tick in this delivery was read before this pair: it converts by interpolation.
   observe_clock_pair(false);
-  // The innermost external id recorded just before a record, for that record.
-  std::uint64_t external_correlation = 0;
-  std::uint64_t external_id = 0;
+  // The innermost external id recorded just before a record is that record's.
+  last_external_ = {};
   for (const char* slot = begin; slot < end;) {
-    const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
-    std::uint32_t slots = 1;
+    const std::uint32_t domain = reinterpret_cast<const activity_record_t*>(slot)->domain;
     ++consumed_;
-    switch (record.domain) {
-      case ACTIVITY_DOMAIN_EXT_API: {
-        auto row = blank<ExternalCorrelationRow>();
-        row.correlation_id = record.correlation_id;
-        row.external_id = record.external_id;
-        externals_.push_back(row);
-        external_correlation = record.correlation_id;
-        external_id = record.external_id;
-        break;
-      }
-      case ACTIVITY_DOMAIN_HIP_API:
-      case ACTIVITY_DOMAIN_HSA_API: {
-        auto row = blank<ApiCallRow>();
-        row.domain = static_cast<std::uint8_t>(record.domain);
-        row.op = record.op;
-        row.correlation_id = record.correlation_id;
-        row.begin_ns = record.begin_ns;
-        row.end_ns = record.end_ns;
-        row.thread_id = record.thread_id;
-        row.external_id = external_correlation == record.correlation_id ? external_id : 0;
-        if (!pending_args_.empty()) {
-          if (const auto found = pending_args_.find(record.correlation_id);
-              found != pending_args_.end()) {
-            const ApiArgsRow& args = found->second.args;
-            row.stream = args.stream;
-            row.bytes = args.bytes;
-            std::memcpy(row.grid, args.grid, sizeof row.grid);
-            std::memcpy(row.block, args.block, sizeof row.block);
-            row.copy_direction = args.copy_direction;
-            row.kernel_name = found->second.kernel_name;
-            pending_args_.erase(found);
-          }
-        }
-        keep_api_call(row);
-        break;
-      }
-      case ACTIVITY_DOMAIN_HIP_OPS:
-      case ACTIVITY_DOMAIN_HSA_OPS: {
-        auto row = blank<ActivityRow>();
-        row.domain = static_cast<std::uint8_t>(record.domain);
-        row.op = record.op;
-        row.kind = record.kind;
-        row.correlation_id = record.correlation_id;
-        row.begin_ns = record.begin_ns;
-        row.end_ns = record.end_ns;
-        row.device_id = record.device_id;
-        row.queue_id = record.queue_id;
-        // The last union holds a kernel name for dispatches, a byte count for copies.
-        if (record.op == 0)
-          row.kernel_name = intern_kernel(record.kernel_name);
-        else if (record.op == 1)
-          row.bytes = record.bytes;
-        keep_activity(row);
-        break;
-      }
-      case ACTIVITY_DOMAIN_ROCTX: {
-        auto row = blank<MarkerRow>();
-        row.op = static_cast<MarkerOp>(record.op);
-        row.level = record.kind;
-        row.id = record.correlation_id;
-        // The recorder's pool stamps ROC-TX records with TSC ticks in TSC mode.
-        row.timestamp_ns = ticks_ ? tick_converter_.to_ns(record.begin_ns) : record.begin_ns;
-        row.thread_id = record.thread_id;
-        row.message = intern(record.mark_message);
-        markers_.push_back(row);
-        note_thread(record.thread_id, row.timestamp_ns);
-        break;
-      }
-      case kMpiCallDomain:
-      case kMpiStaticNameCallDomain:
-      case kMpiTickCallDomain: {
-        const auto& item = as_private<MpiCallRow>(slot);
-        MpiCallRow row = item.row;
-        row.thread_id = item.header.thread_id;
-        row.function = record.domain == kMpiCallDomain ? intern(item.header.text)
-                                                       : intern_static(item.header.text);
-        if (record.domain == kMpiTickCallDomain) {
-          row.begin_ns = tick_converter_.to_ns(row.begin_ns);
-          row.end_ns = tick_converter_.to_ns(row.end_ns);
-        }
-        mpi_calls_.push_back(row);
-        note_thread(row.thread_id, row.begin_ns);
-        slots = PrivateRecord<MpiCallRow>::kSlots;
-        break;
-      }
-      case kCommunicatorDomain: {
-        const auto& item = as_private<CommunicatorRow>(slot);
-        CommunicatorRow row = item.row;
-        row.creator = intern(item.header.text);
-        communicators_.push_back(row);
-        slots = PrivateRecord<CommunicatorRow>::kSlots;
-        break;
-      }
-      case kCounterSampleDomain: {
-        const auto& item = as_private<CounterSampleRow>(slot);
-        CounterSampleRow row = item.row;
-        row.counter = intern(item.header.text);
-        counters_.push_back(row);
-        break;
-      }
-      case kCounterSessionDomain: {
-        // Its text: the device's name, then (from the sampler) backend and counters, each
-        // after a kAnnotationSeparator.
-        const auto& item = as_private<CounterSessionRow>(slot);
-        CounterSessionRow row = item.row;
-        std::string_view text = item.header.text != nullptr ? item.header.text : "";
-        std::string_view fields[3];
-        for (std::string_view& field : fields) {
-          const std::size_t split = text.find(kAnnotationSeparator);
-          field = text.substr(0, split);
-          text = split == std::string_view::npos ? std::string_view{} : text.substr(split + 1);
-        }
-        row.name = intern(fields[0]);
-        row.backend = fields[1].empty() ? 0 : intern(fields[1]);
-        row.counters = fields[2].empty() ? 0 : intern(fields[2]);
-        sessions_.push_back(row);
-        break;
-      }
-      case kClockSampleDomain:
-        clocks_.push_back(as_private<ClockSampleRow>(slot).row);
-        break;
-      case kCodeObjectDomain: {
-        const auto& item = as_private<CodeObjectRow>(slot);
-        CodeObjectRow row = item.row;
-        row.uri = intern(item.header.text);
-        code_objects_.push_back(row);
-        slots = PrivateRecord<CodeObjectRow>::kSlots;
-        break;
-      }
-      case kKernelSymbolDomain: {
-        const auto& item = as_private<KernelSymbolRow>(slot);
-        KernelSymbolRow row = item.row;
-        row.name = intern_kernel(item.header.text);
-        kernel_symbols_.push_back(row);
-        slots = PrivateRecord<KernelSymbolRow>::kSlots;
-        break;
-      }
-      case kUserAnnotationDomain: {
-        const auto& item = as_private<AnnotationRow>(slot);
-        AnnotationRow row = item.row;
-        row.thread_id = item.header.thread_id;
-        const std::string_view text = item.header.text != nullptr ? item.header.text : "";
-        const std::size_t split = text.find(kAnnotationSeparator);
-        row.name = intern(text.substr(0, split));
-        row.text = split == std::string_view::npos ? 0 : intern(text.substr(split + 1));
-        annotations_.push_back(row);
-        slots = PrivateRecord<AnnotationRow>::kSlots;
-        break;
-      }
-      case kUserMarkerDomain: {
-        // A user region's begin or end, or a progress point (rocprofsys_user_*).
-        const auto& item = as_private<MarkerRow>(slot);
-        MarkerRow row = item.row;
-        row.thread_id = item.header.thread_id;
-        row.message = intern(item.header.text);
-        markers_.push_back(row);
-        note_thread(row.thread_id, row.timestamp_ns);
-        slots = PrivateRecord<MarkerRow>::kSlots;
-        break;
-      }
-      case kCudaApiDomain: {
-        const auto& item = as_private<ApiCallRow>(slot);
-        ApiCallRow row = item.row;
-        row.thread_id = item.header.thread_id;
-        row.kernel_name = intern_kernel(item.header.text);
-        keep_api_call(row);
-        if (row.external_id != 0) {
-          auto link = blank<ExternalCorrelationRow>();
-          link.correlation_id = row.correlation_id;
-          link.external_id = row.external_id;
-          externals_.push_back(link);
-        }
-        slots = PrivateRecord<ApiCallRow>::kSlots;
-        break;
-      }
-      case kCudaActivityDomain: {
-        const auto& item = as_private<ActivityRow>(slot);
-        ActivityRow row = item.row;
-        row.kernel_name = intern_kernel(item.header.text);
-        keep_activity(row);
-        slots = PrivateRecord<ActivityRow>::kSlots;
-        break;
-      }
-      case kApiArgsDomain: {
-        const auto& item = as_private<ApiArgsRow>(slot);
-        if (pending_args_.size() > kMaxPendingArgs) pending_args_.clear();
-        pending_args_[item.row.correlation_id] = {item.row, intern_kernel(item.header.text)};
-        slots = PrivateRecord<ApiArgsRow>::kSlots;
-        break;
-      }
-      default:
-        slots = record.domain >= ROCPROF_MPI_PRIVATE_DOMAIN_BASE ? private_slots(record.domain) : 1;
-        break;
-    }
+    keep(domain, slot);
+    const std::uint32_t slots =
+        domain >= ROCPROF_MPI_PRIVATE_DOMAIN_BASE ? private_slots(domain) : 1;
     slot += std::size_t{slots} * ROCPROF_MPI_SLOT_BYTES;
   }
   return append_all();
+}
+
+// The table of record kinds, as a switch: the compiler may inline each handler into it.
+void RecordSink::keep(std::uint32_t domain, const char* slot) {
+  switch (domain) {
+    case ACTIVITY_DOMAIN_EXT_API:
+      return keep_external_correlation(slot);
+    case ACTIVITY_DOMAIN_HIP_API:
+    case ACTIVITY_DOMAIN_HSA_API:
+      return keep_runtime_api_call(slot);
+    case ACTIVITY_DOMAIN_HIP_OPS:
+    case ACTIVITY_DOMAIN_HSA_OPS:
+      return keep_runtime_activity(slot);
+    case ACTIVITY_DOMAIN_ROCTX:
+      return keep_roctx_marker(slot);
+    case kMpiCallDomain:
+    case kMpiStaticNameCallDomain:
+    case kMpiTickCallDomain:
+      return keep_mpi_call(slot);
+    case kCommunicatorDomain:
+      return keep_communicator(slot);
+    case kCounterSampleDomain:
+      return keep_counter_sample(slot);
+    case kCounterSessionDomain:
+      return keep_counter_session(slot);
+    case kClockSampleDomain:
+      return keep_clock_sample(slot);
+    case kCodeObjectDomain:
+      return keep_code_object(slot);
+    case kKernelSymbolDomain:
+      return keep_kernel_symbol(slot);
+    case kUserAnnotationDomain:
+      return keep_user_annotation(slot);
+    case kUserMarkerDomain:
+      return keep_user_marker(slot);
+    case kCudaApiDomain:
+      return keep_cuda_api_call(slot);
+    case kCudaActivityDomain:
+      return keep_cuda_activity(slot);
+    case kApiArgsDomain:
+      return keep_api_args(slot);
+    default:
+      return;  // a kind this sink does not keep: skipped
+  }
 }
 
 bool RecordSink::append_all() {

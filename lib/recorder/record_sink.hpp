@@ -45,6 +45,33 @@ class RecordSink {
   bool append_all();
   void observe_clock_pair(bool keep);
 
+  // What each kind of record becomes: one handler per kind (the record at `slot`), chosen
+  // by the record's domain.
+  void keep(std::uint32_t domain, const char* slot);
+  void keep_external_correlation(const char* slot);
+  void keep_runtime_api_call(const char* slot);  // HIP and HSA
+  void keep_runtime_activity(const char* slot);  // HIP and HSA
+  void keep_roctx_marker(const char* slot);
+  void keep_mpi_call(const char* slot);
+  void keep_communicator(const char* slot);
+  void keep_counter_sample(const char* slot);
+  void keep_counter_session(const char* slot);
+  void keep_clock_sample(const char* slot);
+  void keep_code_object(const char* slot);
+  void keep_kernel_symbol(const char* slot);
+  void keep_user_annotation(const char* slot);
+  void keep_user_marker(const char* slot);
+  void keep_cuda_api_call(const char* slot);
+  void keep_cuda_activity(const char* slot);
+  void keep_api_args(const char* slot);
+
+  // The external correlation recorded last in this delivery, for the API call after it.
+  struct ExternalLink {
+    std::uint64_t correlation_id = 0;
+    std::uint64_t external_id = 0;
+  };
+  ExternalLink last_external_;
+
   struct PendingArgs {
     ApiArgsRow args;
     format::StringId kernel_name;
