@@ -7,6 +7,7 @@
 #   BENCH=1 PACK_DIR/run.sh              # ... and the CUDA tracing-overhead benchmark
 #   LOAD=1 PACK_DIR/run.sh               # ... and the recorder-under-load benchmark
 #   MPI=1 [CALIPER_SRC=DIR] PACK_DIR/run.sh   # ... and MPI latency, beside Caliper if given
+#   FIXED=1 [FIXED_ARGS=...] PACK_DIR/run.sh  # ... and a whole job's fixed cost of tracing
 #   SAMPLER=1 PACK_DIR/run.sh            # ... and the device-counter sampling benchmark
 #
 # Carried: the launcher, the recorder and its libroctracer64, the CUDA test programs, the
@@ -22,7 +23,7 @@ pack=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binaries=(bin/rocprof-mpi bin/rocprof-merge tests/cuda_streams tests/cuda_halo_mpi
   tests/cuda_roctracer_client tests/cuda_trace_report tests/roctx_burst tests/rank_file_dump
-  tests/mpi_pingpong tests/cuda_busy_counters tests/device_profiling_seed)
+  tests/mpi_pingpong tests/mpi_job_phases tests/cuda_busy_counters tests/device_profiling_seed)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$build/$binary" ]; then
     echo "$0: $build/$binary is missing: build the project first (scripts/build.sh)" >&2
@@ -41,6 +42,9 @@ cp "$here/../bench/recorder_load.py" "$pack/"
 # The MPI latency benchmark (bench/mpi_overhead.py; run with MPI=1).
 cp "$build/tests/mpi_pingpong" "$pack/tests/"
 cp "$here/../bench/mpi_overhead.py" "$pack/"
+# A whole job's fixed cost of tracing (bench/job_fixed_cost.py; run with FIXED=1).
+cp "$build/tests/mpi_job_phases" "$pack/tests/"
+cp "$here/../bench/job_fixed_cost.py" "$pack/"
 # What sampling device counters costs (tests/bench/sampler_bench.cpp; run with SAMPLER=1).
 if [ -x "$build/tests/sampler_bench" ]; then cp "$build/tests/sampler_bench" "$pack/tests/"; fi
 # The overhead benchmark, when built (bench/cuda_overhead.py; run with BENCH=1).
@@ -122,6 +126,11 @@ if [ -n "${MPI:-}" ]; then
   fi
   python3 "$pack/mpi_overhead.py" "$pack" "${REPEATS:-5}" \
     "${caliper[@]}" || status=1
+fi
+if [ -n "${FIXED:-}" ]; then
+  echo "== bench: a job's fixed cost of tracing"
+  # shellcheck disable=SC2086 # FIXED_ARGS: options, split on purpose
+  python3 "$pack/job_fixed_cost.py" "$pack" ${FIXED_ARGS:---bind} || status=1
 fi
 if [ -n "${BENCH:-}" ] && [ -f "$pack/cuda_overhead.py" ]; then
   echo "== bench: CUDA tracing overhead"
