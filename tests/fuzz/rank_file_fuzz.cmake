@@ -2,9 +2,9 @@
 # back) with libFuzzer, built with clang as the chunk decoder's fuzzer is. A bounded run is
 # part of the test suite (label fuzz), seeded with rank files from synthetic_job and from the
 # recorder.
-set(ROCPROF_RANK_FILE_FUZZER ${CMAKE_CURRENT_BINARY_DIR}/rank_file_fuzz)
+set(ROCPROF_RANK_FILE_FUZZER ${ROCPROF_TESTS_BINARY_DIR}/rank_file_fuzz)
 set(ROCPROF_RANK_FILE_FUZZ_SOURCES
-    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/rank_file_fuzz.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/rank_file_fuzz.cpp
     ${PROJECT_SOURCE_DIR}/lib/format/rank_file_reader.cpp
     ${PROJECT_SOURCE_DIR}/lib/format/hdf5_util.cpp
     ${PROJECT_SOURCE_DIR}/lib/format/compression.cpp
@@ -23,7 +23,7 @@ add_custom_command(OUTPUT ${ROCPROF_RANK_FILE_FUZZER}
   COMMENT "Building the rank file fuzzer with clang (libFuzzer)")
 add_custom_target(build_rank_file_fuzz ALL DEPENDS ${ROCPROF_RANK_FILE_FUZZER})
 add_test(NAME fuzz.rank_file
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_rank_file_fuzz.sh ${ROCPROF_RANK_FILE_FUZZER}
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_rank_file_fuzz.sh ${ROCPROF_RANK_FILE_FUZZER}
           $<TARGET_FILE:synthetic_job_tool> $<TARGET_FILE:traced_app> $<TARGET_FILE:rocprof-mpi>
           ${CMAKE_BINARY_DIR}/lib 60)
 set_tests_properties(fuzz.rank_file PROPERTIES LABELS fuzz TIMEOUT 300
