@@ -32,6 +32,7 @@
 #include "merge/exchange/bytes.hpp"
 #include "merge/export/encode_ahead.hpp"
 #include "merge/files/staged_output.hpp"
+#include "merge/parallel/chunk_messages.hpp"
 
 namespace rocprof::merge {
 namespace {
@@ -94,18 +95,6 @@ const Layout kRangeLayout = make_layout(
         {"rank", ColumnType::kI32, offsetof(RangeRow, rank)},
     },
     sizeof(RangeRow));
-
-// Messages from the processes that encode to the one that writes.
-// kTablesDone: a sender has sent every row of the tables before the ranges (the processes
-// then agree on where each one's ranges start); kDone: every row.
-enum class MessageKind : std::uint32_t { kEncodedChunk, kPartialRows, kTablesDone, kDone };
-struct MessageHeader {
-  MessageKind kind;
-  std::uint32_t table;
-  std::uint64_t chunk;  // chunk index in the table
-  std::uint64_t first;  // first row inside the chunk
-  std::uint64_t count;  // rows (in the chunk, or these partial rows)
-};
 
 // What the system said when HDF5 failed in a system call (a full file system, mostly): errno
 // as HDF5 left it, if it set one.
@@ -229,9 +218,12 @@ class ChunkProducer {
   // `file`: this process writes (null: send everything to the writer). `between_chunks` runs
   // after each chunk is handed on: the writer takes the others' chunks there, so that their
   // sends never wait long for it. `encoders`: chunks encoded at once on helpers (at least 1).
-  ChunkProducer(FileTables* file, const MergeShare* share, ChunkEncoder& encoder,
+  ChunkProducer(FileTables* file, const ChunkSender* sender, ChunkEncoder& encoder,
                 std::function<void()> between_chunks, std::size_t encoders)
-      : file_(file), share_(share), encoder_(encoder), between_chunks_(std::move(between_chunks)) {
+      : file_(file),
+        sender_(sender),
+        encoder_(encoder),
+        between_chunks_(std::move(between_chunks)) {
     for (std::size_t i = 0; i < std::max<std::size_t>(encoders, 1); ++i)
       slots_.push_back(std::make_unique<Slot>());
   }
@@ -319,11 +311,8 @@ class ChunkProducer {
       file_->write_encoded(slot.table, slot.chunk, slot.row_count, columns);
       return;
     }
-    ByteWriter message;
-    message.put(MessageHeader{MessageKind::kEncodedChunk, static_cast<std::uint32_t>(slot.table),
-                              slot.chunk, 0, slot.row_count});
-    for (const std::vector<std::byte>& stored : slot.columns) message.put_bytes(stored);
-    share_->send_to_leader(message.take());
+    sender_->send_encoded_chunk(static_cast<std::uint32_t>(slot.table), slot.chunk, slot.row_count,
+                                slot.columns);
   }
 
   // Every chunk in hand, in order.
@@ -346,11 +335,8 @@ class ChunkProducer {
         if (file_ != nullptr) {
           file_->add_rows(table_, chunk_, buffer_first_, count, chunk_end, rows, encoder_);
         } else {
-          ByteWriter message;
-          message.put(MessageHeader{MessageKind::kPartialRows, static_cast<std::uint32_t>(table_),
-                                    chunk_, buffer_first_, count});
-          message.put_bytes({rows, count * layout_->row_size});
-          share_->send_to_leader(message.take());
+          sender_->send_partial_rows(static_cast<std::uint32_t>(table_), chunk_, buffer_first_,
+                                     count, {rows, count * layout_->row_size});
         }
       }
     }
@@ -360,7 +346,7 @@ class ChunkProducer {
   }
 
   FileTables* file_;
-  const MergeShare* share_;
+  const ChunkSender* sender_;
   ChunkEncoder& encoder_;
   std::function<void()> between_chunks_;
   std::size_t table_ = 0;
@@ -568,50 +554,35 @@ std::uint64_t count_ranges(const std::vector<const AlignedRank*>& ranks, std::si
   return total;
 }
 
-// How far the other processes are: how many said kTablesDone, and kDone.
-struct Senders {
-  int tables_done = 0;
-  int done = 0;
-};
-
-// The writer's side of the messages: what the senders produce, until every one has sent
-// kTablesDone (`until_tables_done`) or kDone (or, without `wait`, none is waiting).
-void receive_chunks(const MergeShare& share, FileTables& file, ChunkEncoder& encoder,
-                    const std::vector<std::uint64_t>& totals,
-                    const std::vector<const Layout*>& layouts, Senders& senders, bool wait,
-                    bool until_tables_done) {
-  const int others = share.processes - 1;
-  std::vector<std::byte> message;
-  while ((until_tables_done ? senders.tables_done : senders.done) < others &&
-         share.receive(message, wait)) {
-    ByteReader in(message);  // throws on a message cut short
-    const auto header = in.get<MessageHeader>();
-    if (header.kind == MessageKind::kTablesDone) {
-      ++senders.tables_done;
-      continue;
-    }
-    if (header.kind == MessageKind::kDone) {
-      ++senders.done;
-      continue;
-    }
-    if (header.table >= layouts.size())
-      throw std::runtime_error("a merge process sent rows of an unknown table");
-    const Layout& layout = *layouts[header.table];
-    if (header.kind == MessageKind::kPartialRows) {
-      const std::span<const std::byte> rows = in.get_bytes();
-      if (rows.size() != header.count * layout.row_size || header.first + header.count > kChunk)
-        throw std::runtime_error("a merge process sent a bad block of rows");
-      const std::uint64_t expected =
-          std::min<std::uint64_t>(kChunk, totals[header.table] - header.chunk * kChunk);
-      file.add_rows(header.table, header.chunk, header.first, header.count, expected, rows.data(),
-                    encoder);
-      continue;
-    }
-    std::vector<std::span<const std::byte>> columns;
-    for (std::size_t c = 0; c < layout.columns.size(); ++c) columns.push_back(in.get_bytes());
-    file.write_encoded(header.table, header.chunk, header.count, columns);
+// The writer's handler of the other processes' messages (chunk_messages.hpp): their rows
+// into the file, each block checked against its table's layout.
+class RowsIntoFile final : public ChunkHandler {
+ public:
+  RowsIntoFile(FileTables& file, ChunkEncoder& encoder, const std::vector<std::uint64_t>& totals,
+               const std::vector<const Layout*>& layouts)
+      : file_(file), encoder_(encoder), totals_(totals), layouts_(layouts) {}
+  std::size_t tables() const override { return layouts_.size(); }
+  std::size_t columns(std::uint32_t table) const override {
+    return layouts_[table]->columns.size();
   }
-}
+  void encoded_chunk(std::uint32_t table, std::uint64_t chunk, std::uint64_t rows,
+                     const std::vector<std::span<const std::byte>>& columns) override {
+    file_.write_encoded(table, chunk, rows, columns);
+  }
+  void partial_rows(std::uint32_t table, std::uint64_t chunk, std::uint64_t first,
+                    std::uint64_t count, std::span<const std::byte> rows) override {
+    if (rows.size() != count * layouts_[table]->row_size || first + count > kChunk)
+      throw std::runtime_error("a merge process sent a bad block of rows");
+    const std::uint64_t expected = std::min<std::uint64_t>(kChunk, totals_[table] - chunk * kChunk);
+    file_.add_rows(table, chunk, first, count, expected, rows.data(), encoder_);
+  }
+
+ private:
+  FileTables& file_;
+  ChunkEncoder& encoder_;
+  const std::vector<std::uint64_t>& totals_;
+  const std::vector<const Layout*>& layouts_;
+};
 
 // One process's side of the merged file, phase by phase: its ranks' rows of every table,
 // then their ranges, then (the writer) the file's attributes and strings.
@@ -647,7 +618,7 @@ class MergedHdf5Export {
     totals_.assign(named_.size(), 0);
     if (me_.leader() && mode_ != Mode::kLinks) open_file();
     producer_.emplace(
-        file_ ? &*file_ : nullptr, &me_, encoder_, [this] { drain(false); }, encoders);
+        file_ ? &*file_ : nullptr, &sender_, encoder_, [this] { drain(false); }, encoders);
   }
 
   // Returns the rows written (on the writer; 0 elsewhere).
@@ -656,9 +627,7 @@ class MergedHdf5Export {
     copy_tables();
     copy_ranges();
     if (!me_.leader()) {
-      ByteWriter message;
-      message.put(MessageHeader{MessageKind::kDone, 0, 0, 0, 0});
-      me_.send_to_leader(message.take());
+      sender_.send_done();
       return 0;
     }
     drain(true);
@@ -744,9 +713,9 @@ class MergedHdf5Export {
   // The writer takes what the others sent between its own chunks and ranks: a sender waits
   // once it has a few chunks in flight, and a big rank takes many chunks.
   void drain(bool wait, bool until_tables_done = false) {
-    if (me_.leader() && me_.processes > 1)
-      receive_chunks(me_, *file_, receiving_encoder_, totals_, all_layouts_, senders_, wait,
-                     until_tables_done);
+    if (!me_.leader() || me_.processes <= 1) return;
+    RowsIntoFile into_file(*file_, receiving_encoder_, totals_, all_layouts_);
+    receiver_.receive(into_file, wait, until_tables_done);
   }
 
   bool last_block() const noexcept {
@@ -851,11 +820,7 @@ class MergedHdf5Export {
   std::uint64_t first_range() {
     std::uint64_t first = 0;
     if (!me_.gather) return first;
-    if (!me_.leader()) {
-      ByteWriter message;
-      message.put(MessageHeader{MessageKind::kTablesDone, 0, 0, 0, 0});
-      me_.send_to_leader(message.take());
-    }
+    if (!me_.leader()) sender_.send_tables_done();
     drain(true, true);
     const std::vector<std::uint64_t> counts = me_.gather(my_ranges_);
     // Blocks are in process order: the processes before this one hold the ranges before.
@@ -956,6 +921,8 @@ class MergedHdf5Export {
   const std::vector<const AlignedRank*>& ranks_;
   const std::string& path_;
   const MergeShare& me_;
+  const ChunkSender sender_{me_};
+  ChunkReceiver receiver_{me_};
   Mode mode_;
   std::size_t stagers_;
   std::vector<TableSpec> specs_;
@@ -966,7 +933,6 @@ class MergedHdf5Export {
   std::optional<Handle> file_handle_;
   std::optional<FileTables> file_;
   ChunkEncoder receiving_encoder_{Compression{}};
-  Senders senders_;
   std::vector<std::uint64_t> totals_;
   std::vector<std::uint64_t> firsts_;
   std::uint64_t my_ranges_ = 0;

@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The exporter's message header, as its senders lay it out (merged_hdf5.cpp).
+// The message header, as the senders lay it out (merge/parallel/chunk_messages.cpp).
 struct Header {
   std::uint32_t kind;  // 0 encoded chunk, 1 partial rows, 2 tables done, 3 done
   std::uint32_t table;
