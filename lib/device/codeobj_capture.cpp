@@ -9,10 +9,14 @@
 #include <vector>
 
 #include "lib/core/clock.hpp"
-#include "lib/device/hsa_code_objects.hpp"
+#include "lib/runtime/hsa/hsa_code_objects.hpp"
 
 namespace rocprof::device {
 namespace {
+
+using runtime::hsa::code_object_bytes;
+using runtime::hsa::loaded_code_objects;
+using runtime::hsa::LoadedCodeObject;
 
 struct Captured {
   std::string uri;

@@ -9,8 +9,8 @@
 
 #include "lib/core/clock.hpp"
 #include "lib/device/code_object_symbols.hpp"
-#include "lib/device/hsa_code_objects.hpp"
 #include "lib/recorder/private_write.hpp"
+#include "lib/runtime/hsa/hsa_code_objects.hpp"
 
 namespace rocprof::recorder {
 
@@ -22,9 +22,9 @@ void record_new_code_objects() noexcept {
     if (pool == nullptr) return;
     // The runtime calls made here are the recorder's, not the application's: not traced.
     rocprof_mpi_set_thread_tracing(0);
-    const std::vector<device::LoadedCodeObject> loaded = device::loaded_code_objects();
+    const std::vector<runtime::hsa::LoadedCodeObject> loaded = runtime::hsa::loaded_code_objects();
     rocprof_mpi_set_thread_tracing(1);
-    for (const device::LoadedCodeObject& object : loaded) {
+    for (const runtime::hsa::LoadedCodeObject& object : loaded) {
       if (!recorded.emplace(object.uri, object.load_base).second) continue;
       const std::uint64_t seen = core::now_ns();
       write_private_into<format::CodeObjectRow>(pool, kCodeObjectDomain, object.uri.c_str(),
@@ -34,7 +34,7 @@ void record_new_code_objects() noexcept {
                                                   row.load_delta = object.load_delta;
                                                   row.first_seen_ns = seen;
                                                 });
-      const auto bytes = device::code_object_bytes(object);
+      const auto bytes = runtime::hsa::code_object_bytes(object);
       for (const auto& kernel : device::kernel_symbols(bytes)) {
         const std::uint64_t kernel_object =
             kernel.second + static_cast<std::uint64_t>(object.load_delta);

@@ -8,7 +8,7 @@
 #include <rocprof-mpi/pool_write.h>
 
 #include "lib/format/records.hpp"
-#include "lib/recorder/hip_args.hpp"
+#include "lib/runtime/hip/hip_args.hpp"
 
 namespace rocprof::recorder {
 
@@ -37,6 +37,9 @@ enum PrivateDomain : std::uint32_t {
 };
 
 inline constexpr char kAnnotationSeparator = '\x1f';
+
+// kApiArgsDomain's row: a HIP call's decoded arguments (lib/runtime/hip/hip_args.hpp).
+using runtime::hip::ApiArgsRow;
 
 struct SlotHeader {
   std::uint32_t domain;

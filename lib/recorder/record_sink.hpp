@@ -14,8 +14,8 @@
 #include <roctracer/roctracer.h>
 
 #include "lib/format/rank_file_writer.hpp"
-#include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/tick_clock.hpp"
+#include "lib/runtime/hip/hip_args.hpp"
 
 namespace rocprof::recorder {
 
@@ -73,7 +73,7 @@ class RecordSink {
   ExternalLink last_external_;
 
   struct PendingArgs {
-    ApiArgsRow args;
+    runtime::hip::ApiArgsRow args;
     format::StringId kernel_name;
   };
   // Decoded arguments waiting for their call's record (which follows in the same thread's

@@ -42,9 +42,9 @@
 #include "lib/recorder/cuda_binding.hpp"
 #endif
 #include "lib/recorder/descriptor_guard.hpp"
-#include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/private_write.hpp"
 #include "lib/recorder/record_sink.hpp"
+#include "lib/runtime/hip/hip_args.hpp"
 #include "lib/settings/identity.hpp"
 #include "lib/util/environment.hpp"
 
@@ -417,9 +417,9 @@ void on_hip_api(std::uint32_t /*domain*/, std::uint32_t op, const void* opaque, 
   const auto& data = *static_cast<const hip_api_data_t*>(opaque);
   if (data.phase != ACTIVITY_API_PHASE_EXIT) return;
   ApiArgsRow decoded{};
-  KernelRef kernel;
-  if (!decode_hip_args(op, data, decoded, kernel)) return;
-  const char* name = kernel_name(kernel);
+  runtime::hip::KernelRef kernel;
+  if (!runtime::hip::decode_hip_args(op, data, decoded, kernel)) return;
+  const char* name = runtime::hip::kernel_name(kernel);
   write_private<ApiArgsRow>(kApiArgsDomain, name, [&](ApiArgsRow& row) {
     row = decoded;
     row.correlation_id = data.correlation_id;
@@ -437,7 +437,7 @@ void enable_domains(State& state) {
     if (enabled)
       roctracer_enable_domain_activity_expl(static_cast<activity_domain_t>(domain), state.pool);
   if (d.hip_api)
-    for (const std::uint32_t op : hip_ops_with_args())
+    for (const std::uint32_t op : runtime::hip::hip_ops_with_args())
       roctracer_enable_op_callback(ACTIVITY_DOMAIN_HIP_API, op, on_hip_api, nullptr);
 }
 

@@ -15,8 +15,8 @@
 
 #include "lib/core/api_dispatch.hpp"
 #include "lib/format/rank_file_reader.hpp"
-#include "lib/recorder/hip_args.hpp"
 #include "lib/recorder/recorder.hpp"
+#include "lib/runtime/hip/hip_args.hpp"
 
 // The simulated runtime's kernel-name lookups (the recorder finds them with dlsym, as it
 // finds libamdhip64's).
@@ -135,9 +135,9 @@ TEST(SimulatedHip, DecodedArgumentsReachTheRankFile) {
 }
 
 TEST(SimulatedHip, EveryCopySetAndAllocationOpIsDecoded) {
-  using rocprof::recorder::ApiArgsRow;
-  using rocprof::recorder::decode_hip_args;
-  using rocprof::recorder::KernelRef;
+  using rocprof::runtime::hip::ApiArgsRow;
+  using rocprof::runtime::hip::decode_hip_args;
+  using rocprof::runtime::hip::KernelRef;
   struct Case {
     std::uint32_t op;
     void (*fill)(hip_api_data_t&);

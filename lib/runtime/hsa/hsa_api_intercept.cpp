@@ -17,7 +17,7 @@
 #include "lib/core/api_dispatch.hpp"
 #include "lib/runtime/hsa/hsa_ops.hpp"
 
-namespace rocprof::hsa {
+namespace rocprof::runtime::hsa {
 namespace {
 
 // The runtime's own entries, copied before ours replace them; the wrappers call these.
@@ -80,13 +80,13 @@ bool intercept_api_table(HsaApiTable* table) noexcept {
   return true;
 }
 
-}  // namespace rocprof::hsa
+}  // namespace rocprof::runtime::hsa
 
 extern "C" ROCTRACER_API int rocprof_mpi_intercept_api_table(const char* name, void** tables,
                                                              uint64_t table_count) {
   if (name == nullptr || (table_count != 0 && tables == nullptr)) return -1;
   if (std::string_view(name) != "hsa" || table_count == 0) return 0;
-  if (!rocprof::hsa::intercept_api_table(static_cast<HsaApiTable*>(tables[0]))) {
+  if (!rocprof::runtime::hsa::intercept_api_table(static_cast<HsaApiTable*>(tables[0]))) {
     static std::atomic_flag told = ATOMIC_FLAG_INIT;
     if (!told.test_and_set())
       std::fputs("rocprof-mpi: a second HSA runtime's API table is not traced\n", stderr);

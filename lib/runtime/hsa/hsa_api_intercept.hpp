@@ -5,7 +5,7 @@
 
 struct HsaApiTable;
 
-namespace rocprof::hsa {
+namespace rocprof::runtime::hsa {
 
 // Wraps the entries of `table` (the core, AMD extension and image extension tables; the
 // finalizer is left alone). Entries the runtime's tables are too small to hold, or left
@@ -13,4 +13,4 @@ namespace rocprof::hsa {
 // (false) because the saved originals are process-wide.
 bool intercept_api_table(HsaApiTable* table) noexcept;
 
-}  // namespace rocprof::hsa
+}  // namespace rocprof::runtime::hsa

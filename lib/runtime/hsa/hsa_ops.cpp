@@ -14,7 +14,7 @@
 #include "lib/core/record_activity.hpp"
 #include "lib/format/records.hpp"
 
-namespace rocprof::hsa {
+namespace rocprof::runtime::hsa {
 namespace {
 
 // The runtime's functions this needs (its own, not the HSA_API wrappers: our calls are not
@@ -315,4 +315,4 @@ void intercept_device_work(CoreApiTable& core, std::size_t core_bytes, AmdExtTab
   }
 }
 
-}  // namespace rocprof::hsa
+}  // namespace rocprof::runtime::hsa

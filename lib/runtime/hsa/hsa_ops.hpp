@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-namespace rocprof::hsa {
+namespace rocprof::runtime::hsa {
 
 // Takes over queue creation and asynchronous copies in `core` and `amd_ext` (the runtime's
 // saved entries, which the HSA_API wrappers call): the runtime's functions are kept and
@@ -21,4 +21,4 @@ namespace rocprof::hsa {
 void intercept_device_work(CoreApiTable& core, std::size_t core_bytes, AmdExtTable& amd_ext,
                            std::size_t amd_ext_bytes) noexcept;
 
-}  // namespace rocprof::hsa
+}  // namespace rocprof::runtime::hsa

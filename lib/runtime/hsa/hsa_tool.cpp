@@ -25,7 +25,7 @@ ROCTRACER_API bool OnLoad(HsaApiTable* table, uint64_t /*runtime_version*/,
                           const char* const* /*failed_tool_names*/) {
   // A table already wrapped through rocprofiler-register is accepted again; a second runtime's
   // is not wrapped, but loading still succeeds so the runtime carries on.
-  rocprof::hsa::intercept_api_table(table);
+  rocprof::runtime::hsa::intercept_api_table(table);
   return true;
 }
 

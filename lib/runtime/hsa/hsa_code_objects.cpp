@@ -1,4 +1,4 @@
-#include "lib/device/hsa_code_objects.hpp"
+#include "lib/runtime/hsa/hsa_code_objects.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace rocprof::device {
+namespace rocprof::runtime::hsa {
 namespace {
 
 using ExtensionTable = hsa_status_t (*)(uint16_t, uint16_t, size_t, void*);
@@ -171,4 +171,4 @@ std::vector<char> code_object_bytes(const LoadedCodeObject& object) {
   return {};
 }
 
-}  // namespace rocprof::device
+}  // namespace rocprof::runtime::hsa

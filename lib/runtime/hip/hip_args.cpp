@@ -1,10 +1,10 @@
-#include "lib/recorder/hip_args.hpp"
+#include "lib/runtime/hip/hip_args.hpp"
 
 #include <array>
 
 #include <roctracer/roctracer_hip.h>
 
-namespace rocprof::recorder {
+namespace rocprof::runtime::hip {
 namespace {
 
 using format::CopyDirection;
@@ -136,4 +136,4 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
   }
 }
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::runtime::hip

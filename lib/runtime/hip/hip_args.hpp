@@ -9,7 +9,7 @@
 #include "lib/format/records.hpp"
 #include "lib/runtime/hip/hip_kernel_ref.hpp"
 
-namespace rocprof::recorder {
+namespace rocprof::runtime::hip {
 
 // What travels from the API callback to the sink, ahead of the call's own record.
 struct ApiArgsRow {
@@ -21,10 +21,6 @@ struct ApiArgsRow {
   format::CopyDirection copy_direction;
 };
 
-// How to find the launched kernel's name (resolved by the HIP runtime).
-using runtime::hip::kernel_name;
-using runtime::hip::KernelRef;
-
 // Fills `args` (correlation_id excepted) and `kernel` for the ops below; false for any other.
 bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& args,
                      KernelRef& kernel) noexcept;
@@ -32,4 +28,4 @@ bool decode_hip_args(std::uint32_t op, const hip_api_data_s& data, ApiArgsRow& a
 // The HIP API ops decode_hip_args understands (the recorder subscribes to these only).
 std::span<const std::uint32_t> hip_ops_with_args() noexcept;
 
-}  // namespace rocprof::recorder
+}  // namespace rocprof::runtime::hip

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace rocprof::device {
+namespace rocprof::runtime::hsa {
 
 struct LoadedCodeObject {
   std::string uri;  // "file://PATH#offset=N&size=N" or "memory://PID#offset=0xA&size=N"
@@ -25,4 +25,4 @@ std::vector<LoadedCodeObject> loaded_code_objects();
 // application's memory; empty when they cannot be read.
 std::vector<char> code_object_bytes(const LoadedCodeObject& object);
 
-}  // namespace rocprof::device
+}  // namespace rocprof::runtime::hsa
