@@ -58,6 +58,21 @@ Measurement measure_against(int partner, MPI_Comm comm) {
   return best;
 }
 
+// The groups a measurement works in: the ranks that share this rank's clock (its leader
+// first), and the leaders (MPI_COMM_NULL on the other ranks). Made at the first measurement
+// and kept until MPI_Finalize: a split is collective and costs a round of its own, which the
+// later measurements (at world barriers, in MPI_Finalize) need not pay again.
+struct ClockGroups {
+  MPI_Comm same_clock = MPI_COMM_NULL;
+  MPI_Comm leaders = MPI_COMM_NULL;
+  bool made = false;
+};
+
+ClockGroups& clock_groups() noexcept {
+  static ClockGroups groups;
+  return groups;
+}
+
 // The partner side: answer each ping with our time at its arrival.
 void answer(int partner, MPI_Comm comm) {
   for (int i = 0; i < kWarmUp + kPingPongs; ++i) {
@@ -79,16 +94,21 @@ ClockSyncResult synchronise_clocks() noexcept {
   if (initialized == 0 || finalized != 0) return result;
   const std::uint64_t started = now_ns();
 
-  int world_rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  // Ranks sharing a clock; world rank order keeps rank 0 the leader of its group.
-  MPI_Comm same_clock = MPI_COMM_NULL;
-  PMPI_Comm_split(MPI_COMM_WORLD, clock_domain_color(), world_rank, &same_clock);
-  int local_rank = 0;
-  PMPI_Comm_rank(same_clock, &local_rank);
-  const bool leader = local_rank == 0;
-  MPI_Comm leaders = MPI_COMM_NULL;
-  PMPI_Comm_split(MPI_COMM_WORLD, leader ? 0 : MPI_UNDEFINED, world_rank, &leaders);
+  ClockGroups& groups = clock_groups();
+  if (!groups.made) {
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    // Ranks sharing a clock; world rank order keeps rank 0 the leader of its group.
+    PMPI_Comm_split(MPI_COMM_WORLD, clock_domain_color(), world_rank, &groups.same_clock);
+    int local_rank = 0;
+    PMPI_Comm_rank(groups.same_clock, &local_rank);
+    PMPI_Comm_split(MPI_COMM_WORLD, local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank,
+                    &groups.leaders);
+    groups.made = true;
+  }
+  const MPI_Comm same_clock = groups.same_clock;
+  const MPI_Comm leaders = groups.leaders;
+  const bool leader = leaders != MPI_COMM_NULL;
 
   // offset, round trip, uncertainty, local time: filled by leaders, then shared in groups.
   std::int64_t values[4] = {0, 0, 0, 0};
@@ -122,10 +142,8 @@ ClockSyncResult synchronise_clocks() noexcept {
     values[1] = static_cast<std::int64_t>(my_round_trip);
     values[2] = static_cast<std::int64_t>(my_uncertainty);
     values[3] = static_cast<std::int64_t>(my_local);
-    PMPI_Comm_free(&leaders);
   }
   PMPI_Bcast(values, 4, MPI_INT64_T, 0, same_clock);
-  PMPI_Comm_free(&same_clock);
 
   result.offset_ns = values[0];
   result.round_trip_ns = static_cast<std::uint64_t>(values[1]);
@@ -143,6 +161,16 @@ ClockSyncResult synchronise_clocks() noexcept {
   call.tag = -1;
   rocprof_mpi_record_mpi_call("rocprof_mpi_clock_sync", &call);
   return result;
+}
+
+void release_clock_groups() noexcept {
+  ClockGroups& groups = clock_groups();
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (!groups.made || finalized != 0) return;
+  if (groups.leaders != MPI_COMM_NULL) PMPI_Comm_free(&groups.leaders);
+  if (groups.same_clock != MPI_COMM_NULL) PMPI_Comm_free(&groups.same_clock);
+  groups.made = false;
 }
 
 }  // namespace rocprof::mpi

@@ -26,4 +26,8 @@ struct ClockSyncResult {
 // sample and returns it. Returns a zero result without communicating if MPI is not usable.
 ClockSyncResult synchronise_clocks() noexcept;
 
+// Frees the communicators the measurements keep (the first one makes them): at MPI_Finalize,
+// after the last measurement. A measurement after it makes them again.
+void release_clock_groups() noexcept;
+
 }  // namespace rocprof::mpi

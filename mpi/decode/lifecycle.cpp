@@ -16,6 +16,7 @@ namespace {
 // does after MPI_Finalize returns.
 int at_finalize(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*state*/) {
   synchronise_clocks();
+  release_clock_groups();
   rocprof_mpi_recorder_flush();
   return MPI_SUCCESS;
 }
