@@ -106,8 +106,8 @@ ClockSyncResult synchronise_clocks() noexcept {
                     &groups.leaders);
     groups.made = true;
   }
-  const MPI_Comm same_clock = groups.same_clock;
-  const MPI_Comm leaders = groups.leaders;
+  MPI_Comm same_clock = groups.same_clock;
+  MPI_Comm leaders = groups.leaders;
   const bool leader = leaders != MPI_COMM_NULL;
 
   // offset, round trip, uncertainty, local time: filled by leaders, then shared in groups.
