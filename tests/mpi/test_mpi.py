@@ -7,6 +7,7 @@ import fnmatch
 import glob
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -382,6 +383,49 @@ class PeriodicClockTest(MpiRunner):
         for rank in range(4):
             with h5py.File(self.rank_file(rank), "r") as f:
                 self.assertEqual(f["clock_samples"]["local_ns"].shape[0], 2)
+
+
+class ExcludeSettingTest(MpiRunner):
+    """ROCPROF_MPI_EXCLUDE_CALLS set directly, as a job script may without the launcher (which
+    checks the same text before anything runs: tests/cli)."""
+
+    def functions(self, rank):
+        return [row["function"] for row in calls(self.rank_file(rank), keep_setup=True)]
+
+    def steady(self, rank):
+        """The rank's calls in order, but for what timing decides: the clock measurements and
+        how many times a polling MPI_Test ran."""
+        steady = []
+        for function in self.functions(rank):
+            if function != "rocprof_mpi_clock_sync" and not (
+                    function == "MPI_Test" and steady and steady[-1] == "MPI_Test"):
+                steady.append(function)
+        return steady
+
+    def test_a_malformed_setting_is_one_message_and_every_call_is_recorded(self):
+        plain = self.mpirun("p2p")
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        expected = {rank: self.steady(rank) for rank in range(4)}
+        shutil.rmtree(self.out)
+        for bad in ("MPI_Send,,MPI_Recv", "MPI_Send;rm"):
+            result = self.mpirun("p2p", extra_env={"ROCPROF_MPI_EXCLUDE_CALLS": bad})
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stdout, "p2p done\n")
+            self.assertEqual(result.stderr.count("ROCPROF_MPI_EXCLUDE_CALLS"), 1, result.stderr)
+            self.assertIn("every MPI call is recorded", result.stderr)
+            for rank in range(4):
+                self.assertEqual(self.steady(rank), expected[rank])  # the same calls as unfiltered
+            shutil.rmtree(self.out)
+
+    def test_a_valid_setting_leaves_out_its_calls_alone(self):
+        result = self.mpirun("p2p",
+                             extra_env={"ROCPROF_MPI_EXCLUDE_CALLS": "MPI_Comm_rank, MPI_Irecv"})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("ROCPROF_MPI_EXCLUDE_CALLS", result.stderr)
+        for rank in range(4):
+            functions = set(self.functions(rank))
+            self.assertFalse(functions & {"MPI_Comm_rank", "MPI_Irecv"}, functions)
+            self.assertTrue({"MPI_Init", "MPI_Send", "MPI_Finalize"} <= functions, functions)
 
 
 class ClockTest(unittest.TestCase):
