@@ -60,12 +60,12 @@ Measurement measure_against(int partner, MPI_Comm comm) {
 
 // The groups a measurement works in: the ranks that share this rank's clock (its leader
 // first), and the leaders (MPI_COMM_NULL on the other ranks). Made at the first measurement
-// and kept until MPI_Finalize: a split is collective and costs a round of its own, which the
-// later measurements (at world barriers, in MPI_Finalize) need not pay again.
+// (same_clock is then never null) and kept until MPI_Finalize: a split is collective and
+// costs a round of its own, which the later measurements (at world barriers, in
+// MPI_Finalize) need not pay again.
 struct ClockGroups {
   MPI_Comm same_clock = MPI_COMM_NULL;
   MPI_Comm leaders = MPI_COMM_NULL;
-  bool made = false;
 };
 
 ClockGroups& clock_groups() noexcept {
@@ -95,7 +95,7 @@ ClockSyncResult synchronise_clocks() noexcept {
   const std::uint64_t started = now_ns();
 
   ClockGroups& groups = clock_groups();
-  if (!groups.made) {
+  if (groups.same_clock == MPI_COMM_NULL) {
     int world_rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     // Ranks sharing a clock; world rank order keeps rank 0 the leader of its group.
@@ -104,7 +104,6 @@ ClockSyncResult synchronise_clocks() noexcept {
     PMPI_Comm_rank(groups.same_clock, &local_rank);
     PMPI_Comm_split(MPI_COMM_WORLD, local_rank == 0 ? 0 : MPI_UNDEFINED, world_rank,
                     &groups.leaders);
-    groups.made = true;
   }
   MPI_Comm same_clock = groups.same_clock;
   MPI_Comm leaders = groups.leaders;
@@ -167,10 +166,9 @@ void release_clock_groups() noexcept {
   ClockGroups& groups = clock_groups();
   int finalized = 0;
   PMPI_Finalized(&finalized);
-  if (!groups.made || finalized != 0) return;
+  if (groups.same_clock == MPI_COMM_NULL || finalized != 0) return;
   if (groups.leaders != MPI_COMM_NULL) PMPI_Comm_free(&groups.leaders);
-  if (groups.same_clock != MPI_COMM_NULL) PMPI_Comm_free(&groups.same_clock);
-  groups.made = false;
+  PMPI_Comm_free(&groups.same_clock);  // MPI_COMM_NULL again: a later measurement remakes it
 }
 
 }  // namespace rocprof::mpi
