@@ -10,24 +10,18 @@
 #include <exception>
 #include <functional>
 #include <future>
-#include <map>
 #include <optional>
-#include <set>
 #include <span>
 #include <stdexcept>
-#include <string_view>
 #include <system_error>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "lib/format/background_worker.hpp"
 #include "lib/format/compression.hpp"
 #include "lib/format/hdf5_util.hpp"
 #include "lib/format/schema.hpp"
-#include "lib/format/zstd_filter.hpp"
 #include "merge/events/rank_progress.hpp"
 #include "merge/exchange/bytes.hpp"
 #include "merge/export/encode_ahead.hpp"
