@@ -147,13 +147,6 @@ class Sink {
     static_cast<void>(records);
     return {};
   }
-
-  // A word to the user on the finished output (`events` in all), or "".
-  virtual std::string advice(const std::string& output, std::uint64_t events) const {
-    static_cast<void>(output);
-    static_cast<void>(events);
-    return {};
-  }
 };
 
 }  // namespace rocprof::merge

@@ -446,9 +446,6 @@ bool MergePipeline::emit(Run& run) {
   run.events = *events;
   run.partial->keep();  // written whole: what follows (the summary) cannot spoil it
   run.report.clear();
-  if (!run.quiet)
-    if (const std::string advice = sink_->advice(options_.output, *events); !advice.empty())
-      fmt::print(stderr, "rocprof-merge: {}\n", advice);
   return true;
 }
 
