@@ -56,7 +56,8 @@ struct PrivateRecord {
       (sizeof(SlotHeader) + sizeof(Row) + ROCPROF_MPI_SLOT_BYTES - 1) / ROCPROF_MPI_SLOT_BYTES;
 };
 
-// Slots a private record of `domain` occupies (1 for unknown domains, so a reader skips).
+// Slots a record of `domain` occupies: 1 for any but the private kinds below (roctracer's
+// records, and kinds this build does not know, which a reader skips).
 inline std::uint32_t private_slots(std::uint32_t domain) noexcept {
   switch (domain) {
     case kMpiCallDomain:

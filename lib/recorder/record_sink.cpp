@@ -123,12 +123,16 @@ bool RecordSink::finish_clock_pairs() {
 
 // ---- one handler per kind of record ----
 
+void RecordSink::keep_external_link(std::uint64_t correlation_id, std::uint64_t external_id) {
+  auto row = blank<ExternalCorrelationRow>();
+  row.correlation_id = correlation_id;
+  row.external_id = external_id;
+  externals_.push_back(row);
+}
+
 void RecordSink::keep_external_correlation(const char* slot) {
   const auto& record = *reinterpret_cast<const activity_record_t*>(slot);
-  auto row = blank<ExternalCorrelationRow>();
-  row.correlation_id = record.correlation_id;
-  row.external_id = record.external_id;
-  externals_.push_back(row);
+  keep_external_link(record.correlation_id, record.external_id);
   last_external_ = {record.correlation_id, record.external_id};
 }
 
@@ -283,12 +287,7 @@ void RecordSink::keep_cuda_api_call(const char* slot) {
   row.thread_id = item.header.thread_id;
   row.kernel_name = intern_kernel(item.header.text);
   keep_api_call(row);
-  if (row.external_id != 0) {
-    auto link = blank<ExternalCorrelationRow>();
-    link.correlation_id = row.correlation_id;
-    link.external_id = row.external_id;
-    externals_.push_back(link);
-  }
+  if (row.external_id != 0) keep_external_link(row.correlation_id, row.external_id);
 }
 
 void RecordSink::keep_cuda_activity(const char* slot) {
@@ -315,9 +314,7 @@ bool RecordSink::consume(const char* begin, const char* end) {
     const std::uint32_t domain = reinterpret_cast<const activity_record_t*>(slot)->domain;
     ++consumed_;
     keep(domain, slot);
-    const std::uint32_t slots =
-        domain >= ROCPROF_MPI_PRIVATE_DOMAIN_BASE ? private_slots(domain) : 1;
-    slot += std::size_t{slots} * ROCPROF_MPI_SLOT_BYTES;
+    slot += std::size_t{private_slots(domain)} * ROCPROF_MPI_SLOT_BYTES;  // roctracer's: 1
   }
   return append_all();
 }

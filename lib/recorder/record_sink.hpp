@@ -48,6 +48,9 @@ class RecordSink {
   // What each kind of record becomes: one handler per kind (the record at `slot`), chosen
   // by the record's domain.
   void keep(std::uint32_t domain, const char* slot);
+  // A row of the external_correlations table (a runtime call's correlation id, the external
+  // id it ran under).
+  void keep_external_link(std::uint64_t correlation_id, std::uint64_t external_id);
   void keep_external_correlation(const char* slot);
   void keep_runtime_api_call(const char* slot);  // HIP and HSA
   void keep_runtime_activity(const char* slot);  // HIP and HSA
