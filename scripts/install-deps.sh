@@ -2,7 +2,7 @@
 # Installs every Debian 12 package rocprof-mpi needs to build and test. Idempotent and quiet
 # when everything is present; uses sudo when not run as root. With --main-job: only what
 # building and running the README's main job needs (not the programs and Python packages the
-# tests use: a browser, LAMMPS, Slurm, gfortran, h5py and kin).
+# tests use: a browser, LAMMPS, Slurm, gfortran, h5py and the other Python packages).
 set -euo pipefail
 
 packages=(
