@@ -2,7 +2,9 @@
 # Installs every Debian 12 package rocprof-mpi needs to build and test. Idempotent and quiet
 # when everything is present; uses sudo when not run as root. With --main-job: only what
 # building and running the README's main job needs (not the programs and Python packages the
-# tests use: a browser, LAMMPS, Slurm, gfortran, h5py and the other Python packages).
+# tests use: a browser, LAMMPS, Slurm, gfortran, h5py and the other Python packages). With
+# --bench-apps: only the MPI applications tests/bench/real_app_pairs.py runs (not needed by
+# the tests).
 set -euo pipefail
 
 packages=(
@@ -11,7 +13,9 @@ packages=(
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libsqlite3-dev sqlite3
   libhsa-runtime-dev libamdhip64-dev librocm-smi-dev
 )
-if [ "${1:-}" != "--main-job" ]; then
+if [ "${1:-}" = "--bench-apps" ]; then
+  packages=(openmpi-bin hpcc meep-openmpi elk-lapw lammps)
+elif [ "${1:-}" != "--main-job" ]; then
   packages+=(
     python3-h5py python3-hdf5plugin python3-pandas python3-plotly python3-networkx python3-ijson python3-psutil
     slurmctld slurmd slurm-client
