@@ -12,6 +12,17 @@ thread_local std::vector<MPI_Request> tl_handles;
 thread_local std::vector<std::optional<RequestInfo>> tl_infos;
 thread_local std::unordered_map<MPI_Request, std::size_t> tl_seen;
 
+// Up to this many requests, a handle's earlier copies are counted by looking back over the
+// array: polling calls (MPI_Test*, millions a second) pass few, and clearing and filling a
+// map for each of them cost more than the call.
+constexpr std::size_t kLookBack = 32;
+
+std::size_t earlier_copies(const std::vector<MPI_Request>& handles, std::size_t index) noexcept {
+  std::size_t copies = 0;
+  for (std::size_t i = 0; i < index; ++i) copies += handles[i] == handles[index] ? 1 : 0;
+  return copies;
+}
+
 }  // namespace
 
 std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexcept {
@@ -20,9 +31,17 @@ std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexc
       tl_handles.assign(requests, requests == nullptr ? requests : requests + count);
       tl_infos.resize(tl_handles.size());
       // A handle given twice names the thread's next request of that handle the second time.
-      tl_seen.clear();
-      for (std::size_t i = 0; i < tl_handles.size(); ++i)
-        tl_infos[i] = find_request(tl_handles[i], tl_seen[tl_handles[i]]++);
+      const bool look_back = tl_handles.size() <= kLookBack;
+      if (!look_back) tl_seen.clear();
+      for (std::size_t i = 0; i < tl_handles.size(); ++i) {
+        const MPI_Request handle = tl_handles[i];
+        if (handle == MPI_REQUEST_NULL) {
+          tl_infos[i].reset();
+          continue;
+        }
+        tl_infos[i] =
+            find_request(handle, look_back ? earlier_copies(tl_handles, i) : tl_seen[handle]++);
+      }
     } catch (...) {
       tl_handles.clear();
       tl_infos.clear();
