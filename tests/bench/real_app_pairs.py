@@ -162,7 +162,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=os.cpu_count())
     parser.add_argument("--trace-args", default="--mpi-trace --marker-trace")
-    parser.add_argument("--hpcc-n", type=int, default=1000, help="HPL's matrix order")
+    parser.add_argument("--hpcc-n", type=int, default=2000, help="HPL's matrix order")
     parser.add_argument("--lammps-steps", type=int, default=2000)
     args = parser.parse_args()
     launcher = os.path.join(os.path.abspath(args.build), "bin", "rocprof-mpi")

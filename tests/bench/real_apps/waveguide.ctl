@@ -8,4 +8,4 @@
                           (component Ez) (center -7 0))))
 (set! pml-layers (list (make pml (thickness 1.0))))
 (set! resolution 10)
-(run-until 200)
+(run-until 600)
