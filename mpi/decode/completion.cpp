@@ -7,10 +7,14 @@ namespace rocprof::mpi::completion {
 namespace {
 
 // What the requests were before the call that completes them: once it returns, MPI may give
-// their handles to requests other threads start.
-thread_local std::vector<MPI_Request> tl_handles;
-thread_local std::vector<std::optional<RequestInfo>> tl_infos;
-thread_local std::unordered_map<MPI_Request, std::size_t> tl_seen;
+// their handles to requests other threads start. Initial-exec, as the library's other
+// thread-locals (call_scope.cpp): every MPI_Test* reads them, and the general model calls
+// __tls_get_addr at each read.
+__attribute__((tls_model("initial-exec"))) thread_local std::vector<MPI_Request> tl_handles;
+__attribute__((tls_model("initial-exec"))) thread_local std::vector<std::optional<RequestInfo>>
+    tl_infos;
+__attribute__((tls_model("initial-exec"))) thread_local std::unordered_map<MPI_Request, std::size_t>
+    tl_seen;
 
 // Up to this many requests, a handle's earlier copies are counted by looking back over the
 // array: polling calls (MPI_Test*, millions a second) pass few, and clearing and filling a

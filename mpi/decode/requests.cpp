@@ -33,10 +33,12 @@ Stripe& stripe_of(MPI_Request request) {
 // The calling thread's own requests, oldest first per handle. The thread that starts a
 // request usually completes it, and a handle does not always name one request: Open MPI
 // hands every thread the same, already complete request for a send it finished at once.
-thread_local std::unordered_map<MPI_Request, std::deque<RequestInfo>> tl_requests;
+__attribute__((tls_model(
+    "initial-exec"))) thread_local std::unordered_map<MPI_Request, std::deque<RequestInfo>>
+    tl_requests;
 
-thread_local std::vector<MPI_Status> tl_statuses;
-thread_local MPI_Status tl_status;
+__attribute__((tls_model("initial-exec"))) thread_local std::vector<MPI_Status> tl_statuses;
+__attribute__((tls_model("initial-exec"))) thread_local MPI_Status tl_status;
 std::atomic<std::uint64_t> g_next_sequence{1};
 
 }  // namespace
