@@ -38,7 +38,7 @@ std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexc
       const bool look_back = tl_handles.size() <= kLookBack;
       if (!look_back) tl_seen.clear();
       for (std::size_t i = 0; i < tl_handles.size(); ++i) {
-        const MPI_Request handle = tl_handles[i];
+        MPI_Request handle = tl_handles[i];
         if (handle == MPI_REQUEST_NULL) {
           tl_infos[i].reset();
           continue;
@@ -56,7 +56,7 @@ std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexc
 
 void describe(rocprof_mpi_mpi_call_t& row, std::size_t index, const MPI_Status* status) noexcept {
   if (index >= tl_handles.size() || tl_handles[index] == MPI_REQUEST_NULL) return;
-  const MPI_Request request = tl_handles[index];
+  MPI_Request request = tl_handles[index];
   row.request = reinterpret_cast<std::uintptr_t>(request);
   const std::optional<RequestInfo>& found = tl_infos[index];
   if (!found) return;  // started before tracing, or by a call this layer does not decode
