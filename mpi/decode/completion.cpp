@@ -37,15 +37,9 @@ std::vector<MPI_Request>& snapshot(const MPI_Request* requests, int count) noexc
       // A handle given twice names the thread's next request of that handle the second time.
       const bool look_back = tl_handles.size() <= kLookBack;
       if (!look_back) tl_seen.clear();
-      for (std::size_t i = 0; i < tl_handles.size(); ++i) {
-        MPI_Request handle = tl_handles[i];
-        if (handle == MPI_REQUEST_NULL) {
-          tl_infos[i].reset();
-          continue;
-        }
-        tl_infos[i] =
-            find_request(handle, look_back ? earlier_copies(tl_handles, i) : tl_seen[handle]++);
-      }
+      for (std::size_t i = 0; i < tl_handles.size(); ++i)
+        tl_infos[i] = find_request(
+            tl_handles[i], look_back ? earlier_copies(tl_handles, i) : tl_seen[tl_handles[i]]++);
     } catch (...) {
       tl_handles.clear();
       tl_infos.clear();
