@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real_app_pairs.py")
@@ -35,6 +36,20 @@ class RealAppPairsTest(unittest.TestCase):
         result = bench("--apps", "lammps,hpl")
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("unknown application 'hpl'", result.stderr)
+
+    def test_a_build_without_the_launcher_is_refused(self):
+        with tempfile.TemporaryDirectory() as empty:
+            result = subprocess.run([sys.executable, SCRIPT, empty, "--apps", "lammps"],
+                                    capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("rocprof-mpi is missing", result.stderr)
+
+    def test_an_application_not_installed_is_named_with_its_package(self):
+        result = subprocess.run([sys.executable, SCRIPT, BUILD, "--apps", "lammps"],
+                                capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, PATH="/nonexistent"))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("lmp is not installed (Debian package lammps", result.stderr)
 
     def test_a_failing_run_stops_the_benchmark_with_its_output(self):
         result = bench("--apps", "lammps", "--pairs", "1", "--ranks", "2", "--lammps-steps", "-5")
